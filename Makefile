@@ -1,0 +1,49 @@
+# Every target works from a fresh clone: it builds the virtualenv and fetches
+# MNIST itself when needed. Python comes from .venv only.
+PY      := .venv/bin/python
+STAMP   := .venv/.installed-stamp
+export OPENBLAS_NUM_THREADS := 1
+export OMP_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+
+.PHONY: setup data test bench demo system-deps
+
+$(STAMP): pyproject.toml
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet --upgrade pip
+	.venv/bin/pip install --quiet -e '.[server,dev]'
+	touch $@
+
+setup: $(STAMP)
+
+# MNIST into data/ (git-ignored): $$MNIST_DIR, else ../shared/data/mnist, else download.
+data:
+	@python3 reference/tools/fetch_mnist.py data --fallback ../shared/data/mnist
+
+# System packages the tests use (sandbox, browser); installed only when missing.
+system-deps:
+	@./tools/system-deps.sh
+
+test: setup data system-deps
+	$(PY) -m pytest tests
+
+bench: setup data
+	$(PY) -m grader bench
+
+demo: setup data
+	$(PY) -m grader demo
+
+# --- handout (instructor) ---
+.PHONY: handout check-handout
+handout: setup data
+	$(PY) -m grader handout reference handout
+
+check-handout: setup
+	$(PY) -m grader check-handout reference handout
+
+# --- grading ---
+.PHONY: grade
+SUBMISSION ?=
+OUT ?= out
+grade: setup data
+	$(PY) -m grader grade $(if $(SUBMISSION),$(SUBMISSION) --out $(OUT),--demo --out $(OUT))

@@ -1,0 +1,388 @@
+"""Operator implementations.
+
+Each op has a `compute` on raw numpy arrays (the forward pass, Q1) and a
+`gradient` built from needle ops (the backward pass, Q2), so that gradients
+are Tensors in the graph and can be differentiated again.
+"""
+from numbers import Number
+from typing import Optional
+
+from ..autograd import NDArray, Op, Tensor, Value, TensorOp
+from ..autograd import TensorTuple, TensorTupleOp
+import numpy
+
+# NOTE: we will import numpy as the array_api
+# as the backend for our computations, this line will change in later homeworks
+import numpy as array_api
+
+
+def _as_scalar(value):
+    """A Python number from a number, numpy scalar or one-element array.
+
+    Scalars given as numpy values would otherwise upcast float32 tensors.
+    """
+    if isinstance(value, (numpy.ndarray, numpy.generic)):
+        if value.size != 1:
+            raise ValueError(f"expected a scalar or a one-element array, got shape {value.shape}")
+        return value.item()
+    return value
+
+
+class EWiseAdd(TensorOp):
+    def compute(self, a: NDArray, b: NDArray):
+        return a + b
+
+    def gradient(self, out_grad: Tensor, node: Tensor):
+        return out_grad, out_grad
+
+
+def add(a, b):
+    return EWiseAdd()(a, b)
+
+
+class AddScalar(TensorOp):
+    def __init__(self, scalar):
+        self.scalar = _as_scalar(scalar)
+
+    def compute(self, a: NDArray):
+        return a + self.scalar
+
+    def gradient(self, out_grad: Tensor, node: Tensor):
+        return out_grad
+
+
+def add_scalar(a, scalar):
+    return AddScalar(scalar)(a)
+
+
+class EWiseMul(TensorOp):
+    def compute(self, a: NDArray, b: NDArray):
+        return a * b
+
+    def gradient(self, out_grad: Tensor, node: Tensor):
+        lhs, rhs = node.inputs
+        # A constant factor (labels, masks) needs no adjoint: skip its product.
+        return (out_grad * rhs if lhs.requires_grad else None,
+                out_grad * lhs if rhs.requires_grad else None)
+
+
+def multiply(a, b):
+    return EWiseMul()(a, b)
+
+
+class MulScalar(TensorOp):
+    def __init__(self, scalar):
+        self.scalar = _as_scalar(scalar)
+
+    def compute(self, a: NDArray):
+        return a * self.scalar
+
+    def gradient(self, out_grad: Tensor, node: Tensor):
+        return (out_grad * self.scalar,)
+
+
+def mul_scalar(a, scalar):
+    return MulScalar(scalar)(a)
+
+
+def _sum_to_shape(grad, shape):
+    """Sum `grad` over the axes numpy broadcasting added or stretched, so
+    that it has `shape` again (the adjoint of a broadcast)."""
+    # Q2
+    ### BEGIN YOUR SOLUTION
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = len(grad.shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return reshape(summation(grad, axes=axes), shape)
+    ### END YOUR SOLUTION
+
+
+class PowerScalar(TensorOp):
+    """Op raise a tensor to an (integer) power."""
+
+    def __init__(self, scalar: int):
+        self.scalar = _as_scalar(scalar)
+
+    def compute(self, a: NDArray) -> NDArray:
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.power(a, self.scalar)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        a = node.inputs[0]
+        return out_grad * mul_scalar(power_scalar(a, self.scalar - 1), self.scalar)
+        ### END YOUR SOLUTION
+
+
+def power_scalar(a, scalar):
+    return PowerScalar(scalar)(a)
+
+
+class EWisePow(TensorOp):
+    """Op to element-wise raise a tensor to a power."""
+
+    def compute(self, a: NDArray, b: NDArray) -> NDArray:
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.power(a, b)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        a, b = node.inputs
+        grad_a = out_grad * b * power(a, b - 1)
+        grad_b = out_grad * node * log(a)
+        return _sum_to_shape(grad_a, a.shape), _sum_to_shape(grad_b, b.shape)
+        ### END YOUR SOLUTION
+
+
+def power(a, b):
+    return EWisePow()(a, b)
+
+
+class EWiseDiv(TensorOp):
+    """Op to element-wise divide two nodes."""
+
+    def compute(self, a, b):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return a / b
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        a, b = node.inputs
+        return out_grad / b, negate(out_grad * a / (b * b))
+        ### END YOUR SOLUTION
+
+
+def divide(a, b):
+    return EWiseDiv()(a, b)
+
+
+class DivScalar(TensorOp):
+    def __init__(self, scalar):
+        self.scalar = _as_scalar(scalar)
+
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return a / self.scalar
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return divide_scalar(out_grad, self.scalar)
+        ### END YOUR SOLUTION
+
+
+def divide_scalar(a, scalar):
+    return DivScalar(scalar)(a)
+
+
+class Transpose(TensorOp):
+    """Swap two axes: the last two by default, else the two in `axes`."""
+
+    def __init__(self, axes: Optional[tuple] = None):
+        self.axes = axes
+
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        if self.axes is None:
+            return array_api.swapaxes(a, -1, -2)
+        return array_api.swapaxes(a, self.axes[0], self.axes[1])
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return transpose(out_grad, self.axes)
+        ### END YOUR SOLUTION
+
+
+def transpose(a, axes=None):
+    return Transpose(axes)(a)
+
+
+class Reshape(TensorOp):
+    def __init__(self, shape):
+        self.shape = shape
+
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.reshape(a, self.shape)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return reshape(out_grad, node.inputs[0].shape)
+        ### END YOUR SOLUTION
+
+
+def reshape(a, shape):
+    return Reshape(shape)(a)
+
+
+class BroadcastTo(TensorOp):
+    def __init__(self, shape):
+        self.shape = shape
+
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.broadcast_to(a, self.shape)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return _sum_to_shape(out_grad, node.inputs[0].shape)
+        ### END YOUR SOLUTION
+
+
+def broadcast_to(a, shape):
+    return BroadcastTo(shape)(a)
+
+
+class Summation(TensorOp):
+    """Sum over `axes`: None (all), an int or a tuple of ints."""
+
+    def __init__(self, axes: Optional[tuple] = None):
+        self.axes = axes
+
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return a.sum(axis=self.axes)  # the method skips numpy's Python wrapper
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        in_shape = node.inputs[0].shape
+        if self.axes is None:
+            axes = range(len(in_shape))
+        elif isinstance(self.axes, Number):
+            axes = (self.axes,)
+        else:
+            axes = self.axes
+        kept = list(in_shape)
+        for axis in axes:
+            kept[axis] = 1  # negative axes index the same list
+        return broadcast_to(reshape(out_grad, tuple(kept)), in_shape)
+        ### END YOUR SOLUTION
+
+
+def summation(a, axes=None):
+    return Summation(axes)(a)
+
+
+class MatMul(TensorOp):
+    """Matrix product; batch dimensions broadcast as in numpy.matmul."""
+
+    def compute(self, a, b):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.matmul(a, b)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        a, b = node.inputs
+        # An input that needs no gradient (a data batch) gets None: this
+        # skips a full-size matmul per step in training.
+        grad_a = _sum_to_shape(matmul(out_grad, transpose(b)), a.shape) if a.requires_grad else None
+        grad_b = _sum_to_shape(matmul(transpose(a), out_grad), b.shape) if b.requires_grad else None
+        return grad_a, grad_b
+        ### END YOUR SOLUTION
+
+
+def matmul(a, b):
+    return MatMul()(a, b)
+
+
+class Negate(TensorOp):
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.negative(a)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return negate(out_grad)
+        ### END YOUR SOLUTION
+
+
+def negate(a):
+    return Negate()(a)
+
+
+class Log(TensorOp):
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.log(a)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return out_grad / node.inputs[0]
+        ### END YOUR SOLUTION
+
+
+def log(a):
+    return Log()(a)
+
+
+class Exp(TensorOp):
+    def compute(self, a):
+        # Q1
+        ### BEGIN YOUR SOLUTION
+        return array_api.exp(a)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q2
+        ### BEGIN YOUR SOLUTION
+        return out_grad * node  # exp is its own derivative
+        ### END YOUR SOLUTION
+
+
+def exp(a):
+    return Exp()(a)
+
+
+class ReLU(TensorOp):
+    def compute(self, a):
+        # Q6
+        ### BEGIN YOUR SOLUTION
+        return array_api.maximum(a, 0)
+        ### END YOUR SOLUTION
+
+    def gradient(self, out_grad, node):
+        # Q6
+        ### BEGIN YOUR SOLUTION
+        # The mask is a constant: relu is piecewise linear.
+        mask = node.realize_cached_data() > 0
+        return out_grad * Tensor.make_const(mask.astype(out_grad.dtype))
+        ### END YOUR SOLUTION
+
+
+def relu(a):
+    return ReLU()(a)

@@ -1,0 +1,39 @@
+"""Shared fixtures. The reference needle is imported in-process (it is the
+trusted instructor solution); student code is only ever run in subprocesses."""
+import os
+import sys
+
+import pytest
+
+from grader import DATA, REFERENCE
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def _import_reference():
+    for sub in ("python", "apps"):
+        path = str(REFERENCE / sub)
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    import needle
+    import simple_ml
+
+    if not needle.__file__.startswith(str(REFERENCE)):
+        raise RuntimeError(f"imported needle from {needle.__file__}, expected the reference")
+    return needle, simple_ml
+
+
+@pytest.fixture(scope="session")
+def ndl():
+    return _import_reference()[0]
+
+
+@pytest.fixture(scope="session")
+def simple_ml():
+    return _import_reference()[1]
+
+
+@pytest.fixture(scope="session")
+def mnist_train(simple_ml):
+    return simple_ml.parse_mnist(str(DATA / "train-images-idx3-ubyte.gz"),
+                                 str(DATA / "train-labels-idx1-ubyte.gz"))

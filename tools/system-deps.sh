@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install the Debian packages the test suite needs, only those missing.
+# bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests.
+set -euo pipefail
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v chromium >/dev/null || need+=(chromium)
+command -v chromedriver >/dev/null || need+=(chromium-driver)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "system-deps: missing ${need[*]}; install them (sudo apt-get install -y ${need[*]}) and run again" >&2
+    exit 1
+fi
+echo "system-deps: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${need[@]}" >/dev/null
