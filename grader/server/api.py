@@ -1,0 +1,155 @@
+"""The mugrade wire protocol: /submit, /submit_test, /publish.
+
+Query parameters are declared as optional strings (so they appear in the
+OpenAPI document) and validated here, so every mistake gets our one-line
+message instead of a framework error.
+"""
+import datetime as dt
+import hashlib
+import json
+import math
+from typing import Optional
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.concurrency import run_in_threadpool
+
+from . import store, values
+from .app import Refused
+
+router = APIRouter()
+# Bodies bigger than this are decoded and graded in a worker thread, so one
+# large value does not stall every other request on the event loop.
+INLINE_GRADING_BYTES = 64 * 1024
+JSON_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {}}}}}
+
+
+def required(value: Optional[str], name: str) -> str:
+    if value is None or not value.strip():
+        raise Refused(400, f"missing query parameter '{name}'")
+    if len(value) > 200:
+        raise Refused(400, f"query parameter '{name}' is longer than 200 characters")
+    return value.strip()
+
+
+def integer(value: Optional[str], name: str) -> int:
+    text = required(value, name)
+    if not text.isdigit() or len(text) > 12:
+        raise Refused(400, f"query parameter '{name}' must be a non-negative integer, got {text[:40]!r}")
+    return int(text)
+
+
+def number(value: Optional[str], name: str, default: Optional[float], positive=False):
+    if value is None or value == "":
+        return default
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x) or x < 0 or (positive and x == 0):
+        raise Refused(400, f"query parameter '{name}' must be a {'positive' if positive else 'non-negative'} "
+                           f"number, got {value[:40]!r}")
+    return x
+
+
+def parse_deadline(value: Optional[str]):
+    """An ISO 8601 time as naive UTC; a time without zone is taken as UTC."""
+    if not value:
+        return None
+    try:
+        t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise Refused(400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, "
+                           f"got {value[:40]!r}") from None
+    return t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+
+
+@router.post("/submit", summary="start a submission of one problem")
+async def submit(request: Request, user_key: Optional[str] = None, assignment: Optional[str] = None,
+                 problem: Optional[str] = None):
+    svc = request.app.state.services
+    user = await svc.authenticate(request, user_key)
+    name_a, name_p = required(assignment, "assignment"), required(problem, "problem")
+    sub = await svc.writer.run(store.submission_job(name_a, name_p, user.id))
+    if sub is None:
+        raise Refused(404, f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
+                           "check the names, or ask your instructor to publish")
+    svc.remember(sub)
+    return JSONResponse({"submission_id": sub.id, "num_cases": sub.num_cases, "late": sub.late})
+
+
+@router.post("/submit_test", summary="grade one test case of a submission", openapi_extra=JSON_BODY)
+async def submit_test(request: Request, user_key: Optional[str] = None,
+                      submission_id: Optional[str] = None, test_case_index: Optional[str] = None):
+    svc = request.app.state.services
+    user = await svc.authenticate(request, user_key)
+    sid, index = integer(submission_id, "submission_id"), integer(test_case_index, "test_case_index")
+    sub = await svc.submission(sid)
+    if sub is None:
+        raise Refused(404, f"no submission {sid}: start one with /submit first")
+    if sub.user_id != user.id:
+        raise Refused(403, f"submission {sid} belongs to another user; start your own with /submit")
+    if index >= sub.num_cases:
+        raise Refused(400, f"test_case_index {index} is out of range: this problem has "
+                           f"{sub.num_cases} cases (0..{sub.num_cases - 1})")
+    body = await request.body()
+    pub = await svc.publication(sub.publication_id)
+    verdict = await _grade(svc.config, body, pub, index)
+    keep = body.decode("utf-8", "replace") if len(body) <= svc.config.max_stored_value_bytes else None
+    record = await svc.writer.run(store.case_job(sid, index, verdict.correct,
+                                                 hashlib.sha256(body).hexdigest(), keep))
+    if record.conflict:
+        raise Refused(409, f"test case {index} of submission {sid} was already answered with another "
+                           "value; start a new submission with /submit")
+    answer = {"correct": record.correct}
+    if not record.correct and verdict.reason:
+        answer["reason"] = verdict.reason
+    return JSONResponse(answer)
+
+
+async def _grade(config, body: bytes, pub: store.Publication, index: int) -> values.Verdict:
+    def grade():
+        try:
+            got = values.parse(body, config.max_json_depth, config.max_array_elements)
+        except values.BadValue as e:
+            raise Refused(400, f"submitted value: {e}") from None
+        return values.compare(pub.expected[index], got, pub.rtol, pub.atol)
+    if len(body) <= INLINE_GRADING_BYTES:
+        return grade()
+    return await run_in_threadpool(grade)
+
+
+@router.post("/publish", summary="publish the reference answers of a problem (instructors)",
+             openapi_extra=JSON_BODY)
+async def publish(request: Request, user_key: Optional[str] = None, assignment: Optional[str] = None,
+                  problem: Optional[str] = None, rtol: Optional[str] = None, atol: Optional[str] = None,
+                  weight: Optional[str] = None, deadline: Optional[str] = None):
+    svc = request.app.state.services
+    user = await svc.authenticate(request, user_key)
+    if not user.is_instructor:
+        raise Refused(403, f"only instructors can publish; '{user.name}' is a {user.role}")
+    name_a, name_p = required(assignment, "assignment"), required(problem, "problem")
+    cfg = svc.config
+    tol_r, tol_a = number(rtol, "rtol", cfg.rtol), number(atol, "atol", cfg.atol)
+    points, due = number(weight, "weight", None, positive=True), parse_deadline(deadline)
+    raw = await run_in_threadpool(_published_values, await request.body(), cfg)
+    pid = await svc.writer.run(store.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
+    return JSONResponse({"publication_id": pid, "num_cases": len(raw)})
+
+
+def _published_values(body: bytes, config) -> list:
+    try:
+        raw = json.loads(body) if body else None
+        if not isinstance(raw, list) or not raw:
+            raise values.BadValue("the body must be a non-empty JSON list of encoded values, one per case")
+        values.decode(raw, config.max_json_depth, config.max_array_elements)
+    except RecursionError:
+        raise Refused(400, f"published values: nest deeper than {config.max_json_depth} levels") from None
+    except (values.BadValue, ValueError, UnicodeDecodeError) as e:
+        raise Refused(400, f"published values: {e}"[:300]) from None
+    return raw
+
+
+@router.get("/healthz", summary="liveness probe", response_class=PlainTextResponse)
+async def healthz():
+    return "ok\n"

@@ -1,0 +1,159 @@
+"""The app factory and the services every route shares.
+
+Errors are plain text with one line saying what is wrong and how to fix it
+(mugrade clients print the body as is). No input reaches a 500: routes
+validate by hand and unexpected exceptions still answer a short text.
+"""
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import PlainTextResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from . import accounts, store
+from .config import ServerConfig
+from .db import make_engine
+from .limits import BodyLimit, RateLimiter
+from .writer import Writer, WriterStopped
+
+log = logging.getLogger("grader.server")
+USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
+
+
+class Refused(Exception):
+    """An HTTP error answer: status, one line of text, optional headers."""
+
+    def __init__(self, status: int, text: str, headers: Optional[dict] = None):
+        super().__init__(text)
+        self.status, self.text, self.headers = status, text, headers or {}
+
+
+@dataclass
+class Services:
+    config: ServerConfig
+
+    def __post_init__(self):
+        self.engine = make_engine(self.config.db_url)
+        self.writer = Writer(self.engine, self.config.max_batch)
+        self.limiter = RateLimiter(self.config.rate_per_second, self.config.rate_burst)
+        self.secret = accounts.session_secret(self.engine)
+        self._users = {}  # key hash -> (user, time read)
+        self._submissions = store.LRU(100_000)
+        self._publications = store.LRU(512)
+
+    async def read(self, fn, *args):
+        """Run a read query in a worker thread, so the event loop never waits on the database."""
+        def call():
+            with self.engine.connect() as conn:
+                return fn(conn, *args)
+        return await run_in_threadpool(call)
+
+    async def user_for_key(self, key: str):
+        digest, t = accounts.hash_key(key), time.monotonic()
+        hit = self._users.get(digest)
+        if hit and t - hit[1] < USER_CACHE_SECONDS:
+            return hit[0]
+        user = await self.read(accounts.find_user, key)
+        if user:
+            self._users[digest] = (user, t)
+        return user
+
+    async def authenticate(self, request: Request, user_key: Optional[str]):
+        """The user of the request's key (query `user_key` or `Authorization: Bearer`), rate limited."""
+        key = user_key or _bearer(request)
+        if not key:
+            raise Refused(401, "missing key: pass ?user_key=KEY or an 'Authorization: Bearer KEY' header")
+        user = await self.user_for_key(key)
+        if user is None:
+            raise Refused(401, "unknown key: check the key your instructor gave you")
+        wait = self.limiter.retry_after(user.id)
+        if wait:
+            raise Refused(429, f"too many requests for this key: retry in {wait} s",
+                          {"Retry-After": str(wait)})
+        return user
+
+    async def submission(self, submission_id: int):
+        sub = self._submissions.get(submission_id)
+        if sub is None:
+            sub = await self.read(store.load_submission, submission_id)
+            if sub is not None:
+                self._submissions.put(submission_id, sub)
+        return sub
+
+    def remember(self, sub: store.Submission):
+        self._submissions.put(sub.id, sub)
+
+    async def publication(self, publication_id: int):
+        pub = self._publications.get(publication_id)
+        if pub is None:
+            pub = await self.read(store.load_publication, publication_id)
+            self._publications.put(publication_id, pub)
+        return pub
+
+
+def _bearer(request: Request) -> Optional[str]:
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+def _text(status: int, text: str, headers=None) -> PlainTextResponse:
+    return PlainTextResponse(text.rstrip("\n") + "\n", status_code=status, headers=headers)
+
+
+def _install_error_handlers(app: FastAPI):
+    @app.exception_handler(Refused)
+    async def refused(_request, exc: Refused):
+        return _text(exc.status, exc.text, exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request, exc: StarletteHTTPException):
+        return _text(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request, exc: RequestValidationError):
+        first = (exc.errors() or [{}])[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "request"
+        return _text(400, f"{where}: {first.get('msg', 'invalid value')}")
+
+    @app.exception_handler(WriterStopped)
+    async def stopping(_request, _exc):
+        return _text(503, "server is shutting down: retry in a few seconds", {"Retry-After": "5"})
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request, exc: Exception):
+        log.exception("unexpected error")
+        return _text(500, f"internal error ({exc.__class__.__name__}); the server log has details")
+
+
+def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
+    """A FastAPI app for `config`; the writer thread runs while the app is served."""
+    config = config or ServerConfig()
+    services = Services(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        services.writer.start()
+        try:
+            yield
+        finally:  # on SIGTERM/SIGINT: commit what is queued, then close
+            services.writer.stop()
+            services.engine.dispose()
+
+    app = FastAPI(title="needle grading server", version="1", lifespan=lifespan,
+                  description="mugrade-compatible grading server: /submit, /submit_test, /publish")
+    app.state.services = services
+    _install_error_handlers(app)
+    from . import api, pages  # routes import Services helpers from here
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    return app

@@ -1,0 +1,109 @@
+"""Database schema (SQLAlchemy Core) and engine set-up.
+
+Every table is append-only except `settings` and `assignments.deadline`:
+submissions, case results and publications are never updated, so the server
+may cache them forever (see `cache.py`), even with several server processes.
+"""
+import datetime as dt
+
+from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
+                        String, Table, Text, UniqueConstraint, create_engine, event)
+from sqlalchemy.engine import Engine
+
+metadata = MetaData()
+
+users = Table(
+    "users", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("role", String(20), nullable=False),
+    # sha256 of the key: keys are 192 random bits, so a fast hash is enough.
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime, nullable=False),
+)
+
+settings = Table(
+    "settings", metadata,
+    Column("name", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+assignments = Table(
+    "assignments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("deadline", DateTime, nullable=True),
+)
+
+problems = Table(
+    "problems", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("assignment_id", Integer, ForeignKey("assignments.id"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("weight", Float, nullable=False, default=1.0),
+    UniqueConstraint("assignment_id", "name"),
+)
+
+# One row per publish; a submission is graded against the publication that
+# was current when it started, so republishing never changes old verdicts.
+publications = Table(
+    "publications", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("problem_id", Integer, ForeignKey("problems.id"), nullable=False, index=True),
+    Column("published_by", Integer, ForeignKey("users.id"), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("rtol", Float, nullable=False),
+    Column("atol", Float, nullable=False),
+    Column("num_cases", Integer, nullable=False),
+    Column("values_json", Text, nullable=False),
+)
+
+submissions = Table(
+    "submissions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("problem_id", Integer, ForeignKey("problems.id"), nullable=False),
+    Column("publication_id", Integer, ForeignKey("publications.id"), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("late", Boolean, nullable=False),
+)
+
+case_results = Table(
+    "case_results", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False),
+    Column("test_case_index", Integer, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("value_sha256", String(64), nullable=False),
+    # NULL when the value was larger than ServerConfig.max_stored_value_bytes.
+    Column("value_json", Text, nullable=True),
+    Column("created_at", DateTime, nullable=False),
+    UniqueConstraint("submission_id", "test_case_index"),
+)
+
+
+def now():
+    """Naive UTC: SQLite has no time zones, so all stored times are UTC."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+def _sqlite_pragmas(dbapi_conn, _record):
+    cur = dbapi_conn.cursor()
+    # WAL lets readers run while the writer commits; synchronous=FULL fsyncs
+    # each commit, which group commit makes affordable (one fsync per batch).
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for any SQLAlchemy URL, with SQLite tuned for one writer."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    metadata.create_all(engine)
+    return engine

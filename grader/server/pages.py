@@ -1,0 +1,118 @@
+"""Server-rendered pages: log-in with a key, /me for students, /gradebook for instructors.
+
+The session cookie is HttpOnly (scripts cannot read it), SameSite=Strict (no
+cross-site request carries it, which is the CSRF defence for the only
+cookie-authenticated POST, /logout) and Secure when served over HTTPS.
+"""
+from typing import Optional
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from . import accounts, gradebook
+from .app import Refused
+from .templates import render
+
+router = APIRouter(include_in_schema=False)
+COOKIE = "grader_session"
+HEADERS = {"X-Frame-Options": "DENY", "Cache-Control": "no-store",
+           "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
+
+
+def _page(name: str, status: int = 200, **context) -> HTMLResponse:
+    return HTMLResponse(render(name, **context), status_code=status, headers=HEADERS)
+
+
+async def _session_user(request: Request):
+    svc = request.app.state.services
+    user_id = accounts.read_session(svc.secret, request.cookies.get(COOKIE, ""))
+    return await svc.read(accounts.user_by_id, user_id) if user_id is not None else None
+
+
+def _home(user) -> str:
+    return "/gradebook" if user.is_instructor else "/me"
+
+
+@router.get("/")
+async def index(request: Request):
+    user = await _session_user(request)
+    return RedirectResponse(_home(user) if user else "/login", status_code=303)
+
+
+@router.get("/login")
+async def login_form(request: Request):
+    return _page("login", title="Sign in")
+
+
+@router.post("/login")
+async def login(request: Request):
+    svc = request.app.state.services
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    key = (form.get("key") or [""])[0].strip()
+    user = await svc.user_for_key(key) if key else None
+    if user is None:
+        return _page("login", status=401, title="Sign in", error="Unknown key: check the key your instructor gave you.")
+    response = RedirectResponse(_home(user), status_code=303)
+    response.set_cookie(COOKIE, accounts.make_session(svc.secret, user.id, svc.config.session_hours),
+                        max_age=int(svc.config.session_hours * 3600), httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https", path="/")
+    return response
+
+
+@router.post("/logout")
+async def logout():
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@router.get("/me")
+async def me(request: Request):
+    svc = request.app.state.services
+    user = await _session_user(request)
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    book = await svc.read(gradebook.build, user.id)
+    attempts = await svc.read(gradebook.history, user.id)
+    row = book.rows[0] if book.rows else None
+    cells = list(zip(book.problems, row.cells)) if row else []
+    return _page("me", title="My results", user=user, cells=cells,
+                 total=row.total if row else 0.0, attempts=attempts)
+
+
+async def _instructor(request: Request, key: Optional[str] = None):
+    """The instructor of the session cookie (or of a key, for scripts), else a refusal."""
+    svc = request.app.state.services
+    user = await _session_user(request)
+    if user is None and (key or request.headers.get("authorization")):
+        user = await svc.authenticate(request, key)
+    if user is None:
+        return None
+    if not user.is_instructor:
+        raise Refused(403, "only instructors can read the gradebook; students see their results at /me")
+    return user
+
+
+@router.get("/gradebook")
+async def gradebook_page(request: Request):
+    try:
+        user = await _instructor(request)
+    except Refused as e:
+        return _page("forbidden", status=e.status, title="Forbidden", message=e.text,
+                     user=await _session_user(request))
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    book = await request.app.state.services.read(gradebook.build)
+    return _page("gradebook", title="Gradebook", user=user, book=book,
+                 bins=gradebook.BINS + ("not submitted",))
+
+
+@router.get("/gradebook.csv")
+async def gradebook_csv(request: Request, user_key: Optional[str] = None):
+    user = await _instructor(request, user_key)
+    if user is None:
+        raise Refused(401, "sign in at /login or pass an instructor key")
+    book = await request.app.state.services.read(gradebook.build)
+    return Response(gradebook.to_csv(book), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS})

@@ -1,0 +1,155 @@
+"""Submitted values: decode mugrade's `_encoded_type` JSON under limits, and
+compare a submitted value with the published one.
+
+Wire format (DESIGN.md): dicts and lists recursively; numpy arrays as
+{"_encoded_type": "np.ndarray", "data": nested list}; datetimes and numpy
+types as {"_encoded_type": "datetime"|"type", "data": str}; scalars plain.
+A value that is not valid under this format is a `BadValue` (HTTP 400);
+a valid value of the wrong structure is simply incorrect, with a reason.
+"""
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+NUMERIC_KINDS = "biuf"
+
+
+class BadValue(ValueError):
+    """A request body that is not a well-formed encoded value (HTTP 400)."""
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A datetime or numpy type: compared by its string form."""
+    kind: str
+    data: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    reason: str = ""
+
+
+def parse(body: bytes, max_depth: int, max_elements: int):
+    """Decode a request body into plain values, numpy arrays and `Tagged`."""
+    if not body:
+        raise BadValue("empty body: send the encoded value as JSON")
+    try:
+        raw = json.loads(body)
+    except RecursionError:
+        raise BadValue(f"body nests deeper than {max_depth} levels") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise BadValue(f"body is not valid JSON ({e.__class__.__name__}: {e})"[:300]) from None
+    return decode(raw, max_depth, max_elements)
+
+
+def decode(raw, max_depth: int, max_elements: int):
+    """Decode already-parsed JSON (see `parse`)."""
+    return _decode(raw, 0, max_depth, [max_elements])
+
+
+def _decode(obj, depth, max_depth, budget):
+    if depth > max_depth:
+        raise BadValue(f"body nests deeper than {max_depth} levels")
+    if isinstance(obj, list):
+        return [_decode(x, depth + 1, max_depth, budget) for x in obj]
+    if isinstance(obj, dict):
+        if "_encoded_type" in obj:
+            return _decode_tagged(obj, budget)
+        return {k: _decode(v, depth + 1, max_depth, budget) for k, v in obj.items()}
+    return obj  # str, int, float, bool, None
+
+
+def _decode_tagged(obj, budget):
+    kind, data = obj.get("_encoded_type"), obj.get("data")
+    if kind == "np.ndarray":
+        return _decode_array(data, budget)
+    if kind in ("datetime", "type"):
+        if not isinstance(data, str):
+            raise BadValue(f"_encoded_type {kind!r} needs a string 'data' field")
+        return Tagged(kind, data)
+    raise BadValue(f"unknown _encoded_type {kind!r}: use np.ndarray, datetime or type")
+
+
+def _decode_array(data, budget):
+    if not isinstance(data, (list, int, float)):
+        raise BadValue("np.ndarray 'data' must be a nested list of numbers")
+    try:
+        arr = np.array(data)
+    except (ValueError, TypeError, RecursionError):
+        raise BadValue("np.ndarray 'data' is ragged or not numeric: send a rectangular nested list") from None
+    if arr.dtype.kind not in NUMERIC_KINDS:
+        raise BadValue(f"np.ndarray 'data' holds {arr.dtype} values; only numbers and booleans are allowed")
+    budget[0] -= arr.size
+    if budget[0] < 0:
+        raise BadValue("arrays in the body have too many elements in total; submit smaller values")
+    return arr
+
+
+def compare(expected, got, rtol: float, atol: float, path: str = "value") -> Verdict:
+    """Correct when `got` has the structure of `expected` and its numbers are close."""
+    if isinstance(expected, np.ndarray):
+        return _compare_arrays(expected, got, rtol, atol, path)
+    if isinstance(expected, list):
+        if not isinstance(got, list):
+            return Verdict(False, f"{path}: expected a list, got {_kind(got)}")
+        if len(got) != len(expected):
+            return Verdict(False, f"{path}: expected {len(expected)} items, got {len(got)}")
+        return _first_wrong((compare(e, g, rtol, atol, f"{path}[{i}]")
+                             for i, (e, g) in enumerate(zip(expected, got))))
+    if isinstance(expected, dict):
+        if not isinstance(got, dict) or set(got) != set(expected):
+            return Verdict(False, f"{path}: expected a dict with keys {sorted(expected)}")
+        return _first_wrong((compare(expected[k], got[k], rtol, atol, f"{path}[{k!r}]")
+                             for k in expected))
+    if _is_number(expected):
+        if not _is_number(got):
+            return Verdict(False, f"{path}: expected a number, got {_kind(got)}")
+        if math.isclose(got, expected, rel_tol=rtol, abs_tol=atol) or _same_nan(got, expected):
+            return Verdict(True)
+        return Verdict(False, f"{path}: wrong number (tolerance rtol={rtol:g}, atol={atol:g})")
+    if type(got) is not type(expected) or got != expected:
+        return Verdict(False, f"{path}: wrong {_kind(expected)}")
+    return Verdict(True)
+
+
+def _compare_arrays(expected, got, rtol, atol, path):
+    if not isinstance(got, np.ndarray):
+        return Verdict(False, f"{path}: expected an np.ndarray, got {_kind(got)}")
+    if got.shape != expected.shape:
+        return Verdict(False, f"{path}: expected shape {expected.shape}, got {got.shape}")
+    if expected.dtype.kind == "b":
+        ok = got.dtype.kind == "b" and bool(np.array_equal(got, expected))
+    else:
+        ok = bool(np.allclose(got.astype(np.float64), expected.astype(np.float64),
+                              rtol=rtol, atol=atol, equal_nan=True))
+    if ok:
+        return Verdict(True)
+    return Verdict(False, f"{path}: values differ beyond tolerance (rtol={rtol:g}, atol={atol:g})")
+
+
+def _first_wrong(verdicts):
+    for v in verdicts:
+        if not v.correct:
+            return v
+    return Verdict(True)
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _same_nan(a, b):
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
+def _kind(x):
+    if isinstance(x, Tagged):
+        return x.kind
+    if isinstance(x, np.ndarray):
+        return "an np.ndarray"
+    return {list: "a list", dict: "a dict", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(x), "a number")

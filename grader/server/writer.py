@@ -1,0 +1,106 @@
+"""Group commit: one writer thread owns every database write.
+
+Why: SQLite allows one writer at a time, so request threads inserting their
+own rows queue on its lock (measured: p99 650 ms at 1000 req/s). Here each
+request hands the writer a small function and waits; the writer takes every
+write queued so far, runs them in one transaction and commits once (one
+fsync), then wakes exactly the requests of that group. While it commits, the
+next group gathers by itself, so busy servers make bigger groups instead of
+longer queues. A request is answered only after its group is committed, so
+an acknowledged write is on disk.
+"""
+import asyncio
+import concurrent.futures
+import logging
+import queue
+import threading
+from typing import Callable
+
+from sqlalchemy.engine import Connection, Engine
+
+log = logging.getLogger("grader.server.writer")
+_STOP = object()
+
+
+class WriterStopped(RuntimeError):
+    """The writer is shut down; the write was not made."""
+
+
+class Writer:
+    def __init__(self, engine: Engine, max_batch: int = 512):
+        self._engine = engine
+        self._max_batch = max_batch
+        self._queue: "queue.SimpleQueue" = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="grader-writer", daemon=True)
+        self._stopped = False
+        self.batches = 0  # counters for the benchmark and tests
+        self.writes = 0
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0):
+        """Finish every queued write, then stop the thread."""
+        if not self._stopped:
+            self._stopped = True
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+
+    def submit(self, fn: Callable[[Connection], object]) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        if self._stopped:
+            future.set_exception(WriterStopped("server is shutting down"))
+        else:
+            self._queue.put((fn, future))
+        return future
+
+    async def run(self, fn: Callable[[Connection], object]):
+        """Run `fn(conn)` in the next group; return its result once committed."""
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def _loop(self):
+        while True:
+            batch, stop = self._next_batch()
+            if batch:
+                self._commit(batch)
+            if stop:
+                return
+
+    def _next_batch(self):
+        first = self._queue.get()
+        if first is _STOP:
+            return [], True
+        batch = [first]
+        while len(batch) < self._max_batch:
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if job is _STOP:
+                return batch, True
+            batch.append(job)
+        return batch, False
+
+    def _commit(self, batch):
+        try:
+            with self._engine.begin() as conn:
+                results = [fn(conn) for fn, _ in batch]
+        except Exception:  # one bad write must not sink its group: retry each alone
+            log.warning("group of %d writes failed; retrying them one by one", len(batch))
+            for job in batch:
+                self._commit_one(job)
+            return
+        self.batches += 1
+        self.writes += len(batch)
+        for (_, future), result in zip(batch, results):
+            future.set_result(result)
+
+    def _commit_one(self, job):
+        fn, future = job
+        try:
+            with self._engine.begin() as conn:
+                result = fn(conn)
+        except Exception as e:  # reported to the waiting request, which answers 4xx/503
+            future.set_exception(e)
+        else:
+            future.set_result(result)
