@@ -1,0 +1,70 @@
+"""The server's value checker: it must accept the published value and reject wrong ones."""
+import json
+
+import numpy as np
+import pytest
+
+from grader.server.values import BadValue, Tagged, compare, parse
+
+
+def decoded(x):
+    return parse(json.dumps(x).encode(), 32, 10_000)
+
+
+ARR = {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.0]]}
+
+
+@pytest.mark.parametrize("expected, got", [
+    (ARR, ARR),
+    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.00001]]}),
+    (3, 3.0),
+    ([1.5, {"a": "x"}], [1.5, {"a": "x"}]),
+    ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float32')"}),
+    ({"_encoded_type": "np.ndarray", "data": [True, False]}, {"_encoded_type": "np.ndarray", "data": [True, False]}),
+    (None, None),
+])
+def test_matching_values_are_correct(expected, got):
+    assert compare(decoded(expected), decoded(got), 1e-5, 1e-5).correct
+
+
+@pytest.mark.parametrize("expected, got", [
+    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.001]]}),  # 0.025% off
+    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 3.0], [2.0, 4.0]]}),    # transposed
+    (ARR, {"_encoded_type": "np.ndarray", "data": [1.0, 2.0, 3.0, 4.0]}),        # reshaped
+    (ARR, [[1.0, 2.0], [3.0, 4.0]]),                                             # not an array
+    (3, 3.001),
+    (3, True),
+    (True, 1),
+    ([1.5, 2.5], [1.5]),
+    ({"a": 1}, {"b": 1}),
+    ("relu", "Relu"),
+    ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float64')"}),
+    ({"_encoded_type": "np.ndarray", "data": [True, False]}, {"_encoded_type": "np.ndarray", "data": [1, 0]}),
+    ({"_encoded_type": "np.ndarray", "data": [1.0]}, {"_encoded_type": "np.ndarray", "data": [float("nan")]}),
+])
+def test_wrong_values_are_incorrect(expected, got):
+    verdict = compare(decoded(expected), decoded(got), 1e-5, 1e-5)
+    assert not verdict.correct and verdict.reason.startswith("value")
+
+
+def test_tolerances_are_honoured():
+    exp, got = decoded(1.0), decoded(1.001)
+    assert not compare(exp, got, 1e-5, 1e-5).correct
+    assert compare(exp, got, 1e-2, 0.0).correct
+
+
+def test_reason_names_the_path_to_the_wrong_part():
+    verdict = compare(decoded([1, {"w": ARR}]), decoded([1, {"w": 2}]), 1e-5, 1e-5)
+    assert verdict.reason == "value[1]['w']: expected an np.ndarray, got a number"
+
+
+def test_decoding_makes_arrays_and_tags():
+    value = decoded([ARR, {"_encoded_type": "datetime", "data": "2026-01-01T00:00:00"}])
+    assert isinstance(value[0], np.ndarray) and value[0].shape == (2, 2)
+    assert value[1] == Tagged("datetime", "2026-01-01T00:00:00")
+
+
+@pytest.mark.parametrize("body", [b"", b"nul", b"[" * 100 + b"]" * 100, b'{"_encoded_type": 3}'])
+def test_bad_bodies_raise(body):
+    with pytest.raises(BadValue):
+        parse(body, 32, 100)

@@ -1,0 +1,70 @@
+"""Group commit: concurrent writes share transactions, and one bad write fails alone."""
+import concurrent.futures
+import threading
+
+from sqlalchemy import Column, Integer, MetaData, Table, create_engine, func, insert, select, text
+
+from grader.server.writer import Writer, WriterStopped
+
+meta = MetaData()
+rows = Table("rows", meta, Column("n", Integer, primary_key=True))
+
+
+def make(tmp_path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    meta.create_all(engine)
+    return engine
+
+
+def count(engine):
+    with engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(rows)).scalar()
+
+
+def test_concurrent_writes_are_grouped_and_all_committed(tmp_path):
+    engine = make(tmp_path)
+    writer = Writer(engine, max_batch=64)
+    gate = threading.Event()
+
+    def slow_first(conn):  # holds the writer busy so the other writes pile up
+        gate.wait(5)
+        conn.execute(insert(rows).values(n=0))
+    writer.start()
+    first = writer.submit(slow_first)
+    futures = [writer.submit(lambda conn, i=i: conn.execute(insert(rows).values(n=i)).rowcount)
+               for i in range(1, 201)]
+    gate.set()
+    assert [f.result(10) for f in futures] == [1] * 200
+    first.result(10)
+    writer.stop()
+    assert count(engine) == 201
+    assert writer.writes == 201 and writer.batches <= 5  # 1 + ceil(200 / 64)
+
+
+def test_a_failing_write_fails_alone(tmp_path):
+    engine = make(tmp_path)
+    writer = Writer(engine)
+    gate = threading.Event()
+    writer.start()
+    blocker = writer.submit(lambda conn: gate.wait(5))
+    good = [writer.submit(lambda conn, i=i: conn.execute(insert(rows).values(n=i))) for i in (1, 2)]
+    bad = writer.submit(lambda conn: conn.execute(text("insert into nowhere values (1)")))
+    more = writer.submit(lambda conn: conn.execute(insert(rows).values(n=3)))
+    gate.set()
+    for f in good + [more, blocker]:
+        f.result(10)
+    assert isinstance(bad.exception(10), Exception)
+    writer.stop()
+    assert count(engine) == 3
+
+
+def test_stopped_writer_refuses_and_flushes_queue(tmp_path):
+    engine = make(tmp_path)
+    writer = Writer(engine)
+    writer.start()
+    pending = [writer.submit(lambda conn, i=i: conn.execute(insert(rows).values(n=i))) for i in range(50)]
+    writer.stop()
+    concurrent.futures.wait(pending, timeout=10)
+    assert all(f.done() and f.exception() is None for f in pending)
+    assert count(engine) == 50
+    assert isinstance(writer.submit(lambda conn: None).exception(1), WriterStopped)
