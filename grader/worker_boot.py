@@ -1,0 +1,109 @@
+"""Sandboxed worker: runs one question's cases on the library in the current
+directory and writes their values, nothing else.
+
+    python -I worker_boot.py QUESTION OUT_DIR
+
+Runs inside the sandbox with the copy of the cases package (`hw1_cases`)
+next to this file. The working directory is the submission copy: its
+`python/` and `apps/` are appended LAST to sys.path, so they cannot shadow
+numpy or the cases. Each case function's value goes to OUT_DIR as
+`<case>.json`, arrays as `.npy` beside it (never pickle). Any exception,
+SystemExit included, becomes an error record for that case; the parent
+decides everything else. This file is a script: no grader module imports it.
+"""
+import importlib
+import json
+import os
+import sys
+import traceback
+
+RUNNER = os.path.dirname(os.path.abspath(__file__))
+MAX_MESSAGE = 500  # characters kept of an exception message
+
+
+def encode(value, out_dir, stem, counter):
+    """Plain JSON data, with arrays saved as .npy files and referenced."""
+    import numpy as np
+
+    if isinstance(value, (np.ndarray, np.generic)):
+        # numpy scalars (what a full sum returns) travel as 0-d arrays, so
+        # they compare like the 0-d arrays another library version returns.
+        array = np.array(value, copy=True, subok=False)  # drops any subclass
+        if array.dtype.kind not in "biuf":
+            raise TypeError(f"array of dtype {array.dtype} is not a numeric array")
+        name = f"{stem}_{len(counter)}.npy"
+        counter.append(name)
+        with open(os.path.join(out_dir, name + ".tmp"), "wb") as f:
+            np.save(f, array, allow_pickle=False)
+        os.replace(os.path.join(out_dir, name + ".tmp"), os.path.join(out_dir, name))
+        return {"npy": name}
+    if isinstance(value, bool) or type(value) in (int, float):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [encode(v, out_dir, stem, counter) for v in value]
+    if type(value) is dict and all(type(k) is str for k in value):
+        return {k: encode(v, out_dir, stem, counter) for k, v in value.items()}
+    return _refuse(value)
+
+
+def _refuse(value):
+    raise TypeError(f"a {type(value).__name__} is not a number, array, list or dict")
+
+
+def where(exc):
+    """The last traceback frame inside the submission (cwd), as path:line in fn."""
+    cwd = os.getcwd() + os.sep
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith(cwd):
+            return f"{frame.filename[len(cwd):]}:{frame.lineno} in {frame.name}"
+    return ""
+
+
+def write(out_dir, stem, record):
+    path = os.path.join(out_dir, stem + ".json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(record, f)
+    os.replace(path + ".tmp", path)
+
+
+def error_record(exc):
+    message = f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]
+    return {"status": "error", "error": message, "where": where(exc)}
+
+
+def main():
+    question, out_dir = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, RUNNER)
+    import numpy  # noqa: F401  (ours, before any student code runs)
+    from hw1_cases import functions_for
+
+    functions = functions_for(question)
+    sys.path.append(os.path.join(os.getcwd(), "python"))
+    sys.path.append(os.path.join(os.getcwd(), "apps"))
+    try:
+        import needle
+        import simple_ml
+    except BaseException as exc:  # noqa: B036  (SystemExit at import too)
+        record = error_record(exc)
+        record["error"] = "importing the submission failed: " + record["error"]
+        for fn in functions:
+            write(out_dir, fn.replace(".", "__"), record)
+        return
+    for fn in functions:
+        stem = fn.replace(".", "__")
+        module_name, func_name = fn.split(".")
+        func = getattr(importlib.import_module("hw1_cases." + module_name), func_name)
+        try:
+            record = {"status": "ok", "value": encode(func(needle, simple_ml), out_dir, stem, [])}
+        except BaseException as exc:  # noqa: B036
+            record = error_record(exc)
+        write(out_dir, stem, record)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)  # skip the submission's atexit handlers and stray threads

@@ -1,0 +1,101 @@
+"""Run the case workers for one library copy, one sandboxed process per
+question, and collect their outcomes.
+
+The same path serves the reference (expected values) and submissions: a
+fresh copy of the pristine handout with the library files overlaid, the
+worker script and a copy of the cases package beside it, MNIST mounted
+read-only. The parent never imports the library.
+"""
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import DATA, HANDOUT, ROOT, sandbox
+from grader.cases import QUESTIONS, functions_for
+from grader.submission import STUDENT_FILES
+from grader.values import Outcome, read_outcome
+
+CASES_DIR = ROOT / "grader" / "cases"
+WORKER = ROOT / "grader" / "worker_boot.py"
+# Longest first, so two at a time finish together.
+RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute_gradient", "topo_sort")
+
+
+def _default_limits():
+    # Q5/Q6 hold MNIST (188 MB as float32, twice while converting): more room.
+    small = sandbox.Limits(memory_mb=768, wall_seconds=60, cpu_seconds=60)
+    big = sandbox.Limits(memory_mb=1536, wall_seconds=120, cpu_seconds=120)
+    return {q: big if q in ("softmax_loss_ndl", "nn_epoch_ndl") else small for q in QUESTIONS}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    jobs: int = 2                 # questions run at once (2 cores here)
+    tier: str | None = None       # None: the strongest tier the machine allows
+    limits: dict = field(default_factory=_default_limits)
+
+
+@dataclass(frozen=True)
+class QuestionRun:
+    question: str
+    outcomes: dict                # case function -> Outcome
+    problem: str                  # "" or why the worker ended badly (timeout, crash, ...)
+    log: str
+    tier: str
+
+
+def build_copy(base: Path, files: dict, dest: Path) -> Path:
+    """The library copy a worker runs in: `base`'s python/ and apps/ with
+    `files` (handout-relative path -> source) overlaid, data/ linked."""
+    for sub in ("python", "apps"):
+        shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for rel, src in files.items():
+        shutil.copyfile(src, dest / rel)
+    sandbox.share_readonly(dest)
+    (dest / "data").symlink_to(DATA.resolve())  # DATA itself is mounted read-only
+    return dest
+
+
+def build_runner(dest: Path) -> Path:
+    dest.mkdir()
+    shutil.copyfile(WORKER, dest / "worker_boot.py")
+    shutil.copytree(CASES_DIR, dest / "hw1_cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    sandbox.share_readonly(dest)
+    return dest
+
+
+def run_question(question, copy_dir, runner, out_parent, config, keep=None) -> QuestionRun:
+    out_dir = sandbox.make_out_dir(out_parent)
+    result = sandbox.run(runner / "worker_boot.py", [question, str(out_dir)],
+                         student_dir=copy_dir, out_dir=out_dir, ro_paths=[runner, DATA.resolve()],
+                         limits=config.limits[question], tier=config.tier)
+    outcomes = {fn: read_outcome(out_dir, fn) for fn in functions_for(question)}
+    if keep is not None:
+        shutil.move(out_dir, keep / question)
+    else:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return QuestionRun(question, outcomes, result.reason, result.log, result.tier)
+
+
+def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=RUN_ORDER,
+            keep_outputs: Path | None = None) -> dict:
+    """question -> QuestionRun for the library made of `base` + `files`;
+    with keep_outputs, each question's raw worker output is moved there."""
+    with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+        tmp = Path(tmp)
+        tmp.chmod(0o755)
+        copy_dir = build_copy(base or HANDOUT, files, tmp / "copy")
+        runner = build_runner(tmp / "runner")
+        with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
+            futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, keep_outputs)
+                       for q in questions}
+            return {q: f.result() for q, f in futures.items()}
+
+
+def missing(problem):
+    return Outcome(False, problem=problem)
+
+
+__all__ = ["RunConfig", "QuestionRun", "run_all", "STUDENT_FILES", "missing"]
