@@ -1,0 +1,1 @@
+../grader/mugrade.py
