@@ -46,4 +46,4 @@ check-handout: setup
 SUBMISSION ?=
 OUT ?= out
 grade: setup data
-	$(PY) -m grader grade $(if $(SUBMISSION),$(SUBMISSION) --out $(OUT),--demo --out $(OUT))
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)

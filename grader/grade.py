@@ -112,14 +112,8 @@ def add_arguments(parser, command):
     parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
                         "three student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
-    parser.add_argument("--demo", action="store_true", help=argparse_suppress())
     parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
     parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
-
-
-def argparse_suppress():
-    import argparse
-    return argparse.SUPPRESS
 
 
 def run(args, command):
