@@ -307,17 +307,27 @@ def compute_gradient_of_variables(output_tensor, out_grad):
 
     # Q4
     ### BEGIN YOUR SOLUTION
+    # (This loop runs for every node of every training step, so it spells
+    # out what sum_node_list and gradient_as_tuple would do.)
     for node in reverse_topo_order:
         partials = node_to_output_grads_list.pop(node, None)
-        if not partials:
+        if partials is None:
             continue  # nothing downstream of this node reaches the output
-        node.grad = sum_node_list(partials)
-        if node.is_leaf():
-            continue
-        for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(node.grad, node)):
+        # A single consumer is the common case: its adjoint needs no sum.
+        node.grad = partials[0] if len(partials) == 1 else sum_node_list(partials)
+        if node.op is None:
+            continue  # a leaf
+        input_grads = node.op.gradient(node.grad, node)
+        if isinstance(input_grads, Value):
+            input_grads = (input_grads,)  # a one-input op may return it bare
+        for inp, partial in zip(node.inputs, input_grads):
             # Inputs that need no gradient (data, constants) collect no adjoint.
-            if partial is not None and inp.requires_grad:
-                node_to_output_grads_list.setdefault(inp, []).append(partial)
+            if partial is None or not inp.requires_grad:
+                continue
+            if inp in node_to_output_grads_list:
+                node_to_output_grads_list[inp].append(partial)
+            else:
+                node_to_output_grads_list[inp] = [partial]
     ### END YOUR SOLUTION
 
 
@@ -346,7 +356,8 @@ def topo_sort_dfs(node, visited, topo_order):
         return
     visited.add(node)
     for inp in node.inputs:
-        topo_sort_dfs(inp, visited, topo_order)
+        if inp not in visited:  # test here: saves a call per shared input
+            topo_sort_dfs(inp, visited, topo_order)
     topo_order.append(node)
     ### END YOUR SOLUTION
 
