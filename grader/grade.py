@@ -67,8 +67,9 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
             files, notes = _student_files(submission, Path(scratch))
-        except SubmissionError as exc:
-            files, notes = {rel: HANDOUT / rel for rel in STUDENT_FILES}, (str(exc),)
+        except SubmissionError as exc:  # refused: 0, nothing of it runs
+            return report.Report(str(submission), (), report.question_scores(()), "none",
+                                 time.monotonic() - start, (str(exc),))
         runs = run_all(files, config)
     cases = grade_cases(runs, answers)
     tier = next(iter(runs.values())).tier

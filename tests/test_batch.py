@@ -1,0 +1,175 @@
+"""`grader grade-batch`: parallel grading into a gradebook, resumable, and
+one bad submission never stops the batch."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import HANDOUT, REFERENCE, ROOT
+from grader import batch
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+if not (HANDOUT / "python").is_dir():  # the CLI runs in a subprocess: it needs the real handout
+    pytestmark.append(pytest.mark.skip(reason="handout/ not generated yet: run `make handout`"))
+
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def library_copy(src: Path, dest: Path) -> Path:
+    for sub in ("python", "apps"):
+        shutil.copytree(src / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def subs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("subs")
+    library_copy(REFERENCE, root / "alice")
+    library_copy(HANDOUT, root / "bob")
+    (root / "carol.zip").write_bytes(b"this is not a zip")
+    (root / "notes.txt").write_text("not a submission")
+    return root
+
+
+def grade_batch_cli(*args):
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade-batch", *map(str, args)],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    return proc, time.monotonic() - start
+
+
+def gradebook(out: Path) -> dict:
+    with open(out / "gradebook.csv", newline="") as f:
+        return {row["submission"]: row for row in csv.DictReader(f)}
+
+
+def results(out: Path, name: str) -> dict:
+    return json.loads((out / name / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def first_run(subs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    proc, seconds = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    return out, proc, seconds
+
+
+def test_batch_grades_each_submission_into_a_gradebook(first_run):
+    out, proc, _ = first_run
+    assert proc.returncode == 0, proc.stderr
+    book = gradebook(out)
+    assert sorted(book) == ["alice", "bob", "carol"]
+    assert list(book["alice"])[1:] == ["forward", "backward", "topo_sort", "compute_gradient",
+                                       "softmax_loss_ndl", "nn_epoch_ndl", "total"]
+    assert book["alice"]["total"] == "100" and book["alice"]["backward"] == "25"
+    assert book["carol"]["total"] == "0"
+    assert "not a readable zip" in results(out, "carol")["output"]
+    for name in book:
+        assert {"results.json", "junit.xml", "report.md"} <= {p.name for p in (out / name).iterdir()}
+
+
+def test_batch_stub_scores_only_the_given_code(first_run):
+    out, _, _ = first_run
+    bob = results(out, "bob")
+    passed = [t for t in bob["tests"] if t["status"] == "passed"]
+    assert all("(given code)" in t["output"] for t in passed)
+    assert all("not implemented: Q" in t["output"] for t in bob["tests"] if t["status"] == "failed")
+    assert gradebook(out)["bob"]["total"] == batch.report._fmt(bob["score"])
+    assert bob["score"] < 1
+
+
+def test_batch_progress_without_tty_prints_a_line_per_submission(first_run):
+    _, proc, _ = first_run
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert len(lines) == 3 and lines[-1].startswith("[" + "#" * 24 + "] 3/3")
+    assert all("ETA" in line for line in lines) and "\r" not in proc.stderr
+
+
+def test_batch_second_run_skips_all_and_force_regrades(first_run, subs):
+    out, _, first_seconds = first_run
+    stamp = (out / "alice" / "results.json").stat().st_mtime_ns
+    proc, seconds = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    assert proc.returncode == 0 and "skipped 3 already graded" in proc.stderr
+    assert seconds < min(3.0, first_seconds / 2)
+    assert (out / "alice" / "results.json").stat().st_mtime_ns == stamp
+    assert gradebook(out)["alice"]["total"] == "100"  # rebuilt from every results.json
+    proc, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out, "--force")
+    assert proc.returncode == 0 and "skipped" not in proc.stderr
+    assert (out / "alice" / "results.json").stat().st_mtime_ns != stamp
+    assert gradebook(out)["alice"]["total"] == "100"
+
+
+def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
+    out = tmp_path / "out"
+    (out / "dave").mkdir(parents=True)
+    (out / "dave" / "results.json").write_text(json.dumps({
+        "score": 42.5, "extra_data": {"questions": {"backward": {"score": 25}, "forward": {"score": 17.5}}}}))
+    (out / "broken").mkdir()
+    (out / "broken" / "results.json").write_text("{not json")
+    batch.write_gradebook(out)
+    book = gradebook(out)
+    assert list(book) == ["dave"]
+    assert book["dave"]["total"] == "42.50" and book["dave"]["forward"] == "17.50"
+    assert book["dave"]["topo_sort"] == "0"
+    assert not batch.already_graded(out / "broken")  # unreadable results: graded again
+
+
+def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
+    for name in ("b", "a", "out", ".hidden"):
+        (tmp_path / name).mkdir()
+    for name in ("c.zip", "a.zip", "readme.md"):
+        (tmp_path / name).write_text("")
+    found = batch.find_submissions(tmp_path, exclude=[tmp_path / "out"])
+    assert [name for name, _ in found] == ["a", "a.zip", "b", "c"]
+
+
+def crash_some(job):
+    """A grading function that breaks on purpose (runs in the pool's processes)."""
+    if job.name == "raises":
+        raise RuntimeError("boom in the grader")
+    if job.name == "dies":
+        os._exit(3)  # the worker process vanishes: the pool breaks
+    return batch.grade_one(job)
+
+
+def test_a_grader_crash_does_not_stop_the_batch(tmp_path):
+    subs = tmp_path / "subs"
+    ok = subs / "good"
+    ok.mkdir(parents=True)
+    for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py"):
+        shutil.copyfile(REFERENCE / rel, ok / Path(rel).name)  # flat: just the three files
+    (subs / "raises").mkdir()
+    (subs / "dies").mkdir()
+    out = tmp_path / "out"
+    stream = io.StringIO()
+    done, skipped = batch.grade_batch(subs, out, jobs=2, grade_fn=crash_some, stream=stream)
+    by_name = {d.name: d for d in done}
+    assert sorted(by_name) == ["dies", "good", "raises"] and skipped == []
+    assert by_name["good"].ok and by_name["good"].score == 100
+    assert not by_name["raises"].ok and "boom in the grader" in by_name["raises"].error
+    assert "grading process died" in results(out, "dies")["output"]
+    assert results(out, "raises")["score"] == 0
+    assert gradebook(out)["good"]["total"] == "100" and gradebook(out)["dies"]["total"] == "0"
+    assert stream.getvalue().count("\n") == 3 and "raises: 0 (grader error)" in stream.getvalue()
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_tty_redraws_one_line_with_eta():
+    stream = FakeTTY()
+    progress = batch.Progress(2, stream)
+    progress.update(batch.Done("alice", 100.0, True, 1.0))
+    assert stream.getvalue().startswith("\r[############------------] 1/2") and "\n" not in stream.getvalue()
+    progress.update(batch.Done("bob", 12.5, True, 1.0))
+    assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("last bob: 12.50\033[K\n")
+    assert "ETA 0:00" in stream.getvalue().rsplit("\r", 1)[1]
