@@ -135,6 +135,9 @@ def run(args, command) -> int:
     except (HandoutError, MarkerError) as e:
         print(e, file=sys.stderr)
         return 1
+    except OSError as e:
+        print(f"{e.filename or dest}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"{dest}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
           "solution blocks stripped, no leak" + ("" if args.skip_tests else ", public tests checked"))
     return 0

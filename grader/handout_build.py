@@ -36,14 +36,18 @@ def _convert(entry: Entry, src: Path, strip_questions):
     """(bytes for the handout, [(where, block)], [secrets]) of one entry."""
     data = source_path(entry, src).read_bytes()
     where = _display(entry, src)
+    if entry.source.endswith((".py", ".ipynb")):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise HandoutError(f"{where}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     if entry.source.endswith(".py"):
-        text = data.decode("utf-8")
         result = strip_source(text, where, fallback_name=Path(entry.source).stem,
                               strip_questions=strip_questions)
         blocks = [(where, b) for b in result.blocks]
         return result.text.encode("utf-8"), blocks, secrets_of(where, text, result.blocks)
     if entry.source.endswith(".ipynb"):
-        result = strip_notebook(data.decode("utf-8"), where, strip_questions=strip_questions)
+        result = strip_notebook(text, where, strip_questions=strip_questions)
         blocks, secrets = [], []
         for cell in result.cells:
             blocks.extend((cell.where, b) for b in cell.blocks)

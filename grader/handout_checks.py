@@ -68,8 +68,12 @@ def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
-                          timeout=PYTEST_TIMEOUT)
+    try:
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
+                              timeout=PYTEST_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise HandoutError(f"{root}: the public tests took over {PYTEST_TIMEOUT} s; "
+                           "look for an endless loop in the reference or the tests") from None
     if not xml.exists():
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
         raise HandoutError(f"{root}: pytest produced no report (exit {proc.returncode}): "

@@ -184,3 +184,10 @@ def test_test_names_need_exactly_one_question_keyword():
         "t.py::test_misc: the name must contain exactly one of forward, backward, topo_sort, "
         "compute_gradient, softmax_loss_ndl, nn_epoch_ndl"]
     assert "t.py: no public test for Q1 (forward)" in problems
+
+
+def test_source_that_is_not_utf8_stops_the_build(src, tmp_path):
+    (src / "apps/simple_ml.py").write_bytes(b"x = '\xff'\n")
+    with pytest.raises(HandoutError) as info:
+        build_tree(src, tmp_path / "out")
+    assert str(info.value) == f"{src}/apps/simple_ml.py: not UTF-8 text (byte 5); save it as UTF-8"
