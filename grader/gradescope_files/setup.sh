@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root on its Ubuntu image, from the unzipped
+# bundle (/autograder/source): system packages, a virtualenv with the
+# grader, MNIST, and the reference's expected answers computed up front so
+# that no submission pays for them.
+set -euo pipefail
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export DEBIAN_FRONTEND=noninteractive
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+apt-get update -q
+apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap
+
+python3 -m venv "$SRC/.venv"
+"$SRC/.venv/bin/pip" install --quiet --upgrade pip
+# Editable: the grader finds reference/, handout/ and data/ beside its package.
+"$SRC/.venv/bin/pip" install --quiet -e "$SRC"
+
+cd "$SRC"
+"$SRC/.venv/bin/python" reference/tools/fetch_mnist.py data
+"$SRC/.venv/bin/python" -c "from grader import expected; from grader.workers import RunConfig; \
+print('expected answers in', expected.expected_dir(RunConfig()))"
