@@ -68,3 +68,22 @@ def test_stopped_writer_refuses_and_flushes_queue(tmp_path):
     assert all(f.done() and f.exception() is None for f in pending)
     assert count(engine) == 50
     assert isinstance(writer.submit(lambda conn: None).exception(1), WriterStopped)
+
+
+def test_bulk_items_of_a_group_go_to_one_call(tmp_path):
+    engine = make(tmp_path)
+    writer = Writer(engine)
+    gate, calls = threading.Event(), []
+
+    def bulk(conn, items):
+        calls.append(list(items))
+        conn.execute(insert(rows), [{"n": i} for i in items])
+        return [i * 10 for i in items]
+    writer.start()
+    blocker = writer.submit(lambda conn: gate.wait(5))
+    futures = [writer.submit(i, bulk) for i in range(1, 6)]
+    gate.set()
+    assert [f.result(10) for f in futures] == [10, 20, 30, 40, 50]
+    blocker.result(10)
+    writer.stop()
+    assert calls == [[1, 2, 3, 4, 5]] and count(engine) == 5

@@ -45,7 +45,9 @@ def run(args, command) -> int:
 
 
 def _serve(args) -> int:
+    import logging
     import uvicorn
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
     from .app import create_app
     if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
         print("grader serve: give both --ssl-keyfile and --ssl-certfile, or neither", file=sys.stderr)

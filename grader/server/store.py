@@ -105,21 +105,40 @@ def submission_job(assignment: str, problem: str, user_id: int):
     return job
 
 
-def case_job(submission_id: int, index: int, correct: bool, sha256: str, value_json):
-    """Write: one case result. Resending the same value is answered from the
-    stored result (a client retry after a lost response); a different value
-    for an answered case is a conflict, so a case cannot be guessed twice."""
-    def job(conn: Connection) -> CaseRecord:
-        old = conn.execute(select(case_results.c.correct, case_results.c.value_sha256).where(
-            case_results.c.submission_id == submission_id,
-            case_results.c.test_case_index == index)).first()
+@dataclass(frozen=True)
+class CaseWrite:
+    submission_id: int
+    index: int
+    correct: bool
+    sha256: str
+    value_json: Optional[str]  # None when too large to keep
+
+
+def insert_cases(conn: Connection, writes: list) -> list:
+    """Bulk write (see `Writer.run_bulk`): one CaseRecord per CaseWrite, in order.
+
+    Resending the same value for a case is answered from the stored result (a
+    client retry after a lost response); a different value for an answered
+    case is a conflict, so a case cannot be guessed twice in one submission.
+    """
+    sids, indexes = {w.submission_id for w in writes}, {w.index for w in writes}
+    known = {(r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256) for r in conn.execute(
+        select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
+               case_results.c.value_sha256)
+        .where(case_results.c.submission_id.in_(sids), case_results.c.test_case_index.in_(indexes)))}
+    records, rows, created = [], [], now()
+    for w in writes:
+        old = known.get((w.submission_id, w.index))
         if old is not None:
-            return CaseRecord(bool(old.correct)) if old.value_sha256 == sha256 else CaseRecord(False, True)
-        conn.execute(insert(case_results).values(
-            submission_id=submission_id, test_case_index=index, correct=correct,
-            value_sha256=sha256, value_json=value_json, created_at=now()))
-        return CaseRecord(correct)
-    return job
+            records.append(CaseRecord(old[0]) if old[1] == w.sha256 else CaseRecord(False, True))
+            continue
+        known[(w.submission_id, w.index)] = (w.correct, w.sha256)  # a duplicate later in this group
+        rows.append({"submission_id": w.submission_id, "test_case_index": w.index, "correct": w.correct,
+                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created})
+        records.append(CaseRecord(w.correct))
+    if rows:
+        conn.execute(insert(case_results), rows)
+    return records
 
 
 class LRU:

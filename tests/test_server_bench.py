@@ -1,0 +1,24 @@
+"""The load benchmark runs end to end and its lost-case check is real."""
+import shutil
+
+import pytest
+
+from grader import bench_server
+
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+TOOLS = ["python"] + (["wrk"] if shutil.which("wrk") else [])
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_bench_reports_rate_latency_errors_and_lost(tool, capsys):
+    assert bench_server.main(["--seconds", "2", "--clients", "8", "--tool", tool]) == 0
+    out = capsys.readouterr().out
+    assert "errors: 0\n" in out and "lost: 0 (" in out
+    rate = float(out.split("requests/s: ")[1].split()[0])
+    assert rate > 50  # a working server answers far more; 0 would mean nothing was graded
+
+
+def test_lost_cases_are_counted():
+    result = bench_server.LoadResult("x", 3, 1.0, 0, 1.0, 2.0, frozenset({(1, 0), (1, 1), (1, 2)}), 3)
+    assert bench_server._report(result, {(1, 0), (1, 2)}, type("A", (), {"clients": 1, "seconds": 1})(),
+                                "n/a") == 1
