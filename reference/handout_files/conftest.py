@@ -19,6 +19,8 @@ _passed = {}  # test id -> True while every phase so far passed
 
 def _question(nodeid):
     function = nodeid.split("::")[-1].split("[")[0]
+    if not function.startswith("test"):
+        return None  # e.g. submit_* functions run by `python -m mugrade`
     for question, keyword, _ in QUESTIONS:
         if keyword in function:
             return question
@@ -42,6 +44,8 @@ def pytest_terminal_summary(terminalreporter):
         if question:
             counts[question][0] += ok
             counts[question][1] += 1
+    if not any(total for _, total in counts.values()):
+        return  # no public test ran: nothing to score
     write = terminalreporter.write_line
     terminalreporter.section("hw1 points")
     write(f"{'question':<22}{'tests passed':>14}{'points':>12}")

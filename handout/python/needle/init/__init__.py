@@ -1,0 +1,1 @@
+from .init_basic import *

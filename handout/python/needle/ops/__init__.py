@@ -1,0 +1,1 @@
+from .ops_mathematic import *
