@@ -1,0 +1,339 @@
+"""Run one untrusted Python worker and report what happened.
+
+Generic: knows nothing about needle. The parent calls `run(script, args,
+student_dir=..., out_dir=..., limits=...)`; the worker runs as
+`python -I script args...` with a scrubbed environment, rlimits, a wall-clock
+timeout that kills its whole process tree, stdout+stderr captured to a capped
+log, and `out_dir` as the only place it can leave values. The parent then
+reads those values with `read_npy_safe` / `read_json_safe`, never pickle.
+
+The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
+"rlimit" (see sandbox_launch for what each gives), and every RunResult
+records the tier it ran under.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import sandbox_launch as launch
+from grader.sandbox_io import read_json_safe, read_npy_safe
+from grader.sandbox_procs import CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files
+
+__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "probe", "run", "make_out_dir",
+           "share_readonly", "read_npy_safe", "read_json_safe"]
+
+TIERS = ("bwrap", "unshare", "rlimit")
+MB = 1 << 20
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+}
+SIGNAL_REASONS = {
+    signal.SIGXFSZ: "file size limit",
+    signal.SIGSEGV: "crashed: segmentation fault", signal.SIGBUS: "crashed: bus error",
+    signal.SIGABRT: "crashed: aborted", signal.SIGFPE: "crashed: arithmetic fault",
+}
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not the worker): no tier works, a process survived, ..."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run limits. Defaults fit Gradescope (768 MB, a few minutes in all):
+    a worker importing numpy with one OpenBLAS thread peaks near 140 MB of
+    address space, so 768 MB leaves room for MNIST-sized arrays."""
+    memory_mb: int = 768          # RLIMIT_AS
+    cpu_seconds: int = 60         # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+    wall_seconds: float = 60.0    # wall clock, then the whole tree is killed
+    file_size_mb: int = 64        # RLIMIT_FSIZE: any one file the worker writes
+    open_files: int = 128         # RLIMIT_NOFILE
+    processes: int = 32           # RLIMIT_NPROC for the run's own uid
+    log_bytes: int = 256 * 1024   # stdout+stderr kept; the rest is read and dropped
+    out_dir_mb: int = 256         # total size of out_dir, checked while running
+    out_dir_files: int = 1000     # entries in out_dir
+    tmp_mb: int = 64              # the private /tmp (tmpfs) where there is one
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What happened to one worker. `reason` is "" for a clean exit 0."""
+    tier: str
+    exit_code: int | None         # None when killed by a signal
+    signal: int | None            # the signal that ended the worker, if any
+    timed_out: bool
+    wall_seconds: float
+    log: str                      # first Limits.log_bytes of stdout+stderr
+    log_truncated: bool
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        """Exited 0 on its own. (Graders still trust only validated values.)"""
+        return self.exit_code == 0 and not self.timed_out and not self.reason
+
+
+# ---------------------------------------------------------------- helpers for callers
+
+def make_out_dir(parent: Path | None = None) -> Path:
+    """A fresh, empty output dir that `run` hands to the sandbox uid."""
+    path = Path(tempfile.mkdtemp(prefix="sandbox-out-", dir=parent))
+    path.chmod(0o700)  # run() chowns it to the run's uid, and takes it back after
+    _check_reachable(path.parent)
+    return path
+
+
+def share_readonly(root: Path) -> None:
+    """Make a tree readable (not writable) by the sandbox uid: dirs 0755, files 0644."""
+    root = Path(root)
+    root.chmod(0o755)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o755, follow_symlinks=False)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o644)
+
+
+def _check_reachable(path: Path) -> None:
+    """Every ancestor must let others through (o+x), or the sandbox uid cannot reach it."""
+    if os.geteuid() != 0:
+        return
+    for part in [path, *path.parents]:
+        if not os.stat(part).st_mode & 0o001:
+            raise ValueError(f"sandbox: {path} is not reachable by the sandbox uid: "
+                             f"{part} has mode {oct(os.stat(part).st_mode & 0o777)}; chmod o+x it "
+                             "(or use sandbox.share_readonly on the student copy)")
+
+
+# ---------------------------------------------------------------- run
+
+def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path,
+        ro_paths: list[Path] = (), limits: Limits = Limits(), tier: str | None = None) -> RunResult:
+    """Run `python -I script args...` in the sandbox, cwd `student_dir`; wait, kill, report.
+
+    When this returns, no process the worker started is alive, and out_dir
+    belongs to the caller again (read it with read_npy_safe/read_json_safe).
+    """
+    tier = tier or probe()
+    if tier not in TIERS:
+        raise ValueError(f"sandbox: unknown tier {tier!r}; use one of {', '.join(TIERS)}")
+    script, student_dir, out_dir = (Path(p).resolve() for p in (script, student_dir, out_dir))
+    ro_paths = [Path(p).resolve() for p in ro_paths]
+    for path in (script, student_dir, out_dir, *ro_paths):
+        if not path.exists():
+            raise ValueError(f"sandbox: {path} does not exist")
+        # out_dir itself is handed to the run's uid below; the rest must be readable.
+        _check_reachable(path if path.is_dir() and path != out_dir else path.parent)
+    with claim_uid() as slot:
+        dedicated = slot.uid != os.getuid()
+        if dedicated:
+            _reset_uid(slot.uid, keep=out_dir)
+            os.chown(out_dir, slot.uid, slot.uid)
+        try:
+            popen = _start(tier, slot.uid, script, args, student_dir, out_dir, ro_paths, limits)
+            return _supervise(popen, tier, slot.uid if dedicated else None, out_dir, limits)
+        finally:
+            if dedicated:
+                _reset_uid(slot.uid, keep=out_dir)
+                _reclaim(out_dir)
+
+
+def _reset_uid(uid: int, keep: Path) -> None:
+    """No process or temp file of this uid may outlive (or predate) a run."""
+    survivors = kill_uid(uid)
+    if survivors:
+        raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
+    remove_uid_files(uid, keep=keep)
+
+
+def _reclaim(out_dir: Path) -> None:
+    """Give out_dir back to the parent so no later run (same uid) can touch it."""
+    me = os.getuid()
+    os.chown(out_dir, me, me)
+    os.chmod(out_dir, 0o700)
+    for dirpath, dirnames, filenames in os.walk(out_dir):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), me, me, follow_symlinks=False)
+
+
+def _rlimits(limits: Limits, uid: int) -> dict[int, tuple[int, int]]:
+    nproc = limits.processes
+    if uid == os.getuid() and uid != 0:
+        nproc += len(os.listdir("/proc"))  # RLIMIT_NPROC counts all our processes: generous
+    return {
+        resource.RLIMIT_AS: (limits.memory_mb * MB,) * 2,
+        resource.RLIMIT_CPU: (limits.cpu_seconds, limits.cpu_seconds + 1),
+        resource.RLIMIT_FSIZE: (limits.file_size_mb * MB,) * 2,
+        resource.RLIMIT_NOFILE: (limits.open_files,) * 2,
+        resource.RLIMIT_NPROC: (nproc,) * 2,
+        resource.RLIMIT_CORE: (0, 0),  # no core dumps filling the disk
+    }
+
+
+def _start(tier, uid, script, args, student_dir, out_dir, ro_paths, limits) -> subprocess.Popen:
+    """Start the worker (and its namespace wrappers) in a new session."""
+    cmd = [sys.executable, "-I", str(script), *map(str, args)]
+    root = os.geteuid() == 0
+    tmp_bytes = limits.tmp_mb * MB
+    hide, expose = [], []
+    if tier == "bwrap":
+        ro = ro_paths + [script]
+        argv = launch.bwrap_argv(cmd, uid=uid, student_dir=student_dir, out_dir=out_dir,
+                                 ro_paths=ro, tmp_bytes=tmp_bytes)
+        env_args = [a for k, v in WORKER_ENV.items() for a in ("--setenv", k, v)]
+        at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
+        argv = argv[:at] + env_args + argv[at:]
+        drop_uid = None  # setpriv inside the sandbox drops it
+    else:
+        if root:
+            hide = launch.private_dirs()
+            expose = [(p, False) for p in launch.interpreter_paths() + ro_paths + [script, student_dir]]
+            expose.append((out_dir, True))
+        argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
+        drop_uid = uid if (root and tier == "rlimit") else None
+    setup = launch.child_setup(limits=_rlimits(limits, uid), uid=drop_uid, chdir=student_dir,
+                               hide=hide, expose=expose, tmp_bytes=tmp_bytes)
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=dict(WORKER_ENV), start_new_session=True, preexec_fn=setup)
+
+
+def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Path, limits: Limits) -> RunResult:
+    """Pump the log, enforce wall time and out_dir size, then kill everything."""
+    log = CappedLog(popen.stdout.fileno(), limits.log_bytes)
+    start = time.monotonic()
+    reason, next_check = "", start
+    while popen.poll() is None:
+        log.pump(0.05)
+        now = time.monotonic()
+        if now - start > limits.wall_seconds:
+            reason = f"timeout after {limits.wall_seconds:g} s"
+            break
+        if now >= next_check:
+            reason = _out_dir_problem(out_dir, limits)
+            next_check = now + 0.25
+            if reason:
+                break
+    wall = time.monotonic() - start
+    kill_group(popen.pid)
+    if uid is not None:
+        _reset_uid(uid, keep=out_dir)
+    popen.wait()
+    log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
+    log.close()
+    popen.stdout.close()
+    return _result(popen.returncode, tier, reason, wall, log, limits)
+
+
+def _out_dir_problem(out_dir: Path, limits: Limits) -> str:
+    size, count = dir_usage(out_dir, limits.out_dir_files)
+    if size > limits.out_dir_mb * MB or count > limits.out_dir_files:
+        return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
+    return ""
+
+
+def _result(code: int, tier: str, reason: str, wall: float, log: CappedLog, limits: Limits) -> RunResult:
+    """Turn an exit status into a RunResult with a human reason."""
+    sig = -code if code < 0 else None
+    if tier == "bwrap" and code > 128 and (code - 128) in set(signal.Signals):
+        sig = code - 128  # bwrap reports a signalled worker as 128 + signal
+    exit_code = None if sig else code
+    text = log.text()
+    if not reason:
+        reason = _reason(exit_code, sig, text, limits)
+    return RunResult(tier=tier, exit_code=exit_code, signal=sig, timed_out=reason.startswith("timeout"),
+                     wall_seconds=round(wall, 3), log=text, log_truncated=log.dropped > 0, reason=reason)
+
+
+def _reason(exit_code: int | None, sig: int | None, text: str, limits: Limits) -> str:
+    if sig:
+        name = signal.Signals(sig).name
+        if sig == signal.SIGXCPU:
+            return f"CPU time limit ({limits.cpu_seconds} s, {name})"
+        if sig in SIGNAL_REASONS:
+            return f"{SIGNAL_REASONS[sig]} ({name})"
+        return f"killed by signal {sig} ({name})"
+    if exit_code and "MemoryError" in text[-4000:]:
+        return f"memory limit ({limits.memory_mb} MB): MemoryError"
+    if exit_code:
+        return f"exited with status {exit_code}"
+    return ""
+
+
+# ---------------------------------------------------------------- probe
+
+_PROBED: dict[str, str] = {}
+PROBE_SCRIPT = """\
+import os, socket, sys
+import numpy as np
+s = socket.socket()
+s.settimeout(2)
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    print("NET-OPEN")
+except OSError:
+    print("NET-BLOCKED")
+print("UID", os.getuid())
+np.save(os.path.join(sys.argv[2], "probe.npy"), np.arange(3))
+"""
+
+
+def probe(refresh: bool = False) -> str:
+    """The strongest tier that really works here (cached for the process)."""
+    if "tier" in _PROBED and not refresh:
+        return _PROBED["tier"]
+    problems = []
+    for tier in TIERS:
+        problem = check_tier(tier)
+        if not problem:
+            _PROBED["tier"] = tier
+            return tier
+        problems.append(f"{tier}: {problem}")
+    raise SandboxError("sandbox: no tier works here; " + "; ".join(problems))
+
+
+def check_tier(tier: str) -> str:
+    """Run a tiny worker under `tier`; "" if it imported numpy, wrote a value,
+    ran as a non-root uid (when we are root) and, for namespace tiers, could
+    not reach a socket listening on 127.0.0.1. Else the reason."""
+    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp, socket.socket() as listener:
+        work = Path(tmp)
+        work.chmod(0o755)
+        (work / "probe.py").write_text(PROBE_SCRIPT)
+        share_readonly(work)
+        out = make_out_dir(work)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        try:
+            res = run(work / "probe.py", [str(listener.getsockname()[1]), str(out)], student_dir=work,
+                      out_dir=out, limits=Limits(wall_seconds=20), tier=tier)
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            return f"could not start ({exc})"
+        return _probe_problem(res, tier, out)
+
+
+def _probe_problem(res: RunResult, tier: str, out: Path) -> str:
+    if not res.ok:
+        return f"probe worker failed: {res.reason}: {res.log.strip()[-300:]}"
+    try:
+        if read_npy_safe(out / "probe.npy", 4096).tolist() != [0, 1, 2]:
+            return "probe value came back wrong"
+    except ValueError as exc:
+        return f"probe value unreadable: {exc}"
+    if os.geteuid() == 0 and "UID 0" in res.log:
+        return "worker ran as root"
+    if tier != "rlimit" and "NET-BLOCKED" not in res.log:
+        return "worker reached the network"
+    return ""

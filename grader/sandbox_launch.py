@@ -1,0 +1,203 @@
+"""How one worker is started in each tier: command lines and child setup.
+
+Three tiers, strongest first:
+
+- "bwrap": bubblewrap builds a new root holding only the interpreter, /usr,
+  the student copy (read-only), out_dir (writable), extra read-only paths and
+  a small private /tmp; new PID, network, IPC, UTS and cgroup namespaces.
+  As root, bwrap runs without a user namespace (a user namespace would map
+  the worker to host uid 0, which RLIMIT_NPROC exempts) and `setpriv`
+  inside drops to the run's sandbox uid with no capabilities and
+  no_new_privs. As non-root, `--unshare-all` (user namespace) keeps our uid.
+- "unshare": util-linux `unshare` for PID/network/IPC/UTS namespaces, then
+  `setpriv` to the sandbox uid; the file system is the host's, narrowed by
+  the mount plumbing below.
+- "rlimit": no namespaces: rlimits, a new session, the sandbox uid.
+
+Mount plumbing (unshare and rlimit tiers, root only): in a private mount
+namespace, private directories (/root, /home, the grader's repository) and
+the shared temp dirs are covered by fresh tmpfs mounts, and only the paths
+the worker needs are bound back, read-only except out_dir. This is also
+what lets a non-root uid reach an interpreter installed under /root.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import sys
+from pathlib import Path
+
+_libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS = 0x00020000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+PR_SET_NO_NEW_PRIVS = 38
+SETPRIV = "/usr/bin/setpriv"
+TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def interpreter_paths() -> list[Path]:
+    """Directories the interpreter and numpy need, as real, existing paths."""
+    import numpy  # the worker's numpy is ours: same venv
+
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
+             Path(sys.executable).resolve().parent.parent, Path(numpy.__file__).resolve().parent.parent}
+    paths |= {p.resolve() for p in list(paths)}
+    return sorted(p for p in paths if p.is_dir() and not _is_system(p))
+
+
+def _is_system(path: Path) -> bool:
+    """Paths already mounted whole by the bwrap tier (/usr and friends)."""
+    return path == Path("/") or path.parts[1] in ("usr", "lib", "lib64", "lib32", "bin", "sbin")
+
+
+# Top-level dirs the unshare/rlimit tiers leave visible: the system, read-only
+# to a non-root uid anyway. Every other top-level dir (/root, /home, /work,
+# /var, /run, /opt, ...) is covered by an empty tmpfs.
+SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "dev", "sys", "tmp"}
+
+
+def private_dirs() -> list[Path]:
+    """Host directories hidden from the worker in the unshare/rlimit tiers."""
+    tops = [Path("/", e.name) for e in os.scandir("/") if e.is_dir(follow_symlinks=False)]
+    repo = Path(__file__).resolve().parent.parent  # the grader, its caches: even under /usr
+    return [p for p in tops if p.name not in SYSTEM_DIRS] + ([repo] if repo != Path("/") else [])
+
+
+# ---------------------------------------------------------------- bwrap
+
+def bwrap_argv(cmd: list[str], *, uid: int, student_dir: Path, out_dir: Path,
+               ro_paths: list[Path], tmp_bytes: int) -> list[str]:
+    """The bwrap command line running `cmd` as `uid` in `student_dir`."""
+    root = os.geteuid() == 0
+    argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv"]
+    if root:
+        argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    else:
+        argv += ["--unshare-all", "--disable-userns", "--cap-drop", "ALL"]
+    argv += _system_mounts()
+    # /dev read-only: its tmpfs would otherwise take unbounded writes (RAM).
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    binds = [(p, "--ro-bind") for p in interpreter_paths() + [Path(p) for p in ro_paths]]
+    binds += [(student_dir, "--ro-bind"), (out_dir, "--bind")]
+    argv += _bind_args(binds)
+    argv += ["--chdir", str(student_dir)]
+    if root:
+        cmd = drop_to(uid) + cmd
+    return argv + ["--"] + cmd
+
+
+def drop_to(uid: int) -> list[str]:
+    """`setpriv` prefix: become `uid`, no groups, no capabilities, no_new_privs."""
+    return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def _system_mounts() -> list[str]:
+    """/usr, /lib* and /bin as on the host (symlinks stay symlinks), ld.so config."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = Path("/", name)
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), str(host)]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime"):
+        if Path("/etc", name).exists():
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
+def _bind_args(binds: list[tuple[Path, str]]) -> list[str]:
+    """Bind mounts, parents first, with 0755 parent dirs (bwrap makes 0700 ones)."""
+    args, made = [], {Path("/"), Path("/tmp"), Path("/usr"), Path("/proc"), Path("/dev")}
+    mounted: list[Path] = []
+    for path, flag in sorted(set(binds), key=lambda b: len(b[0].parts)):
+        for parent in reversed(path.parents):
+            if parent in made or any(parent.is_relative_to(m) for m in mounted):
+                continue
+            args += ["--perms", "0755", "--dir", str(parent)]
+            made.add(parent)
+        args += [flag, str(path), str(path)]
+        mounted.append(path)
+    return args
+
+
+# ---------------------------------------------------------------- unshare
+
+def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
+    """PID/network/IPC/UTS namespaces around `cmd`; the worker is the namespace's init."""
+    argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--"]
+    return argv + (drop_to(uid) if os.geteuid() == 0 else []) + cmd
+
+
+# ---------------------------------------------------------------- child setup
+
+def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: Path,
+                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int):
+    """A preexec_fn: mount plumbing (root), rlimits, chdir, then the uid drop."""
+    def setup() -> None:
+        if hide:
+            _mount_plumbing(hide, expose, tmp_bytes)
+        for res, value in limits.items():
+            resource.setrlimit(res, value)
+        os.chdir(chdir)
+        if uid is not None:
+            _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+    return setup
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"sandbox mount plumbing: {what}: {os.strerror(err)}")
+
+
+def _mount(src: str | None, dst: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(_libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(data)), f"mount {dst}")
+
+
+def _mount_plumbing(hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int) -> None:
+    """Private mount namespace: tmpfs over `hide` and temp dirs, bind `expose` back."""
+    _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    covers = _outermost([(p, "0755") for p in hide] + [(Path(t), "1777") for t in TMP_DIRS if Path(t).is_dir()])
+    wanted = [(p, w) for p, w in expose if any(p.is_relative_to(c) for c, _ in covers)]
+    # Keep handles on what we re-expose: the covering tmpfs hides their paths.
+    fds = [(os.open(p, os.O_PATH | os.O_CLOEXEC), p, w) for p, w in wanted]
+    for path, mode in covers:
+        _mount("tmpfs", str(path), "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={tmp_bytes}")
+    for fd, path, writable in sorted(fds, key=lambda f: len(f[1].parts)):
+        _bind_back(fd, path, writable)
+        os.close(fd)
+
+
+def _outermost(covers: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """Drop covers inside another cover: they are hidden already."""
+    covers = sorted(covers, key=lambda c: len(c[0].parts))
+    kept: list[tuple[Path, str]] = []
+    for path, mode in covers:
+        if not any(path.is_relative_to(k) for k, _ in kept):
+            kept.append((path, mode))
+    return kept
+
+
+def _bind_back(fd: int, path: Path, writable: bool) -> None:
+    """Recreate `path` in its covering tmpfs and bind the original onto it."""
+    for parent in reversed(path.parents):
+        if not parent.exists():
+            os.mkdir(parent, 0o755)
+    if not path.exists() and os.path.isdir(f"/proc/self/fd/{fd}"):
+        os.mkdir(path, 0o755)
+    elif not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))  # a file mount point
+    _mount(f"/proc/self/fd/{fd}", str(path), None, MS_BIND | MS_REC)
+    if not writable:
+        _mount(None, str(path), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)

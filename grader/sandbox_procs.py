@@ -1,0 +1,189 @@
+"""Process bookkeeping for the sandbox: dedicated uids, tree kill, capped logs.
+
+When the grader runs as root, every run gets a uid of its own from a small
+pool (claimed with a file lock, so parallel graders never share one). That
+makes "every process the worker started" a precise set, whatever `setsid()`
+or double forks it did: the processes of that uid. They are killed with
+`kill(-1, SIGKILL)` sent *as that uid*, which the kernel delivers to all of
+them in one pass under the task list lock, so a fork bomb cannot outrun it.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import selectors
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+# 64 uids nobody else uses (no passwd entry, far from system and user ranges).
+UID_BASE = 61000
+UID_SLOTS = 64
+LOCK_DIR = Path("/run/needle-grader-sandbox")
+# World-writable places a worker outside a mount namespace can litter.
+SHARED_TMP_DIRS = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
+class UidSlot:
+    """A sandbox uid held for the duration of one run (a context manager)."""
+
+    def __init__(self, uid: int, lock_fd: int | None):
+        self.uid = uid
+        self._lock_fd = lock_fd
+
+    def __enter__(self) -> "UidSlot":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
+
+
+def claim_uid() -> UidSlot:
+    """Claim a free sandbox uid (root), or the current uid (non-root)."""
+    if os.geteuid() != 0:
+        return UidSlot(os.getuid(), None)
+    _ensure_lock_dir()
+    for slot in range(UID_SLOTS):
+        fd = os.open(LOCK_DIR / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return UidSlot(UID_BASE + slot, fd)
+    raise RuntimeError(f"sandbox: all {UID_SLOTS} sandbox uids are busy; run fewer graders at once")
+
+
+def _ensure_lock_dir() -> None:
+    """Create the root-only lock dir; refuse one somebody else planted."""
+    try:
+        LOCK_DIR.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(LOCK_DIR)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o077:
+        raise RuntimeError(f"sandbox: {LOCK_DIR} is not a root-owned 0700 directory; remove it and retry")
+
+
+def uid_pids(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose real uid is `uid`, from /proc."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = Path(entry.path, "status").read_text()
+        except OSError:
+            continue  # exited meanwhile
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        real_uid = int(fields.get("Uid", "-1 ").split()[0])
+        if real_uid == uid and not fields.get("State", "").strip().startswith(("Z", "X")):
+            pids.append(int(entry.name))
+    return pids
+
+
+def kill_uid(uid: int, deadline_s: float = 5.0) -> list[int]:
+    """Kill every process of a dedicated sandbox uid; return survivors (should be [])."""
+    if uid == 0 or uid == os.getuid():
+        raise ValueError(f"sandbox: refusing to kill all processes of uid {uid} (not a sandbox uid)")
+    end = time.monotonic() + deadline_s
+    while True:
+        left = uid_pids(uid)
+        if not left or time.monotonic() > end:
+            return left
+        # kill(-1) as the sandbox uid reaches exactly its own processes.
+        subprocess.run(["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"], user=uid, group=uid,
+                       extra_groups=[], env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL, check=False)
+        time.sleep(0.01)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a process group (our child is its leader); ignore if gone."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def remove_uid_files(uid: int, keep: Path | None = None) -> None:
+    """Remove top-level entries a sandbox uid left in the shared temp dirs (but `keep`)."""
+    import shutil  # local: only needed on the cleanup path
+
+    for base in SHARED_TMP_DIRS:
+        try:
+            entries = list(os.scandir(base))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != uid or (keep and Path(entry.path) == keep):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+class CappedLog:
+    """Reads a pipe without blocking, keeps the first `cap` bytes, drops the rest."""
+
+    def __init__(self, fd: int, cap: int):
+        self.cap = cap
+        self.data = bytearray()
+        self.dropped = 0
+        self._fd = fd
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(fd, selectors.EVENT_READ)
+        self.closed = False
+
+    def pump(self, timeout: float) -> None:
+        """Read what is available within `timeout` seconds."""
+        if self.closed:
+            time.sleep(timeout)
+            return
+        for _key, _ev in self._sel.select(timeout):
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                self.close()
+                return
+            room = self.cap - len(self.data)
+            self.data += chunk[:max(room, 0)]
+            self.dropped += max(len(chunk) - max(room, 0), 0)
+
+    def drain(self, seconds: float) -> None:
+        """Read until EOF or `seconds` pass (after the worker is dead)."""
+        end = time.monotonic() + seconds
+        while not self.closed and time.monotonic() < end:
+            self.pump(0.05)
+
+    def close(self) -> None:
+        """Stop reading (the caller owns and closes the fd itself)."""
+        if not self.closed:
+            self._sel.close()
+            self.closed = True
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+def dir_usage(path: Path, max_entries: int) -> tuple[int, int]:
+    """(bytes, entries) under `path`, stopping early past `max_entries`."""
+    total, count, stack = 0, 0, [str(path)]
+    while stack and count <= max_entries:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    count += 1
+                    st = entry.stat(follow_symlinks=False)
+                    total += st.st_blocks * 512 if st.st_blocks else st.st_size
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return total, count

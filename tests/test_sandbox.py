@@ -1,0 +1,261 @@
+"""The sandbox against generic hostile workers (tests/fixtures/sandbox/*.py).
+
+Each behaviour is checked under every tier that works on this machine
+(`tier` fixture), the rlimit fallback included, forced with `tier=`.
+Timeouts are short (about 2 s) to keep the file fast.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader import sandbox
+from grader.sandbox import Limits, read_json_safe, read_npy_safe
+
+pytestmark = pytest.mark.sandbox
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sandbox"
+FAST = Limits(wall_seconds=2.0, cpu_seconds=10)
+ROOT = os.geteuid() == 0
+
+
+@pytest.fixture(scope="session")
+def tier_problems() -> dict[str, str]:
+    return {t: sandbox.check_tier(t) for t in sandbox.TIERS}
+
+
+@pytest.fixture(params=sandbox.TIERS)
+def tier(request, tier_problems) -> str:
+    if tier_problems[request.param]:
+        pytest.skip(f"tier {request.param} unavailable here: {tier_problems[request.param]}")
+    return request.param
+
+
+@pytest.fixture
+def work():
+    """A reachable work dir: student/ (read-only to the worker) and an out dir."""
+    root = Path(tempfile.mkdtemp(prefix="sandbox-test-"))
+    root.chmod(0o755)
+    (root / "student").mkdir(mode=0o755)
+    (root / "student" / "hw.py").write_text("ANSWER = 42\n")
+    sandbox.share_readonly(root / "student")
+    yield root, root / "student", sandbox.make_out_dir(root)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run(name: str, args, work, tier, limits=FAST, **kw):
+    _, student, out = work
+    return sandbox.run(FIXTURES / name, [str(a) for a in args], student_dir=student, out_dir=out,
+                       limits=limits, tier=tier, **kw)
+
+
+def pids_with(marker: str) -> list[int]:
+    """Host pids whose command line contains `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+# ---------------------------------------------------------------- normal runs
+
+def test_probe_picks_the_strongest_working_tier(tier_problems):
+    expected = next(t for t in sandbox.TIERS if not tier_problems[t])
+    assert sandbox.probe() == expected
+
+
+def test_normal_worker_writes_a_value_the_parent_reads(work, tier):
+    res = run("ok_numpy.py", [work[2]], work, tier, limits=Limits())
+    assert res.ok, res.log
+    assert (res.tier, res.exit_code, res.signal, res.timed_out, res.reason) == (tier, 0, None, False, "")
+    assert f"cwd {work[1]}" in res.log
+    value = read_npy_safe(work[2] / "values.npy", 4096)
+    np.testing.assert_array_equal(value, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert value.dtype == np.float32
+    assert work[2].stat().st_uid == os.getuid()  # out_dir is the parent's again
+
+
+def test_unknown_tier_is_a_clear_error(work):
+    with pytest.raises(ValueError, match="unknown tier 'docker'"):
+        run("ok_numpy.py", [work[2]], work, "docker")
+
+
+# ---------------------------------------------------------------- time
+
+@pytest.mark.parametrize("script", ["spin.py", "sleep.py"])
+def test_timeout_kills_the_worker_with_a_clear_reason(work, tier, script):
+    res = run(script, [], work, tier)
+    assert res.timed_out and res.reason == "timeout after 2 s"
+    assert 2.0 <= res.wall_seconds < 4.0
+    assert not res.ok
+
+
+def test_cpu_limit_is_reported(work):
+    res = run("spin.py", [], work, sandbox.probe(), limits=Limits(wall_seconds=10, cpu_seconds=1))
+    assert not res.timed_out
+    assert res.signal in (signal.SIGXCPU, signal.SIGKILL)
+    assert res.wall_seconds < 5
+
+
+def test_setsid_daemon_is_dead_when_run_returns(work, tier):
+    marker = f"sandbox-daemon-{uuid.uuid4().hex}"
+    res = run("daemon.py", [marker], work, tier)
+    assert "daemon started" in res.log
+    assert pids_with(marker) == []
+
+
+def test_daemon_detector_sees_an_unsandboxed_daemon():
+    """Control for the test above: without the sandbox the daemon survives."""
+    marker = f"sandbox-daemon-{uuid.uuid4().hex}"
+    subprocess.run([sys.executable, "-I", str(FIXTURES / "daemon.py"), marker], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 5
+    while not (survivors := pids_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the grandchild may not have exec'd yet
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert len(survivors) == 1
+
+
+def test_fork_bomb_is_contained(work, tier):
+    res = run("forkbomb.py", [], work, tier)
+    assert res.timed_out
+    # The machine still forks, and nothing of the bomb is left.
+    assert subprocess.run(["true"], check=False).returncode == 0
+    assert pids_with(str(FIXTURES / "forkbomb.py")) == []
+
+
+# ---------------------------------------------------------------- memory, crashes, output
+
+def test_memory_hog_fails_and_is_reported(work, tier):
+    res = run("memhog.py", [], work, tier, limits=Limits(wall_seconds=10, memory_mb=256))
+    assert not res.ok and not res.timed_out
+    assert res.reason == "memory limit (256 MB): MemoryError"
+
+
+def test_segfault_is_reported_as_a_crash(work, tier):
+    res = run("segfault.py", [], work, tier)
+    assert res.signal == signal.SIGSEGV
+    assert res.reason == "crashed: segmentation fault (SIGSEGV)"
+
+
+def test_deep_recursion_is_reported_as_a_crash(work, tier):
+    res = run("recursion.py", [], work, tier)
+    assert not res.ok and not res.timed_out
+    assert res.reason.startswith(("crashed", "exited with status"))
+
+
+def test_huge_output_is_capped(work, tier):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res = run("huge_output.py", [100], work, tier, limits=Limits(wall_seconds=20, log_bytes=4096))
+    assert res.ok, res.reason
+    assert res.log_truncated and len(res.log) == 4096
+    # 200 MB went through the pipe; the parent kept 4 KB of it.
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024
+
+
+def test_file_size_limit_caps_out_dir_files(work, tier):
+    res = run("big_file.py", [work[2], 64], work, tier, limits=Limits(wall_seconds=10, file_size_mb=4))
+    assert "wrote it all" not in res.log and not res.ok
+    assert (work[2] / "big.bin").stat().st_size <= 4 << 20
+
+
+# ---------------------------------------------------------------- isolation
+
+def test_worker_cannot_kill_the_parent(work, tier):
+    if not ROOT and tier == "rlimit":
+        pytest.skip("the rlimit tier without root runs the worker as our own uid")
+    res = run("kill_parent.py", [], work, tier)
+    assert "KILLED" not in res.log.replace("KILLED -1", "")
+    assert "REFUSED" in res.log
+    assert os.getpid() > 0  # still here: a killed parent would never get this far
+
+
+def test_no_network_in_namespace_tiers(work, tier):
+    if tier == "rlimit":
+        pytest.skip("the rlimit tier has no network namespace")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        res = run("net.py", [listener.getsockname()[1]], work, tier)
+    assert "BLOCKED" in res.log and "CONNECTED" not in res.log
+
+
+def test_worker_cannot_read_outside_its_mounts(work, tier):
+    secret = work[0] / "answers.json"
+    secret.write_text('{"answer": 42}')
+    secret.chmod(0o644)  # world-readable on the host: only the mounts protect it
+    home_files = sorted(p for p in Path.home().iterdir() if p.is_file())[:1]
+    targets = [Path(sandbox.__file__), secret, *home_files]
+    res = run("read_files.py", targets, work, tier)
+    for target in targets:
+        assert f"DENIED {target}" in res.log, res.log
+
+
+def test_worker_cannot_write_outside_out_dir(work, tier):
+    root, student, out = work
+    open_dir = root / "world-writable"
+    open_dir.mkdir(mode=0o777)
+    open_dir.chmod(0o1777)
+    targets = [student / "x.py", open_dir / "x", Path(sandbox.__file__).parent / "x.py", out / "ok"]
+    res = run("write_files.py", targets, work, tier)
+    assert f"WROTE {out / 'ok'}" in res.log
+    for target in targets[:3]:
+        assert f"DENIED {target}" in res.log and not target.exists()
+
+
+def test_out_dir_is_private_to_the_parent_after_run(work, tier):
+    run("ok_numpy.py", [work[2]], work, tier)
+    out = work[2]
+    assert out.stat().st_mode & 0o777 == 0o700
+    assert all(p.stat().st_uid == os.getuid() for p in out.iterdir())
+
+
+# ---------------------------------------------------------------- readers
+
+def test_planted_traps_are_refused_by_the_readers(work):
+    root, _, out = work
+    secret = root / "secret.json"
+    secret.write_text('{"expected": [1, 2, 3]}')
+    res = run("plant.py", [out, secret], work, sandbox.probe())
+    assert res.ok, res.log
+    cases = {
+        "objects.npy": "dtype object refused", "pickle.npy": "not a valid .npy file",
+        "big.npy": "over the 1048576-byte cap", "liar.npy": "header says (1099511627776,)",
+    }
+    for name, message in cases.items():
+        with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            read_npy_safe(out / name, 1 << 20)
+    with pytest.raises(ValueError, match="a symlink is refused"):
+        read_json_safe(out / "link.json", 4096)
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_json_safe(out / "fifo.json", 4096)
+    with pytest.raises(ValueError, match="nested 10000 levels deep"):
+        read_json_safe(out / "deep.json", 1 << 20)
+
+
+def test_read_json_safe_reads_good_json_and_names_bad_json(tmp_path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text('{"loss": 0.25, "shape": [2, 3]}')
+    bad.write_text('{"loss": ')
+    assert read_json_safe(good, 1024) == {"loss": 0.25, "shape": [2, 3]}
+    with pytest.raises(ValueError, match=r"^bad.json: invalid JSON \(Expecting value"):
+        read_json_safe(bad, 1024)
+    with pytest.raises(ValueError, match="over the 10-byte cap"):
+        read_json_safe(good, 10)
