@@ -60,14 +60,19 @@ def _parse_junit(path: Path) -> list[Outcome]:
     return outcomes
 
 
+def _env() -> dict:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)  # only the handout's own files may be importable
+    return env
+
+
 def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
     """Run the public tests in `root` (a handout tree); return every outcome."""
     xml = root / ".junit.xml"
     cmd = [sys.executable, "-m", "pytest", TEST_DIR, "-q", "-p", "no:cacheprovider",
            f"--junitxml={xml}"] + (["-k", keyword] if keyword else [])
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTHONPATH", None)
+    env = _env()
     try:
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
                               timeout=PYTEST_TIMEOUT)
@@ -79,6 +84,19 @@ def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
         raise HandoutError(f"{root}: pytest produced no report (exit {proc.returncode}): "
                            + " | ".join(tail))
     return _parse_junit(xml)
+
+
+IMPORT_CHECK = "import sys; sys.path += ['python', 'apps']; import needle, simple_ml"
+
+
+def import_problems(root: Path, label: str) -> list[str]:
+    """The handout must import from its root as the course does it."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_CHECK], cwd=root, capture_output=True,
+                          text=True, timeout=PYTEST_TIMEOUT, env=_env())
+    if proc.returncode == 0:
+        return []
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    return [f"{label}: `import needle, simple_ml` fails from the handout root: {last}"]
 
 
 def _variant(src: Path, scratch: Path, name: str, strip, data: Path) -> Path:
@@ -131,7 +149,8 @@ def check_public_tests(src: Path) -> list[str]:
         roots = [_variant(src, Path(tmp), f"v{i}", strip, data) for i, (_, strip, _, _) in enumerate(plans)]
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = list(pool.map(run_pytest, roots, [p[2] for p in plans]))
-    problems = _naming_problems(runs[0], where)
+        problems = import_problems(roots[1], "handout")
+    problems += _naming_problems(runs[0], where)
     for (label, _, _, want), outcomes in zip(plans, runs):
         problems += _judge(label, where, outcomes, want)
     return problems

@@ -10,7 +10,7 @@ from grader import handout_manifest
 from grader.cli import main
 from grader.handout import differences, make_handout, snapshot
 from grader.handout_build import HandoutError, build_tree
-from grader.handout_checks import Outcome, _judge, _naming_problems
+from grader.handout_checks import Outcome, _judge, _naming_problems, import_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
@@ -191,3 +191,15 @@ def test_source_that_is_not_utf8_stops_the_build(src, tmp_path):
     with pytest.raises(HandoutError) as info:
         build_tree(src, tmp_path / "out")
     assert str(info.value) == f"{src}/apps/simple_ml.py: not UTF-8 text (byte 5); save it as UTF-8"
+
+
+def test_import_check_reports_a_broken_handout(tmp_path):
+    (tmp_path / "python/needle").mkdir(parents=True)
+    (tmp_path / "python/needle/__init__.py").write_text("from .missing import thing\n")
+    (tmp_path / "apps").mkdir()
+    problems = import_problems(tmp_path, "handout")
+    assert problems == ["handout: `import needle, simple_ml` fails from the handout root: "
+                        "ModuleNotFoundError: No module named 'needle.missing'"]
+    (tmp_path / "python/needle/__init__.py").write_text("")
+    (tmp_path / "apps/simple_ml.py").write_text("import needle\n")
+    assert import_problems(tmp_path, "handout") == []
