@@ -96,3 +96,29 @@ def test_student_make_test_outside_the_repository(tmp_path):
     run = make_test(root, "Q=backward")
     table = points_table(run.stdout)
     assert table["Q2"] == "25/25" and table["Q1"] == "-/10" and table["total"] == "25/100"
+
+
+CHECKER_PROBE = """
+import sys
+sys.path.insert(0, "tests/hw1")
+import numpy as np
+import test_autograd_hw as t
+
+class SlightlyOff(t.ndl.EWiseMul):
+    def gradient(self, out_grad, node):
+        return tuple(g * 1.001 for g in super().gradient(out_grad, node))
+
+a, b = t.normal((3, 2), 1), t.normal((3, 2), 2)
+t.check_gradient(t.ndl.EWiseMul(), np.multiply, a, b)  # the right gradient passes
+try:
+    t.check_gradient(SlightlyOff(), np.multiply, a, b)
+except AssertionError as e:
+    print("caught:", e)
+"""
+
+
+def test_public_gradient_checker_catches_a_gradient_off_by_a_tenth_of_a_percent():
+    run = subprocess.run([sys.executable, "-c", CHECKER_PROBE], cwd=REFERENCE, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("caught: SlightlyOff input 0 of shape (3, 2): max error"), run.stdout
