@@ -1,10 +1,15 @@
 """`grader bench`: speed figures, each a ratio of two timings taken side by
 side in one run (absolute times on these shared 2-core machines are noisy).
 """
+import io
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from grader import REFERENCE
@@ -32,8 +37,90 @@ def epoch_ratio(rounds):
     return ok
 
 
+OVERHEAD_TARGET = 1.3  # issue 4: grading (sandbox included) vs the same cases in-process
+BATCH_TARGET = 1.7     # issue 4: 8 submissions, --jobs 2 vs --jobs 1, on 2 cores
+
+
+def _in_process_cases():
+    """Wall seconds of one plain process running every case on the reference."""
+    script = Path(__file__).with_name("bench_cases.py")
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, str(script), str(REFERENCE)], cwd=REFERENCE.parent,
+                         env=bench_env(), capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - start
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    if figures["failed"]:
+        raise RuntimeError(f"bench_cases.py: {figures['failed']} reference case(s) raised; run grader grade reference")
+    return seconds
+
+
+def _graded(config):
+    from grader.grade import grade_submission  # lazy: `grader bench --only epoch` stays light
+
+    start = time.perf_counter()
+    rep = grade_submission(REFERENCE, config)
+    if rep.score != rep.max_score:
+        raise RuntimeError(f"grading the reference gave {rep.score}, not {rep.max_score}: run grader grade reference")
+    return time.perf_counter() - start
+
+
+def grading_overhead(rounds):
+    """Reference graded end to end (sandbox, default 2 workers; expected values
+    cached) vs the same case functions in one plain process; True if on target."""
+    from grader import expected
+    from grader.workers import RunConfig
+
+    os.environ.update({k: v for k, v in bench_env().items() if k.endswith("_NUM_THREADS")})
+    expected.load(RunConfig())  # cached answers, as for every submission after the first
+    plain, graded, serial = [], [], []
+    for _ in range(max(1, min(rounds, 4))):  # interleaved, so noise hits all alike
+        plain.append(_in_process_cases())
+        graded.append(_graded(RunConfig()))
+        serial.append(_graded(RunConfig(jobs=1)))
+    p, g, s = (statistics.median(x) for x in (plain, graded, serial))
+    ok = g / p <= OVERHEAD_TARGET
+    print(f"grading overhead, reference: in-process cases {p:.2f} s, graded in the sandbox {g:.2f} s "
+          f"(2 workers), ratio {g / p:.2f} (target <= {OVERHEAD_TARGET}) {'ok' if ok else 'MISSED'}; "
+          f"one worker at a time {s:.2f} s, ratio {s / p:.2f}")
+    return ok
+
+
+def _batch_seconds(folder, out, jobs):
+    from grader import batch
+
+    start = time.perf_counter()
+    done, _ = batch.grade_batch(folder, out, jobs=jobs, force=True, stream=io.StringIO())
+    if len(done) != 8 or any(d.score != 100 for d in done):
+        raise RuntimeError(f"batch bench: expected 8 submissions at 100, got {[d.score for d in done]}")
+    return time.perf_counter() - start, statistics.mean(d.seconds for d in done)
+
+
+def batch_speedup():
+    """8 copies of the reference graded with --jobs 2 vs --jobs 1; True if on target."""
+    from grader import expected
+    from grader.workers import RunConfig
+
+    os.environ.update({k: v for k, v in bench_env().items() if k.endswith("_NUM_THREADS")})
+    expected.load(RunConfig())
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        subs = Path(tmp) / "subs"
+        for k in range(8):
+            for sub in ("python", "apps"):
+                shutil.copytree(REFERENCE / sub, subs / f"student{k}" / sub,
+                                ignore=shutil.ignore_patterns("__pycache__"))
+        two, each_two = _batch_seconds(subs, Path(tmp) / "out2", 2)
+        one, each_one = _batch_seconds(subs, Path(tmp) / "out1", 1)
+    ok = one / two >= BATCH_TARGET
+    print(f"grade-batch, 8 submissions: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s, speed-up "
+          f"{one / two:.2f} (target >= {BATCH_TARGET}) {'ok' if ok else 'MISSED'}; one submission "
+          f"took {each_one:.1f} s alone, {each_two:.1f} s two at a time (load {os.getloadavg()[0]:.1f})")
+    return ok
+
+
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
+    "grading": lambda args: grading_overhead(args.rounds),
+    "batch": lambda args: batch_speedup(),
 }
 
 
