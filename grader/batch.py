@@ -123,7 +123,9 @@ def _clock(seconds: float) -> str:
 def run_jobs(jobs: list, workers: int, grade_fn=grade_one, progress=None) -> list:
     """Map grade_fn over jobs in a process pool. A job whose worker process
     died (the pool breaks) is retried alone, so it cannot take others down."""
-    results, retry = _pool_round(jobs, workers, grade_fn, progress)
+    if not jobs:
+        return []
+    results, retry = _pool_round(jobs, min(workers, len(jobs)), grade_fn, progress)
     for job in retry:
         again, failed = _pool_round([job], 1, grade_fn, progress)
         results += again
