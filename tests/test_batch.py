@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 
 from grader import HANDOUT, REFERENCE, ROOT
-from grader import batch
+from grader import batch, cli
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
-if not (HANDOUT / "python").is_dir():  # the CLI runs in a subprocess: it needs the real handout
-    pytestmark.append(pytest.mark.skip(reason="handout/ not generated yet: run `make handout`"))
+# The CLI runs in a subprocess: it needs the real handout.
+needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
+                                   reason="handout/ not generated yet: run `make handout`")
+
+
+def sandboxed(test):
+    return pytest.mark.slow(pytest.mark.sandbox(needs_handout(test)))
 
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -61,6 +65,7 @@ def first_run(subs, tmp_path_factory):
     return out, proc, seconds
 
 
+@sandboxed
 def test_batch_grades_each_submission_into_a_gradebook(first_run):
     out, proc, _ = first_run
     assert proc.returncode == 0, proc.stderr
@@ -75,6 +80,7 @@ def test_batch_grades_each_submission_into_a_gradebook(first_run):
         assert {"results.json", "junit.xml", "report.md"} <= {p.name for p in (out / name).iterdir()}
 
 
+@sandboxed
 def test_batch_stub_scores_only_the_given_code(first_run):
     out, _, _ = first_run
     bob = results(out, "bob")
@@ -85,6 +91,7 @@ def test_batch_stub_scores_only_the_given_code(first_run):
     assert bob["score"] < 1
 
 
+@sandboxed
 def test_batch_progress_without_tty_prints_a_line_per_submission(first_run):
     _, proc, _ = first_run
     lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
@@ -92,6 +99,7 @@ def test_batch_progress_without_tty_prints_a_line_per_submission(first_run):
     assert all("ETA" in line for line in lines) and "\r" not in proc.stderr
 
 
+@sandboxed
 def test_batch_second_run_skips_all_and_force_regrades(first_run, subs):
     out, _, first_seconds = first_run
     stamp = (out / "alice" / "results.json").stat().st_mtime_ns
@@ -139,6 +147,7 @@ def crash_some(job):
     return batch.grade_one(job)
 
 
+@sandboxed
 def test_a_grader_crash_does_not_stop_the_batch(tmp_path):
     subs = tmp_path / "subs"
     ok = subs / "good"
@@ -173,3 +182,19 @@ def test_progress_on_a_tty_redraws_one_line_with_eta():
     progress.update(batch.Done("bob", 12.5, True, 1.0))
     assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("last bob: 12.50\033[K\n")
     assert "ETA 0:00" in stream.getvalue().rsplit("\r", 1)[1]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
+    (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
+    (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: must be at least 1"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, words):
+    (tmp_path / "empty").mkdir()
+    args = [a.replace("EMPTY", str(tmp_path / "empty")).replace("OUT", str(tmp_path / "out")) for a in args]
+    if "--jobs" in args:
+        (tmp_path / "empty" / "alice").mkdir()
+    assert cli.main(["grade-batch", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "gradebook.csv").exists()
