@@ -81,7 +81,7 @@ def grading_overhead(rounds):
     ok = g / p <= OVERHEAD_TARGET
     print(f"grading overhead, reference: in-process cases {p:.2f} s, graded in the sandbox {g:.2f} s "
           f"(2 workers), ratio {g / p:.2f} (target <= {OVERHEAD_TARGET}) {'ok' if ok else 'MISSED'}; "
-          f"one worker at a time {s:.2f} s, ratio {s / p:.2f}")
+          f"one worker at a time {s:.2f} s, ratio {s / p:.2f} (load {os.getloadavg()[0]:.1f})")
     return ok
 
 
