@@ -47,3 +47,19 @@ SUBMISSION ?=
 OUT ?= out
 grade: setup data
 	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+
+# --- server ---
+# make serve [DB=sqlite:///grader.db] [HOST=127.0.0.1] [PORT=8000]
+# make publish KEY=instructor-key [SERVER=http://127.0.0.1:8000/]
+.PHONY: serve publish
+DB     ?= sqlite:///grader.db
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+SERVER ?= http://$(HOST):$(PORT)/
+KEY    ?=
+serve: setup
+	$(PY) -m grader serve --db "$(DB)" --host $(HOST) --port $(PORT)
+
+publish: setup data
+	@test -n "$(KEY)" || { echo "usage: make publish KEY=instructor-key [SERVER=$(SERVER)]"; exit 2; }
+	$(PY) -m grader publish --key "$(KEY)" --server "$(SERVER)"
