@@ -133,3 +133,24 @@ def test_rate_limit_answers_429_with_retry_after(srv, tmp_path):
     assert codes[3].status_code == 429
     assert codes[3].headers["Retry-After"] == "1"
     assert codes[3].text == "too many requests for this key: retry in 1 s\n"
+
+
+def test_garbage_never_gets_a_500(srv):
+    """A small seeded fuzz over every endpoint: bodies and parameters of random junk."""
+    import random
+    rng = random.Random(5)
+    pieces = [b"[", b"]", b"{", b"}", b'"_encoded_type"', b":", b",", b'"np.ndarray"', b'"data"', b"1e999",
+              b"NaN", b"-0", b"null", b"\xff", b"\x00", b'"\\ud800"', b"true", b"[1,2]", b"9" * 30]
+    params = ["", "0", "-1", "1.5", "x", "\u0663", "9" * 30, "%00", "\ud7ff"]
+    seen = set()
+    for _ in range(150):
+        body = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        path = rng.choice(["submit", "submit_test", "publish"])
+        key = rng.choice([srv.keys["alice"], srv.keys["prof"], "", "mg_x"])
+        query = {"submission_id": rng.choice(params + [str(srv.sid)]), "test_case_index": rng.choice(params),
+                 "assignment": rng.choice(params + ["hw1"]), "problem": rng.choice(params + ["forward"]),
+                 "rtol": rng.choice(params), "deadline": rng.choice(params)}
+        r = srv.post(path, key, body, **query)
+        seen.add(r.status_code)
+        assert r.status_code < 500, (path, body, query, r.text)
+    assert {400, 401} <= seen

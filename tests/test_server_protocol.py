@@ -118,6 +118,12 @@ def test_late_submissions_are_accepted_and_flagged(srv):
     assert r.status_code == 200 and r.json()["late"] is True
     r2 = srv.post("submit", srv.keys["alice"], assignment="hw1", problem="forward")
     assert r2.json()["late"] is False
+    assert srv.post("submit_test", srv.keys["alice"], 1.0, submission_id=r.json()["submission_id"],
+                    test_case_index=0).json() == {"correct": True}
+    import requests
+    grades = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text.splitlines()
+    header, alice = grades[0].split(","), next(g for g in grades if g.startswith("alice,")).split(",")
+    assert alice[header.index("hw0/done")] == "100.00" and alice[-1] == "hw0/done"  # scored, flagged late
 
 
 def test_best_submission_counts_in_gradebook(srv):

@@ -34,7 +34,7 @@ def required(value: Optional[str], name: str) -> str:
 
 def integer(value: Optional[str], name: str) -> int:
     text = required(value, name)
-    if not text.isdigit() or len(text) > 12:
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
         raise Refused(400, f"query parameter '{name}' must be a non-negative integer, got {text[:40]!r}")
     return int(text)
 

@@ -14,6 +14,7 @@ from typing import Optional
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse
+from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -129,6 +130,11 @@ def _install_error_handlers(app: FastAPI):
     @app.exception_handler(WriterStopped)
     async def stopping(_request, _exc):
         return _text(503, "server is shutting down: retry in a few seconds", {"Retry-After": "5"})
+
+    @app.exception_handler(OperationalError)
+    async def database_down(_request, exc: OperationalError):
+        log.error("database error: %s", exc.orig)  # e.g. disk full, locked too long: clients retry
+        return _text(503, "database unavailable: retry in a few seconds", {"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def unexpected(_request, exc: Exception):
