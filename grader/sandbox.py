@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from grader import sandbox_launch as launch
 from grader.sandbox_io import read_json_safe, read_npy_safe
 from grader.sandbox_procs import CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files
 
-__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "probe", "run", "make_out_dir",
+__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "probe", "check_tier", "run", "make_out_dir",
            "share_readonly", "read_npy_safe", "read_json_safe"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
@@ -142,12 +141,16 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path,
         if dedicated:
             _reset_uid(slot.uid, keep=out_dir)
             os.chown(out_dir, slot.uid, slot.uid)
+        done = False
         try:
             popen = _start(tier, slot.uid, script, args, student_dir, out_dir, ro_paths, limits)
-            return _supervise(popen, tier, slot.uid if dedicated else None, out_dir, limits)
+            result = _supervise(popen, tier, slot.uid if dedicated else None, out_dir, limits)
+            done = True  # _supervise has already killed and cleaned up
+            return result
         finally:
             if dedicated:
-                _reset_uid(slot.uid, keep=out_dir)
+                if not done:
+                    _reset_uid(slot.uid, keep=out_dir)
                 _reclaim(out_dir)
 
 
@@ -216,6 +219,11 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Pat
     start = time.monotonic()
     reason, next_check = "", start
     while popen.poll() is None:
+        if log.closed:  # output closed: wait on the process instead of the pipe
+            try:
+                popen.wait(0.05)
+            except subprocess.TimeoutExpired:
+                pass
         log.pump(0.05)
         now = time.monotonic()
         if now - start > limits.wall_seconds:
@@ -223,7 +231,7 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Pat
             break
         if now >= next_check:
             reason = _out_dir_problem(out_dir, limits)
-            next_check = now + 0.25
+            next_check = now + 0.05  # the overshoot is what the worker writes in this time
             if reason:
                 break
     wall = time.monotonic() - start
@@ -275,19 +283,6 @@ def _reason(exit_code: int | None, sig: int | None, text: str, limits: Limits) -
 # ---------------------------------------------------------------- probe
 
 _PROBED: dict[str, str] = {}
-PROBE_SCRIPT = """\
-import os, socket, sys
-import numpy as np
-s = socket.socket()
-s.settimeout(2)
-try:
-    s.connect(("127.0.0.1", int(sys.argv[1])))
-    print("NET-OPEN")
-except OSError:
-    print("NET-BLOCKED")
-print("UID", os.getuid())
-np.save(os.path.join(sys.argv[2], "probe.npy"), np.arange(3))
-"""
 
 
 def probe(refresh: bool = False) -> str:
@@ -305,35 +300,7 @@ def probe(refresh: bool = False) -> str:
 
 
 def check_tier(tier: str) -> str:
-    """Run a tiny worker under `tier`; "" if it imported numpy, wrote a value,
-    ran as a non-root uid (when we are root) and, for namespace tiers, could
-    not reach a socket listening on 127.0.0.1. Else the reason."""
-    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp, socket.socket() as listener:
-        work = Path(tmp)
-        work.chmod(0o755)
-        (work / "probe.py").write_text(PROBE_SCRIPT)
-        share_readonly(work)
-        out = make_out_dir(work)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        try:
-            res = run(work / "probe.py", [str(listener.getsockname()[1]), str(out)], student_dir=work,
-                      out_dir=out, limits=Limits(wall_seconds=20), tier=tier)
-        except (OSError, subprocess.SubprocessError, ValueError) as exc:
-            return f"could not start ({exc})"
-        return _probe_problem(res, tier, out)
+    """"" if `tier` really works here, else why not (see sandbox_probe)."""
+    from grader.sandbox_probe import check_tier as check
 
-
-def _probe_problem(res: RunResult, tier: str, out: Path) -> str:
-    if not res.ok:
-        return f"probe worker failed: {res.reason}: {res.log.strip()[-300:]}"
-    try:
-        if read_npy_safe(out / "probe.npy", 4096).tolist() != [0, 1, 2]:
-            return "probe value came back wrong"
-    except ValueError as exc:
-        return f"probe value unreadable: {exc}"
-    if os.geteuid() == 0 and "UID 0" in res.log:
-        return "worker ran as root"
-    if tier != "rlimit" and "NET-BLOCKED" not in res.log:
-        return "worker reached the network"
-    return ""
+    return check(tier)

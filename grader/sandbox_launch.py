@@ -12,13 +12,16 @@ Three tiers, strongest first:
 - "unshare": util-linux `unshare` for PID/network/IPC/UTS namespaces, then
   `setpriv` to the sandbox uid; the file system is the host's, narrowed by
   the mount plumbing below.
-- "rlimit": no namespaces: rlimits, a new session, the sandbox uid.
+- "rlimit": no PID or network namespace: rlimits, a new session, the
+  sandbox uid; a tree is killed through its process group and its uid.
 
-Mount plumbing (unshare and rlimit tiers, root only): in a private mount
-namespace, private directories (/root, /home, the grader's repository) and
-the shared temp dirs are covered by fresh tmpfs mounts, and only the paths
-the worker needs are bound back, read-only except out_dir. This is also
-what lets a non-root uid reach an interpreter installed under /root.
+Mount plumbing (unshare and rlimit tiers, root only, where a mount namespace
+can be made): every top-level directory but the system ones (/root, /home,
+/work, /var, /run, /opt, ...), the grader's repository and the shared temp
+dirs are covered by fresh tmpfs mounts, and only the paths the worker needs
+are bound back, read-only except out_dir. This is also what lets a non-root
+uid reach an interpreter installed under /root. Without a mount namespace
+the rlimit tier relies on host file permissions alone.
 """
 from __future__ import annotations
 
@@ -130,17 +133,24 @@ def _bind_args(binds: list[tuple[Path, str]]) -> list[str]:
 
 def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
     """PID/network/IPC/UTS namespaces around `cmd`; the worker is the namespace's init."""
-    argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--"]
-    return argv + (drop_to(uid) if os.geteuid() == 0 else []) + cmd
+    argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+    if os.geteuid() != 0:
+        return argv + ["--user", "--map-current-user", "--"] + cmd  # namespaces need a user ns
+    return argv + ["--"] + drop_to(uid) + cmd
 
 
 # ---------------------------------------------------------------- child setup
 
 def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: Path,
                 hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int):
-    """A preexec_fn: mount plumbing (root), rlimits, chdir, then the uid drop."""
+    """A preexec_fn: mount plumbing (root), rlimits, chdir, then the uid drop.
+
+    Runs in the forked child before exec, so it only makes system calls.
+    """
     def setup() -> None:
-        if hide:
+        # No mount namespace (e.g. an unprivileged container): the rlimit
+        # tier goes on with the host's file permissions as its only wall.
+        if hide and _libc.unshare(CLONE_NEWNS) == 0:
             _mount_plumbing(hide, expose, tmp_bytes)
         for res, value in limits.items():
             resource.setrlimit(res, value)
@@ -165,8 +175,7 @@ def _mount(src: str | None, dst: str, fstype: str | None, flags: int, data: str 
 
 
 def _mount_plumbing(hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int) -> None:
-    """Private mount namespace: tmpfs over `hide` and temp dirs, bind `expose` back."""
-    _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    """In our new mount namespace: tmpfs over `hide` and temp dirs, bind `expose` back."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     covers = _outermost([(p, "0755") for p in hide] + [(Path(t), "1777") for t in TMP_DIRS if Path(t).is_dir()])
     wanted = [(p, w) for p, w in expose if any(p.is_relative_to(c) for c, _ in covers)]

@@ -70,19 +70,24 @@ def _ensure_lock_dir() -> None:
 
 
 def uid_pids(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real uid is `uid`, from /proc."""
-    pids = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
+    """Live (non-zombie) processes whose real uid is `uid`, from /proc/*/status.
+
+    (Not the owner of /proc/PID: a non-dumpable process shows up as root there.)
+    """
+    pids, want = [], f"\nUid:\t{uid}\t".encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
-            text = Path(entry.path, "status").read_text()
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                text = os.read(fd, 4096)
+            finally:
+                os.close(fd)
         except OSError:
             continue  # exited meanwhile
-        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        real_uid = int(fields.get("Uid", "-1 ").split()[0])
-        if real_uid == uid and not fields.get("State", "").strip().startswith(("Z", "X")):
-            pids.append(int(entry.name))
+        if want in text and b"\nState:\tZ" not in text and b"\nState:\tX" not in text:
+            pids.append(int(name))
     return pids
 
 
@@ -143,9 +148,8 @@ class CappedLog:
         self.closed = False
 
     def pump(self, timeout: float) -> None:
-        """Read what is available within `timeout` seconds."""
+        """Read what is available within `timeout` seconds (no-op once closed)."""
         if self.closed:
-            time.sleep(timeout)
             return
         for _key, _ev in self._sel.select(timeout):
             chunk = os.read(self._fd, 65536)

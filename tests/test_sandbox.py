@@ -220,6 +220,26 @@ def test_worker_cannot_write_outside_out_dir(work, tier):
         assert f"DENIED {target}" in res.log and not target.exists()
 
 
+def test_ro_paths_are_readable_not_writable(work, tier):
+    shared = work[0] / "data"
+    shared.mkdir()
+    (shared / "data.txt").write_text("mnist")
+    sandbox.share_readonly(shared)
+    shared.chmod(0o1777)  # writable on the host: only the read-only mount stops writes
+    res = run("read_ro_path.py", [shared], work, tier, ro_paths=[shared])
+    assert "DATA mnist" in res.log and "DENIED" in res.log
+    assert not (shared / "new.txt").exists()
+
+
+def test_filling_out_dir_is_stopped(work, tier):
+    limits = Limits(wall_seconds=20, out_dir_mb=8)
+    res = run("fill_out_dir.py", [work[2]], work, tier, limits=limits)
+    assert res.reason == "output directory over its limit (8 MB, 1000 files)"
+    # Checked every 50 ms: the overshoot is what the worker writes meanwhile.
+    assert sum(p.stat().st_size for p in work[2].iterdir()) < (8 + 64) << 20
+    assert res.wall_seconds < 10
+
+
 def test_out_dir_is_private_to_the_parent_after_run(work, tier):
     run("ok_numpy.py", [work[2]], work, tier)
     out = work[2]
