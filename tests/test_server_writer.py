@@ -87,3 +87,23 @@ def test_bulk_items_of_a_group_go_to_one_call(tmp_path):
     blocker.result(10)
     writer.stop()
     assert calls == [[1, 2, 3, 4, 5]] and count(engine) == 5
+
+
+def test_cancelled_write_is_skipped_and_the_writer_survives(tmp_path):
+    engine = make(tmp_path)
+    writer = Writer(engine)
+    gate = threading.Event()
+    writer.start()
+    blocker = writer.submit(lambda conn: gate.wait(5))
+    dropped = writer.submit(lambda conn: conn.execute(insert(rows).values(n=1)))
+    assert dropped.cancel()  # e.g. the request's task was cancelled while queued
+    kept = writer.submit(lambda conn: conn.execute(insert(rows).values(n=2)))
+    gate.set()
+    kept.result(10)
+    blocker.result(10)
+    assert not kept.cancel()  # running or done: a late cancel cannot break set_result
+    later = writer.submit(lambda conn: conn.execute(insert(rows).values(n=3)))
+    later.result(10)
+    writer.stop()
+    with engine.connect() as conn:
+        assert sorted(r[0] for r in conn.execute(select(rows.c.n))) == [2, 3]

@@ -92,9 +92,9 @@ class Writer:
             except queue.Empty:
                 break
             if job is _STOP:
-                return batch, True
+                return _claim(batch), True
             batch.append(job)
-        return batch, False
+        return _claim(batch), False
 
     def _commit(self, batch):
         t0 = time.perf_counter()
@@ -123,6 +123,12 @@ class Writer:
             self.batches += 1
             self.writes += 1
             future.set_result(result)
+
+
+def _claim(batch) -> list:
+    """Drop writes whose request gave up (its future was cancelled) and mark
+    the rest running, so that no later cancel can make `set_result` fail."""
+    return [job for job in batch if job[2].set_running_or_notify_cancel()]
 
 
 def _run_group(conn: Connection, batch) -> list:
