@@ -167,24 +167,38 @@ class Tensor(Value):
             return tensor
         global TENSOR_COUNTER
         TENSOR_COUNTER += 1
+        # Unrolled for one and two inputs: on the small arrays of a training
+        # step, building a list to unpack costs as much as the op itself.
+        if len(inputs) == 1:
+            data = op.compute(inputs[0].realize_cached_data())
+        elif len(inputs) == 2:
+            data = op.compute(inputs[0].realize_cached_data(), inputs[1].realize_cached_data())
+        else:
+            data = op.compute(*[x.realize_cached_data() for x in inputs])
         tensor = Tensor.__new__(Tensor)
-        tensor.num_outputs = 1
-        tensor.cached_data = op.compute(*[x.cached_data if x.cached_data is not None
-                                          else x.realize_cached_data() for x in inputs])
+        # Attributes are set in the same order as _init does, so that all
+        # tensors share one attribute layout (a CPython dict optimisation).
         for x in inputs:
             if x.requires_grad:
-                tensor.op, tensor.inputs, tensor.requires_grad = op, inputs, True
-                return tensor
-        # Nothing will differentiate through it: keep the result only.
-        tensor.op, tensor.inputs, tensor.requires_grad = None, [], False
+                tensor.op, tensor.inputs = op, inputs
+                break
+        else:
+            # Nothing will differentiate through it: keep the result only.
+            tensor.op, tensor.inputs = None, []
+        tensor.num_outputs = 1
+        tensor.cached_data = data
+        tensor.requires_grad = tensor.op is not None
         return tensor
 
     @staticmethod
     def make_const(data, requires_grad=False):
+        # Flat, like make_from_op: constants are made in every training step.
+        global TENSOR_COUNTER
+        TENSOR_COUNTER += 1
         tensor = Tensor.__new__(Tensor)
-        tensor._init(None, [],
-                     cached_data=data if not isinstance(data, Tensor) else data.realize_cached_data(),
-                     requires_grad=requires_grad)
+        tensor.op, tensor.inputs, tensor.num_outputs = None, [], 1
+        tensor.cached_data = data.realize_cached_data() if isinstance(data, Tensor) else data
+        tensor.requires_grad = requires_grad
         return tensor
 
     @property

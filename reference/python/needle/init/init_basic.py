@@ -19,8 +19,10 @@ def randn(*shape, mean=0.0, std=1.0, device=None, dtype="float32", requires_grad
 def constant(*shape, c=1.0, device=None, dtype="float32", requires_grad=False):
     """A tensor filled with c."""
     device = ndl.cpu() if device is None else device
-    array = device.ones(*shape, dtype=dtype) * c
-    return ndl.Tensor(array, device=device, dtype=dtype, requires_grad=requires_grad)
+    # A fresh array of the right dtype, wrapped as is: backward() makes one
+    # per training step, so skip the Tensor constructor's copy.
+    array = device.full(shape, c, dtype=dtype)
+    return ndl.Tensor.make_const(array, requires_grad=requires_grad)
 
 
 def ones(*shape, device=None, dtype="float32", requires_grad=False):
