@@ -25,12 +25,20 @@ from pathlib import Path
 
 from grader import sandbox_launch as launch
 from grader.sandbox_io import read_json_safe, read_npy_safe
-from grader.sandbox_procs import CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files
+from grader.sandbox_procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_tree,
+                                  remove_uid_files)
 
-__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "probe", "check_tier", "run", "make_out_dir",
+__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "probe", "check_tier", "run", "make_out_dir",
            "share_readonly", "read_npy_safe", "read_json_safe"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
+# One line per tier for reports: what the worker was up against.
+TIER_NOTES = {
+    "bwrap": "bubblewrap: own root file system (interpreter, student copy read-only, out_dir), "
+             "no network, own PID namespace, non-root uid, rlimits",
+    "unshare": "unshare: no network, own PID namespace, non-root uid, private dirs hidden, rlimits",
+    "rlimit": "rlimits and a non-root uid only (network reachable, host processes visible)",
+}
 MB = 1 << 20
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
@@ -148,10 +156,9 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path,
             done = True  # _supervise has already killed and cleaned up
             return result
         finally:
-            if dedicated:
-                if not done:
-                    _reset_uid(slot.uid, keep=out_dir)
-                _reclaim(out_dir)
+            if dedicated and not done:
+                _reset_uid(slot.uid, keep=out_dir)
+            _reclaim(out_dir)
 
 
 def _reset_uid(uid: int, keep: Path) -> None:
@@ -163,13 +170,22 @@ def _reset_uid(uid: int, keep: Path) -> None:
 
 
 def _reclaim(out_dir: Path) -> None:
-    """Give out_dir back to the parent so no later run (same uid) can touch it."""
-    me = os.getuid()
-    os.chown(out_dir, me, me)
+    """Give out_dir back to the parent so no later run (same uid) can touch it.
+
+    Values are plain files at its top level; anything else the worker left
+    (links, FIFOs, sockets, directories of any depth) is deleted.
+    """
+    me, root = os.getuid(), os.geteuid() == 0
+    if root:
+        os.chown(out_dir, me, me)
     os.chmod(out_dir, 0o700)
-    for dirpath, dirnames, filenames in os.walk(out_dir):
-        for name in dirnames + filenames:
-            os.chown(os.path.join(dirpath, name), me, me, follow_symlinks=False)
+    for entry in list(os.scandir(out_dir)):
+        if entry.is_file(follow_symlinks=False):
+            if root:
+                os.chown(entry.path, me, me, follow_symlinks=False)
+            os.chmod(entry.path, 0o600)  # a regular file: the worker is dead, no race
+        else:
+            remove_tree(Path(entry.path))
 
 
 def _rlimits(limits: Limits, uid: int) -> dict[int, tuple[int, int]]:

@@ -116,8 +116,6 @@ def kill_group(pgid: int) -> None:
 
 def remove_uid_files(uid: int, keep: Path | None = None) -> None:
     """Remove top-level entries a sandbox uid left in the shared temp dirs (but `keep`)."""
-    import shutil  # local: only needed on the cleanup path
-
     for base in SHARED_TMP_DIRS:
         try:
             entries = list(os.scandir(base))
@@ -125,14 +123,17 @@ def remove_uid_files(uid: int, keep: Path | None = None) -> None:
             continue
         for entry in entries:
             try:
-                if entry.stat(follow_symlinks=False).st_uid != uid or (keep and Path(entry.path) == keep):
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
+                if entry.stat(follow_symlinks=False).st_uid == uid and Path(entry.path) != keep:
+                    remove_tree(Path(entry.path))
             except OSError:
                 pass
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a file or a tree of any depth (a worker may nest dirs thousands
+    deep, past Python's recursion limit and PATH_MAX): `rm -rf` copes."""
+    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 class CappedLog:
