@@ -78,7 +78,7 @@ def bwrap_argv(cmd: list[str], *, uid: int, student_dir: Path, out_dir: Path,
         argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                  "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
-        argv += ["--unshare-all", "--disable-userns", "--cap-drop", "ALL"]
+        argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += _system_mounts()
     # /dev read-only: its tmpfs would otherwise take unbounded writes (RAM).
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
@@ -118,7 +118,8 @@ def _bind_args(binds: list[tuple[Path, str]]) -> list[str]:
     """Bind mounts, parents first, with 0755 parent dirs (bwrap makes 0700 ones)."""
     args, made = [], {Path("/"), Path("/tmp"), Path("/usr"), Path("/proc"), Path("/dev")}
     mounted: list[Path] = []
-    for path, flag in sorted(set(binds), key=lambda b: len(b[0].parts)):
+    # Parents before children; for one path bound both ways, writable last (wins).
+    for path, flag in sorted(set(binds), key=lambda b: (len(b[0].parts), b[1] == "--bind", str(b[0]))):
         for parent in reversed(path.parents):
             if parent in made or any(parent.is_relative_to(m) for m in mounted):
                 continue
