@@ -108,10 +108,10 @@ def test_timeout_kills_the_worker_with_a_clear_reason(work, tier, script):
 
 
 def test_cpu_limit_is_reported(work):
-    res = run("spin.py", [], work, sandbox.probe(), limits=Limits(wall_seconds=10, cpu_seconds=1))
-    assert not res.timed_out
-    assert res.signal in (signal.SIGXCPU, signal.SIGKILL)
-    assert res.wall_seconds < 5
+    res = run("spin.py", [], work, sandbox.probe(), limits=Limits(wall_seconds=30, cpu_seconds=1))
+    assert not res.timed_out  # one CPU second comes long before 30 s, even on a busy machine
+    assert res.signal == signal.SIGXCPU
+    assert res.reason == "CPU time limit (1 s, SIGXCPU)"
 
 
 def test_setsid_daemon_is_dead_when_run_returns(work, tier):
@@ -265,7 +265,7 @@ def test_planted_traps_are_refused_or_removed(work):
             read_npy_safe(out / name, 1 << 20)
     with pytest.raises(ValueError, match="nested 10000 levels deep"):
         read_json_safe(out / "deep.json", 1 << 20)
-    # Links, FIFOs and the 3000-deep directory are gone; plain files remain.
+    # Links, FIFOs and the over-PATH_MAX directory are gone; plain files remain.
     assert sorted(p.name for p in out.iterdir()) == sorted([*cases, "deep.json"])
 
 
