@@ -1,0 +1,132 @@
+"""Hostile submissions: each attacks one question (`target`) with a snippet
+from hostile/*.py, run either once at import or at the start of every case
+of that question (hooked on Tensor.__init__, which every case of the
+targeted questions calls). The snippet is gated on the worker's argv, so
+every other question is graded honestly and must keep full marks: that is
+how the tests see that the grader stayed healthy.
+
+Placeholders in snippets: @TOKEN@ (unique per run: a process carrying it in
+its command line must not survive), @ROOT@ (the grader's repository),
+@CACHE@ (the folder of cached expected values), @MODE@ (snippet variant).
+"""
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import OPS, Append
+
+HERE = Path(__file__).resolve().parent / "hostile"
+F, B, T, C, S, N = ("forward", "backward", "topo_sort", "compute_gradient",
+                    "softmax_loss_ndl", "nn_epoch_ndl")
+
+HOOK = '''
+def _vt_attack():
+{snippet}
+
+
+import sys as _vt_sys
+
+if {gate}:
+    if {when!r} == "import":
+        _vt_attack()
+    else:
+        _vt_init = Tensor.__init__
+
+        def _vt_hooked(self, *args, **kwargs):
+            _vt_attack()
+            _vt_init(self, *args, **kwargs)
+
+        Tensor.__init__ = _vt_hooked
+'''
+
+
+@dataclass(frozen=True)
+class Hostile:
+    name: str
+    attack: str
+    snippet: str                 # file name in hostile/
+    target: str | None           # the question attacked (None: every question)
+    when: str                    # "import" or "case"
+    message: str                 # regex every failed case's output must match
+    zero: frozenset = None       # questions that must score 0 (default {target})
+    lose_cases: str = ""         # else: regex of the case names that must fail (others pass)
+    mode: str = ""
+    extra_files: tuple = ()      # (handout-relative path, snippet file) shipped beside the three files
+    short_limits: bool = True    # the target runs with 4 s wall/CPU limits
+
+    @property
+    def must_zero(self):
+        if self.zero is not None:
+            return self.zero
+        return frozenset({self.target}) if self.target else frozenset()
+
+    def edits(self, substitutions):
+        if self.snippet is None:
+            return ()
+        code = (HERE / self.snippet).read_text()
+        for key, value in {**substitutions, "@MODE@": self.mode}.items():
+            code = code.replace(key, value)
+        gate = "True" if self.target is None else f"_vt_sys.argv[1:2] == [{self.target!r}]"
+        hook = HOOK.format(snippet=textwrap.indent(code, "    "), gate=gate, when=self.when)
+        return (Append(OPS, hook),)
+
+    def files(self, substitutions):
+        return {rel: (HERE / name).read_text() for rel, name in self.extra_files}
+
+
+def hostile(name, attack, snippet, target, when, message, **options):
+    return Hostile(name, attack, snippet, target, when, message, **options)
+
+
+WORKER_DIED = r"no value: the \w+ worker|no value"
+SHIPPED = tuple((rel, "shipped_numpy.py") for rel in (
+    "numpy.py", "sitecustomize.py", "usercustomize.py", "conftest.py", "python/numpy.py",
+    "apps/numpy.py", "apps/sitecustomize.py", "python/needle/numpy.py", "python/needle/__init__.py",
+    "python/needle/ops/__init__.py", "python/needle/backend_numpy.py", "tests/hw1/conftest.py"))
+
+HOSTILE = [
+    hostile("infinite_loop", "while True: pass in every case", "infinite_loop.py", T, "case",
+            r"timeout after|CPU time limit"),
+    hostile("sleep", "time.sleep(3600) in every case", "sleep.py", C, "case", r"timeout after"),
+    hostile("memory_hog", "grows a list of 16 MB blocks until memory runs out", "memory_hog.py", F, "case",
+            r"MemoryError|memory limit|timeout after"),
+    hostile("fork_bomb", "forks in a loop in every process", "fork_bomb.py", T, "case",
+            r"timeout after|CPU time limit|killed"),
+    hostile("sys_exit_at_import", "sys.exit(0) when the library is imported", "sys_exit.py", S, "import",
+            r"importing the submission failed: SystemExit"),
+    hostile("sys_exit_in_case", "sys.exit(0) inside a case", "sys_exit.py", F, "case", r"SystemExit"),
+    hostile("os_exit_at_import", "os._exit(0) when the library is imported", "os_exit.py", N, "import",
+            WORKER_DIED),
+    hostile("os_exit_in_case", "os._exit(0) inside a case", "os_exit.py", B, "case", WORKER_DIED),
+    hostile("atexit_forgery", "an atexit handler that would forge passing records", "atexit_forge.py", T,
+            "import", r"importing the submission failed: RuntimeError"),
+    hostile("segfault", "ctypes.string_at(0)", "segfault.py", C, "case", r"segmentation fault"),
+    hostile("huge_stdout", "200 MB on stdout and stderr", "huge_stdout.py", T, "case", r"printed 200 MB"),
+    hostile("huge_file", "a 2 GB file in the output directory", "huge_file.py", F, "case",
+            r"file size limit|output directory over its limit|File too large"),
+    hostile("deep_recursion", "unbounded recursion with the recursion limit lifted", "deep_recursion.py", B,
+            "case", r"segmentation fault|RecursionError|MemoryError|memory limit|timeout|CPU time"),
+    hostile("read_answers", "reads the reference and the cached expected values", "read_answers.py", T, "case",
+            r"neither the reference nor the cached answers are readable"),
+    hostile("socket", "connects to the internet and to localhost", "socket_connect.py", C, "case",
+            r"OSError|Error"),
+    hostile("spawn_subprocess", "starts a sleeping python child in every case", "spawn_child.py", F, "case",
+            r"spawned a sleeper"),
+    hostile("setsid_daemon", "a double-forked setsid() daemon that outlives the worker", "setsid_daemon.py", T,
+            "case", r"left a daemon behind"),
+    hostile("kill_parent", "SIGKILL to the parent, to pid 1, to -1 and to its own group", "kill_parent.py", C,
+            "case", WORKER_DIED + r"|killed by signal"),
+    hostile("monkeypatch_worker", "patches numpy's comparisons and the worker's writer to claim passes",
+            "monkeypatch_worker.py", T, "import", r"expected"),
+    hostile("forged_records", "symlinks to the cached answers as values, fake results.json, then os._exit",
+            "forge_records.py", C, "import", r"unreadable value: .*symlink is refused"),
+    hostile("always_equal_values", "Tensor.numpy() returns a float whose __eq__ is always True",
+            "always_equal.py", F, "import", r"is not a number, array, list or dict", mode="eq"),
+    hostile("lying_ndarray", "Tensor.numpy() returns an ndarray subclass lying to ==, allclose, array_equal",
+            "always_equal.py", B, "import", r"wrong values", mode="liar"),
+    hostile("finite_differences", "Log/Exp/PowerScalar gradients by central differences in numpy",
+            "finite_differences.py", None, "import", r"wrong values", zero=frozenset(),
+            lose_cases=r"backward_second_order_(power_scalar|log|exp)$", short_limits=False),
+    hostile("shipped_files", "numpy.py, sitecustomize.py, conftest.py, needle/__init__.py ... that os._exit(0)",
+            None, None, "import", r"", zero=frozenset(), extra_files=SHIPPED, short_limits=False),
+]

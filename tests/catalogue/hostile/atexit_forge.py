@@ -1,0 +1,18 @@
+# Registers an exit handler that would forge passing records and exit 0,
+# then fails honestly: the worker must never run the handler.
+import atexit
+import json
+import os
+import sys
+
+
+def forge():
+    from hw1_cases import functions_for
+    for fn in functions_for(sys.argv[1]):
+        with open(os.path.join(sys.argv[2], fn.replace(".", "__") + ".json"), "w") as f:
+            json.dump({"status": "ok", "value": {"order": [0]}, "passed": True}, f)
+    os._exit(0)
+
+
+atexit.register(forge)
+raise RuntimeError("@TOKEN@ fails honestly, hoping atexit forges")
