@@ -58,9 +58,9 @@ class SandboxError(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-run limits. Defaults fit Gradescope (768 MB, a few minutes in all):
-    a worker importing numpy with one OpenBLAS thread peaks near 140 MB of
-    address space, so 768 MB leaves room for MNIST-sized arrays."""
+    """Per-run limits. Defaults fit Gradescope (768 MB, a few minutes in all).
+    Measured here: importing numpy (one OpenBLAS thread) peaks at 140 MB of
+    address space; parsing MNIST and a plain-numpy nn_epoch at 467 MB."""
     memory_mb: int = 768          # RLIMIT_AS
     cpu_seconds: int = 60         # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
     wall_seconds: float = 60.0    # wall clock, then the whole tree is killed
@@ -71,6 +71,11 @@ class Limits:
     out_dir_mb: int = 256         # total size of out_dir, checked while running
     out_dir_files: int = 1000     # entries in out_dir
     tmp_mb: int = 64              # the private /tmp (tmpfs) where there is one
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"sandbox: Limits.{name} must be a positive number, not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,9 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path,
     for path in (script, student_dir, out_dir, *ro_paths):
         if not path.exists():
             raise ValueError(f"sandbox: {path} does not exist")
+    if any(out_dir.iterdir()):  # a stale value must never pass for this worker's
+        raise ValueError(f"sandbox: out_dir {out_dir} is not empty; use a fresh sandbox.make_out_dir()")
+    for path in (script, student_dir, out_dir, *ro_paths):
         # out_dir itself is handed to the run's uid below; the rest must be readable.
         _check_reachable(path if path.is_dir() and path != out_dir else path.parent)
     with claim_uid() as slot:

@@ -28,13 +28,14 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import signal
 import sys
 from pathlib import Path
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
-PR_SET_NO_NEW_PRIVS = 38
+PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 SETPRIV = "/usr/bin/setpriv"
 TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
@@ -161,6 +162,9 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        # If the grader dies, so does the worker (bwrap: --die-with-parent; unshare:
+        # --kill-child). Set last: a change of uid clears it.
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     return setup
 
 

@@ -2,7 +2,7 @@
 
 Each behaviour is checked under every tier that works on this machine
 (`tier` fixture), the rlimit fallback included, forced with `tier=`.
-Timeouts are short (about 2 s) to keep the file fast.
+Timeouts are short (1-2 s) to keep the file fast.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.sandbox
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sandbox"
 FAST = Limits(wall_seconds=2.0, cpu_seconds=10)
+SHORT = Limits(wall_seconds=1.0, cpu_seconds=10)  # for workers that never end
 ROOT = os.geteuid() == 0
 
 
@@ -92,6 +94,57 @@ def test_normal_worker_writes_a_value_the_parent_reads(work, tier):
     assert work[2].stat().st_uid == os.getuid()  # out_dir is the parent's again
 
 
+def test_concurrent_runs_get_their_own_uids(tier):
+    roots = [Path(tempfile.mkdtemp(prefix="sandbox-test-")) for _ in range(3)]
+    for root in roots:
+        root.chmod(0o755)
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda r: run("whoami.py", [], (r, r, sandbox.make_out_dir(r)), tier), roots))
+    for root in roots:
+        shutil.rmtree(root)
+    assert all(res.ok for res in results), [res.reason for res in results]
+    uids = {res.log.split()[1] for res in results}
+    assert len(uids) == (3 if ROOT else 1) and "0" not in uids
+
+
+def test_grader_crash_takes_the_worker_down(tier, work):
+    """SIGKILL the process calling run(): its worker must not live on."""
+    marker = f"sandbox-orphan-{uuid.uuid4().hex}"
+    code = ("import sys; from pathlib import Path; from grader import sandbox; "
+            f"sandbox.run(Path({str(FIXTURES / 'sleep.py')!r}), [{marker!r}], student_dir=Path({str(work[1])!r}), "
+            f"out_dir=Path({str(work[2])!r}), tier={tier!r})")
+    grader = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parent.parent)
+    workers = lambda: [pid for pid in pids_with(marker) if pid != grader.pid]  # noqa: E731
+    try:
+        assert _wait_for(workers), "the worker never started"
+    finally:
+        grader.kill()
+        grader.wait()
+    assert _wait_for(lambda: not workers()), f"worker outlived the grader: {workers()}"
+
+
+def _wait_for(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.parametrize("bad", [{"memory_mb": 0}, {"wall_seconds": -1}, {"processes": "32"}])
+def test_limits_reject_nonsense(bad):
+    name, value = next(iter(bad.items()))
+    with pytest.raises(ValueError, match=f"^sandbox: Limits.{name} must be a positive number, not {value!r}$"):
+        Limits(**bad)
+
+
+def test_out_dir_must_start_empty(work):
+    (work[2] / "values.npy").write_bytes(b"stale")
+    with pytest.raises(ValueError, match="is not empty; use a fresh sandbox.make_out_dir"):
+        run("ok_numpy.py", [work[2]], work, sandbox.probe())
+
+
 def test_unknown_tier_is_a_clear_error(work):
     with pytest.raises(ValueError, match="unknown tier 'docker'"):
         run("ok_numpy.py", [work[2]], work, "docker")
@@ -101,9 +154,9 @@ def test_unknown_tier_is_a_clear_error(work):
 
 @pytest.mark.parametrize("script", ["spin.py", "sleep.py"])
 def test_timeout_kills_the_worker_with_a_clear_reason(work, tier, script):
-    res = run(script, [], work, tier)
-    assert res.timed_out and res.reason == "timeout after 2 s"
-    assert 2.0 <= res.wall_seconds < 4.0
+    res = run(script, [], work, tier, limits=SHORT)
+    assert res.timed_out and res.reason == "timeout after 1 s"
+    assert 1.0 <= res.wall_seconds < 3.0
     assert not res.ok
 
 
@@ -135,7 +188,7 @@ def test_daemon_detector_sees_an_unsandboxed_daemon():
 
 
 def test_fork_bomb_is_contained(work, tier):
-    res = run("forkbomb.py", [], work, tier)
+    res = run("forkbomb.py", [], work, tier, limits=SHORT)
     assert res.timed_out
     # The machine still forks, and nothing of the bomb is left.
     assert subprocess.run(["true"], check=False).returncode == 0
