@@ -4,9 +4,11 @@ Errors are plain text with one line saying what is wrong and how to fix it
 (mugrade clients print the body as is). No input reaches a 500: routes
 validate by hand and unexpected exceptions still answer a short text.
 """
+import asyncio
 import contextlib
 import gc
 import logging
+import sys
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -25,7 +27,8 @@ from .limits import BodyLimit, RateLimiter
 from .writer import Writer, WriterStopped
 
 log = logging.getLogger("grader.server")
-USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
+USER_CACHE_SECONDS = 30.0
+SWITCH_INTERVAL = 0.0005  # seconds; see lifespan()  # how long a key -> user lookup is trusted before re-reading
 
 
 class Refused(Exception):
@@ -49,6 +52,7 @@ class Services:
         self._users = {}  # key hash -> (user, time read)
         self._submissions = store.LRU(100_000)
         self._publications = store.LRU(512)
+        self._loading = {}  # publication id -> the task loading it
 
     async def read(self, fn, *args):
         """Run a read query in a worker thread, so the event loop never waits on the database."""
@@ -93,10 +97,22 @@ class Services:
         self._submissions.put(sub.id, sub)
 
     async def publication(self, publication_id: int):
+        """The decoded answers, loaded once even when many requests miss the cache
+        together (a deadline rush right after a restart)."""
         pub = self._publications.get(publication_id)
-        if pub is None:
-            pub = await self.read(store.load_publication, publication_id)
-            self._publications.put(publication_id, pub)
+        if pub is not None:
+            return pub
+        pending = self._loading.get(publication_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self._load_publication(publication_id))
+            self._loading[publication_id] = pending
+            pending.add_done_callback(lambda _: self._loading.pop(publication_id, None))
+        return await asyncio.shield(pending)  # a waiter that gives up does not cancel the load
+
+    async def _load_publication(self, publication_id: int):
+        row = await self.read(store.publication_row, publication_id)
+        pub = await run_in_threadpool(store.decode_publication, row)
+        self._publications.put(publication_id, pub)
         return pub
 
 
@@ -165,6 +181,10 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
         # pausing every request for tens of ms under load.
         gc.collect()
         gc.freeze()
+        # The writer thread releases the GIL on every SQLite call and must win
+        # it back from the busy event loop each time; at the default 5 ms
+        # switch interval a group of writes took seconds under load (convoy).
+        sys.setswitchinterval(SWITCH_INTERVAL)
         services.writer.start()
         services.checkpointer.start()
         try:

@@ -50,13 +50,18 @@ def load_submission(conn: Connection, submission_id: int) -> Optional[Submission
     return Submission(*row) if row else None
 
 
-def load_publication(conn: Connection, publication_id: int) -> Publication:
-    row = conn.execute(select(publications.c.rtol, publications.c.atol, publications.c.values_json)
-                       .where(publications.c.id == publication_id)).one()
+def publication_row(conn: Connection, publication_id: int):
+    return conn.execute(select(publications.c.id, publications.c.rtol, publications.c.atol,
+                               publications.c.values_json)
+                        .where(publications.c.id == publication_id)).one()
+
+
+def decode_publication(row) -> Publication:
+    """Decode outside any database connection: it is CPU work and can be large."""
     # Published by an instructor and checked then; decode with generous limits.
     raw = json.loads(row.values_json)
     expected = tuple(values.decode(v, 10_000, 10**12) for v in raw)
-    return Publication(publication_id, row.rtol, row.atol, expected)
+    return Publication(row.id, row.rtol, row.atol, expected)
 
 
 def _get_or_create(conn, table, where: dict, extra: dict = None):

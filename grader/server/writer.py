@@ -39,6 +39,7 @@ class Writer:
         self._queue: "queue.SimpleQueue" = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="grader-writer", daemon=True)
         self._stopped = False
+        self._conn: Optional[Connection] = None  # the writer's own, so readers can never starve it
         self.batches = 0  # counters for the benchmark and tests
         self.writes = 0
         self.slowest = 0.0  # longest group commit, seconds
@@ -74,12 +75,29 @@ class Writer:
         return await asyncio.wrap_future(self.submit(item, bulk))
 
     def _loop(self):
-        while True:
-            batch, stop = self._next_batch()
-            if batch:
-                self._commit(batch)
-            if stop:
-                return
+        try:
+            while True:
+                batch, stop = self._next_batch()
+                if batch:
+                    self._commit(batch)
+                if stop:
+                    return
+        finally:
+            self._drop_connection()
+
+    def _connection(self) -> Connection:
+        if self._conn is None:
+            self._conn = self._engine.connect()
+        return self._conn
+
+    def _drop_connection(self):
+        """Close the connection after a failure (it may be broken); the next group opens another."""
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # already broken: nothing left to release
+                pass
+            self._conn = None
 
     def _next_batch(self):
         first = self._queue.get()
@@ -99,10 +117,12 @@ class Writer:
     def _commit(self, batch):
         t0 = time.perf_counter()
         try:
-            with self._engine.begin() as conn:
+            conn = self._connection()
+            with conn.begin():
                 results = _run_group(conn, batch)
         except Exception:  # one bad write must not sink its group: retry each alone
             log.warning("group of %d writes failed; retrying them one by one", len(batch))
+            self._drop_connection()
             for job in batch:
                 self._commit_one(job)
             return
@@ -115,9 +135,11 @@ class Writer:
     def _commit_one(self, job):
         future = job[2]
         try:
-            with self._engine.begin() as conn:
+            conn = self._connection()
+            with conn.begin():
                 result = _run_group(conn, [job])[0]
         except Exception as e:  # reported to the waiting request, which answers 4xx/503
+            self._drop_connection()
             future.set_exception(e)
         else:
             self.batches += 1
