@@ -26,7 +26,7 @@ from pathlib import Path
 from grader import sandbox_launch as launch
 from grader.sandbox_io import read_json_safe, read_npy_safe
 from grader.sandbox_procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_tree,
-                                  remove_uid_files)
+                                  remove_uid_files, uid_task_count)
 
 __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "probe", "check_tier", "run", "make_out_dir",
            "share_readonly", "read_npy_safe", "read_json_safe"]
@@ -157,16 +157,22 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path,
         if dedicated:
             _reset_uid(slot.uid, keep=out_dir)
             os.chown(out_dir, slot.uid, slot.uid)
-        done = False
+        popen = None
         try:
             popen = _start(tier, slot.uid, script, args, student_dir, out_dir, ro_paths, limits)
-            result = _supervise(popen, tier, slot.uid if dedicated else None, out_dir, limits)
-            done = True  # _supervise has already killed and cleaned up
-            return result
+            return _supervise(popen, tier, slot.uid if dedicated else None, out_dir, limits)
         finally:
-            if dedicated and not done:
-                _reset_uid(slot.uid, keep=out_dir)
-            _reclaim(out_dir)
+            _teardown(popen, slot.uid if dedicated else None, out_dir)
+
+
+def _teardown(popen: subprocess.Popen | None, uid: int | None, out_dir: Path) -> None:
+    """Whatever happened (an exception included): kill, reap, take out_dir back."""
+    if popen is not None and popen.returncode is None:
+        kill_group(popen.pid)
+        popen.wait()
+    if uid is not None:
+        _reset_uid(uid, keep=out_dir)
+    _reclaim(out_dir)
 
 
 def _reset_uid(uid: int, keep: Path) -> None:
@@ -199,7 +205,7 @@ def _reclaim(out_dir: Path) -> None:
 def _rlimits(limits: Limits, uid: int) -> dict[int, tuple[int, int]]:
     nproc = limits.processes
     if uid == os.getuid() and uid != 0:
-        nproc += len(os.listdir("/proc"))  # RLIMIT_NPROC counts all our processes: generous
+        nproc += uid_task_count(uid)  # RLIMIT_NPROC counts every task of our uid, not the run's
     return {
         resource.RLIMIT_AS: (limits.memory_mb * MB,) * 2,
         resource.RLIMIT_CPU: (limits.cpu_seconds, limits.cpu_seconds + 1),
@@ -261,7 +267,7 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Pat
     wall = time.monotonic() - start
     kill_group(popen.pid)
     if uid is not None:
-        _reset_uid(uid, keep=out_dir)
+        _reset_uid(uid, keep=out_dir)  # before draining: a daemon may hold the pipe
     popen.wait()
     log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
     log.close()

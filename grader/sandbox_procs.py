@@ -91,6 +91,19 @@ def uid_pids(uid: int) -> list[int]:
     return pids
 
 
+def uid_task_count(uid: int) -> int:
+    """Tasks (threads) of `uid`: what RLIMIT_NPROC counts."""
+    want, total = f"\nUid:\t{uid}\t".encode(), 0
+    for name in os.listdir("/proc"):
+        try:
+            text = Path("/proc", name, "status").read_bytes() if name.isdigit() else b""
+        except OSError:
+            continue
+        if want in text:
+            total += int(text.split(b"\nThreads:\t", 1)[1].split(b"\n", 1)[0])
+    return total
+
+
 def kill_uid(uid: int, deadline_s: float = 5.0) -> list[int]:
     """Kill every process of a dedicated sandbox uid; return survivors (should be [])."""
     if uid == 0 or uid == os.getuid():
