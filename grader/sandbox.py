@@ -10,12 +10,20 @@ reads those values with `read_npy_safe` / `read_json_safe`, never pickle.
 The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
 "rlimit" (see sandbox_launch for what each gives), and every RunResult
 records the tier it ran under.
+
+Notes for callers:
+- As root the worker runs as a uid of its own, so student_dir, ro_paths and
+  the script must be readable by others and every parent dir must be o+x
+  (`share_readonly(student_copy)`; `mkdtemp` makes 0700 dirs: chmod 0755).
+- `python -I` puts neither the script's dir nor the cwd on sys.path
+  (Python >= 3.11): the worker script sets sys.path itself.
+- `run` may be called from several threads or processes at once: each run
+  claims its own uid; the child setup before exec takes no locks.
 """
 from __future__ import annotations
 
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +33,7 @@ from pathlib import Path
 
 from grader import sandbox_launch as launch
 from grader.sandbox_io import read_json_safe, read_npy_safe
+from grader.sandbox_result import RunResult, make_result
 from grader.sandbox_procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_tree,
                                   remove_uid_files, uid_task_count)
 
@@ -45,11 +54,7 @@ WORKER_ENV = {
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
     "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
 }
-SIGNAL_REASONS = {
-    signal.SIGXFSZ: "file size limit",
-    signal.SIGSEGV: "crashed: segmentation fault", signal.SIGBUS: "crashed: bus error",
-    signal.SIGABRT: "crashed: aborted", signal.SIGFPE: "crashed: arithmetic fault",
-}
+
 
 
 class SandboxError(RuntimeError):
@@ -76,24 +81,6 @@ class Limits:
         for name, value in vars(self).items():
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"sandbox: Limits.{name} must be a positive number, not {value!r}")
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What happened to one worker. `reason` is "" for a clean exit 0."""
-    tier: str
-    exit_code: int | None         # None when killed by a signal
-    signal: int | None            # the signal that ended the worker, if any
-    timed_out: bool
-    wall_seconds: float
-    log: str                      # first Limits.log_bytes of stdout+stderr
-    log_truncated: bool
-    reason: str
-
-    @property
-    def ok(self) -> bool:
-        """Exited 0 on its own. (Graders still trust only validated values.)"""
-        return self.exit_code == 0 and not self.timed_out and not self.reason
 
 
 # ---------------------------------------------------------------- helpers for callers
@@ -272,41 +259,13 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Pat
     log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
     log.close()
     popen.stdout.close()
-    return _result(popen.returncode, tier, reason, wall, log, limits)
+    return make_result(popen.returncode, tier, reason, wall, log, limits)
 
 
 def _out_dir_problem(out_dir: Path, limits: Limits) -> str:
     size, count = dir_usage(out_dir, limits.out_dir_files)
     if size > limits.out_dir_mb * MB or count > limits.out_dir_files:
         return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
-    return ""
-
-
-def _result(code: int, tier: str, reason: str, wall: float, log: CappedLog, limits: Limits) -> RunResult:
-    """Turn an exit status into a RunResult with a human reason."""
-    sig = -code if code < 0 else None
-    if tier == "bwrap" and code > 128 and (code - 128) in set(signal.Signals):
-        sig = code - 128  # bwrap reports a signalled worker as 128 + signal
-    exit_code = None if sig else code
-    text = log.text()
-    if not reason:
-        reason = _reason(exit_code, sig, text, limits)
-    return RunResult(tier=tier, exit_code=exit_code, signal=sig, timed_out=reason.startswith("timeout"),
-                     wall_seconds=round(wall, 3), log=text, log_truncated=log.dropped > 0, reason=reason)
-
-
-def _reason(exit_code: int | None, sig: int | None, text: str, limits: Limits) -> str:
-    if sig:
-        name = signal.Signals(sig).name
-        if sig == signal.SIGXCPU:
-            return f"CPU time limit ({limits.cpu_seconds} s, {name})"
-        if sig in SIGNAL_REASONS:
-            return f"{SIGNAL_REASONS[sig]} ({name})"
-        return f"killed by signal {sig} ({name})"
-    if exit_code and "MemoryError" in text[-4000:]:
-        return f"memory limit ({limits.memory_mb} MB): MemoryError"
-    if exit_code:
-        return f"exited with status {exit_code}"
     return ""
 
 
