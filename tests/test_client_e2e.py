@@ -29,6 +29,9 @@ def srv(tmp_path_factory):
     r = grader("publish", "--key", server.keys["prof"], "--server", server.url, "--dir", str(REPO / "reference"))
     assert r.returncode == 0, r.stdout + r.stderr
     server.published = r.stdout
+    tiny = mugrade(standalone(tmp_path_factory.mktemp("tiny")), "publish", server.keys["prof"],
+                   "--assignment", "tiny", "--server", server.url)
+    assert tiny.returncode == 0, tiny.stdout + tiny.stderr  # tests on the tiny course may run alone
     yield server
     server.stop()
 
@@ -76,6 +79,9 @@ def test_mutant_fails_exactly_the_mutated_case(srv, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert summary(r.stdout) == {"forward": "11/12", "topo_sort": "3/3"}
     assert "  case 8: WRONG (value: values differ beyond tolerance" in r.stdout  # case 8 is negate
+    grades = requests.get(srv.url + "gradebook.csv", params={"user_key": srv.keys["prof"]}, timeout=10).text
+    bob = next(line for line in grades.splitlines() if line.startswith("bob,"))
+    assert bob.split(",")[-2] == "29.17"  # published points: (10 * 11/12 + 20 * 3/3) / 100
 
 
 def test_handout_submission_gets_nothing_right(srv, tmp_path):
@@ -124,6 +130,13 @@ def test_crash_in_student_code_is_reported_and_other_cases_still_count(srv, tmp_
     assert r.returncode == 1
     assert "beta                 1/2 cases correct; your code raised an error" in r.stdout
     assert "a bug in the student's code" in r.stdout  # pytest shows the student their traceback
+
+
+def test_a_refused_case_fails_alone_and_the_rest_is_sent(srv, tmp_path):
+    folder = standalone(tmp_path)
+    r = mugrade(folder, "submit", srv.keys["carol"], "--assignment", "tiny", "--server", srv.url, TINY_DEEP="1")
+    assert "  case 1: REFUSED (400: submitted value: body nests deeper than 32 levels)" in r.stdout
+    assert summary(r.stdout) == {"alpha": "3/3", "beta": "1/2"}
 
 
 @pytest.mark.parametrize("who, message", [

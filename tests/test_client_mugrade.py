@@ -128,6 +128,12 @@ def test_persistent_5xx_and_no_server_are_unreachable(scripted, fast_retries):
         mugrade.Client("http://127.0.0.1:9", "k").post("submit", {})
 
 
+def test_a_web_page_instead_of_a_grading_server_is_reported(scripted, fast_retries):
+    Scripted.script = [(200, {"Content-Type": "text/html"}, b"<html>hello</html>")]
+    with pytest.raises(mugrade.Unreachable, match="not a grading server's JSON; check the URL"):
+        mugrade.Client(url(scripted), "k").post("submit", {})
+
+
 def test_tls_certificates_are_verified(tmp_path, scripted, fast_retries):
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
