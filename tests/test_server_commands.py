@@ -75,3 +75,13 @@ def test_gradebook_export_is_one_row_per_student(tmp_path):
     assert r.returncode == 0, r.stderr
     assert out.read_text() == "name,total,late\n'=cmd,0.00,\nzoe,0.00,\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".grades.csv")]  # no temp left
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "0"], "grader serve: --port 0: use 1-65535"),
+    (["--rate", "-1"], "grader serve: --rate -1: use a number >= 0 (0 turns the limit off)"),
+    (["--ssl-keyfile", "k.pem"], "grader serve: give both --ssl-keyfile and --ssl-certfile, or neither"),
+])
+def test_serve_usage_errors_exit_2_before_starting(tmp_path, args, message):
+    r = grader("serve", "--db", f"sqlite:///{tmp_path / 'g.db'}", *args)
+    assert (r.returncode, r.stderr.strip()) == (2, message)

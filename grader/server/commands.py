@@ -49,6 +49,13 @@ def _serve(args) -> int:
     import uvicorn
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
     from .app import create_app
+    for bad, message in ((not 0 < args.port < 65536, f"--port {args.port}: use 1-65535"),
+                         (args.rate < 0, f"--rate {args.rate:g}: use a number >= 0 (0 turns the limit off)"),
+                         (args.burst < 1, f"--burst {args.burst}: use at least 1"),
+                         (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes")):
+        if bad:
+            print(f"grader serve: {message}", file=sys.stderr)
+            return 2
     if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
         print("grader serve: give both --ssl-keyfile and --ssl-certfile, or neither", file=sys.stderr)
         return 2
