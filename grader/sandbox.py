@@ -226,8 +226,11 @@ def _start(tier, uid, script, args, student_dir, out_dir, ro_paths, limits) -> s
         drop_uid = uid if (root and tier == "rlimit") else None
     setup = launch.child_setup(limits=_rlimits(limits, uid), uid=drop_uid, chdir=student_dir,
                                hide=hide, expose=expose, tmp_bytes=tmp_bytes)
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env=dict(WORKER_ENV), start_new_session=True, preexec_fn=setup)
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=dict(WORKER_ENV), start_new_session=True, preexec_fn=setup)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
 
 
 def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, out_dir: Path, limits: Limits) -> RunResult:

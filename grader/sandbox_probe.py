@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from grader.sandbox import Limits, RunResult, make_out_dir, run, share_readonly
+from grader.sandbox import Limits, RunResult, SandboxError, make_out_dir, run, share_readonly
 from grader.sandbox_io import read_npy_safe
 
 PROBE_SCRIPT = """\
@@ -45,7 +45,7 @@ def check_tier(tier: str) -> str:
         try:
             res = run(work / "probe.py", [str(listener.getsockname()[1]), str(out)], student_dir=work,
                       out_dir=out, limits=Limits(wall_seconds=20), tier=tier)
-        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        except (OSError, subprocess.SubprocessError, ValueError, SandboxError) as exc:
             return f"could not start ({exc})"
         return _probe_problem(res, tier, out)
 
