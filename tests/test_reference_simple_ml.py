@@ -1,5 +1,6 @@
 """apps/simple_ml.py of the reference: MNIST parsing (and its errors on bad
 files), softmax_loss, nn_epoch on a small problem, loss_err."""
+import gc
 import gzip
 import struct
 from pathlib import Path
@@ -184,3 +185,17 @@ def test_loss_err(ndl, simple_ml):
     loss, err = simple_ml.loss_err(ndl.Tensor(h), y)
     np.testing.assert_allclose(float(loss), numpy_softmax_loss(h, y), rtol=1e-6)
     assert err == 0.5
+
+
+def test_nn_epoch_leaves_no_reference_cycles(ndl, simple_ml):
+    """Each step's graph is freed by reference counting as soon as the loop
+    moves on; adjoint cycles left to the garbage collector kept a dozen
+    steps of arrays alive and made the full-MNIST epoch markedly slower."""
+    X, y, W1, W2 = small_problem(seed=3)
+    gc.collect()
+    gc.disable()
+    try:
+        simple_ml.nn_epoch(X, y, ndl.Tensor(W1), ndl.Tensor(W2), lr=0.1, batch=50)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
