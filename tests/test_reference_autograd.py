@@ -230,3 +230,12 @@ def test_init_constructors(ndl):
     full = ndl.init.constant(2, c=3.5, dtype="float64", requires_grad=True)
     assert full.requires_grad and full.dtype == np.float64
     np.testing.assert_array_equal(full.numpy(), [3.5, 3.5])
+
+
+def test_lazy_mode_defers_compute_until_realized(ndl, monkeypatch):
+    monkeypatch.setattr(ndl.autograd, "LAZY_MODE", True)
+    x = leaf(ndl, 1.0, 2.0)
+    y = ndl.exp(x) + x
+    assert y.cached_data is None and y.inputs[0].cached_data is None
+    np.testing.assert_allclose(y.numpy(), np.exp([1.0, 2.0]) + [1.0, 2.0])
+    assert y.inputs[0].cached_data is not None
