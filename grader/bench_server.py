@@ -274,6 +274,8 @@ def _report(r: LoadResult, stored: set, args, groups: str) -> int:
     print(f"lost: {lost} ({r.acked_count} acknowledged, {len(stored)} in the database)")
     print(f"server writer: {groups}")
     print(f"{TARGETS}: {'met' if met else 'NOT met'}")
+    # Server, load generator and anything else running share the 2 cores: say how busy they were.
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     return 1 if lost else 0
 
 
