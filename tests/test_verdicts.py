@@ -89,7 +89,8 @@ def handout_dir(tmp_path_factory):
         yield base
 
 
-JOBS = 2  # submissions graded at once; each runs 2 question workers at once
+JOBS = 3  # submissions graded at once (each runs 2 question workers at once): overlaps
+# sandbox start-up and the hostile runs' timeouts with work
 
 
 def _selected(request, kind):
@@ -265,31 +266,42 @@ def _descendants(pid, processes):
     return children.union(*(_descendants(c, processes) for c in children)) if children else set()
 
 
-def _hostile_config(h):
+def _hostile_config(group):
     limits = workers._default_limits()
-    if h.target and h.short_limits:
-        limits[h.target] = Limits(memory_mb=limits[h.target].memory_mb, wall_seconds=4, cpu_seconds=4)
+    for h in group:
+        if h.target and h.short_limits:
+            limits[h.target] = Limits(memory_mb=limits[h.target].memory_mb, wall_seconds=4, cpu_seconds=4)
     return RunConfig(limits=limits)
 
 
-def _grade_hostile(h, dest, substitutions):
-    report = _grade_sources(dest, h.edits(substitutions), h.files(substitutions), _hostile_config(h))
-    survivors = [(pid, cmd) for pid, (_, _, cmd) in _processes().items() if substitutions["@TOKEN@"] in cmd]
-    return report, survivors
+def _grade_hostile(group, dest, substitutions):
+    """Grade one submission carrying the attacks of `group`; returns
+    name -> (Report, processes carrying that entry's token, group)."""
+    edits = tuple(e for h in group for e in h.edits(substitutions[h.name]))
+    files = {k: v for h in group for k, v in h.files(substitutions[h.name]).items()}
+    report = _grade_sources(dest, edits, files, _hostile_config(group))
+    alive = _processes()
+    return {h.name: (report, [(pid, cmd) for pid, (_, _, cmd) in alive.items()
+                              if substitutions[h.name]["@TOKEN@"] in cmd], group) for h in group}
 
 
 @pytest.fixture(scope="session")
 def graded_hostile(request, handout_dir, tmp_path_factory):
-    """name -> (Report, processes carrying the entry's token after grading),
-    plus "_after": a grade of the canonical base once every attack is done
+    """name -> (Report, surviving processes, the entries graded together),
+    plus "_after": a grade of the canonical base once every attack is done,
     and the processes this test process still has below it."""
     root = tmp_path_factory.mktemp("hostile")
     cache = str(expected.expected_dir(RunConfig()))
     entries = _selected(request, hostile.Hostile)
     subs = {h.name: {"@TOKEN@": f"vt-hostile-{h.name}-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
                      "@CACHE@": cache} for h in entries}
-    results = _grade_all({h.name: (lambda h=h: _grade_hostile(h, root / h.name, subs[h.name]))
-                          for h in entries})
+    groups = hostile.bundles(entries)
+    results = {}
+    for outcome in _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
+                               for k, g in enumerate(groups)}).values():
+        if isinstance(outcome, Exception):
+            raise outcome
+        results.update(outcome)
     results["_after"] = (_grade_sources(root / "after", ()), _descendants(os.getpid(), _processes()))
     return results
 
@@ -300,21 +312,23 @@ def _hostile_param(h):
 
 @pytest.mark.parametrize("h", [_hostile_param(h) for h in hostile.HOSTILE])
 def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
-    report, survivors = report_of(graded_hostile, h.name)
+    report, survivors, group = graded_hostile[h.name]
     assert not survivors, f"{h.name}: processes outlived the grading: {survivors}"
     zero = h.must_zero
     got = scores(report)
     for key in zero:
         assert got[key] == 0, f"{h.name} ({h.attack}) scored {got[key]} on {key}:\n{failures(report)}"
-    expected_lost = zero | ({c.question for c in report.cases if re.search(h.lose_cases, c.name)}
-                            if h.lose_cases else set())
+    # Graded together with `group`: the questions they attack are lost too,
+    # every other question keeps full marks.
+    expected_lost = set().union(*(g.must_zero for g in group)) | (
+        {c.question for c in report.cases if re.search(h.lose_cases, c.name)} if h.lose_cases else set())
     assert lost(report) == expected_lost, (
         f"{h.name} ({h.attack}): expected to lose exactly {sorted(expected_lost)}, lost "
         f"{sorted(lost(report))}\n{failures(report)}")
     for case in report.cases:
         if h.lose_cases:
             assert case.passed != bool(re.search(h.lose_cases, case.name)), (h.name, case)
-        if case.question in zero or not case.passed:
+        if case.question in zero or (h.lose_cases and not case.passed):
             assert not case.passed and re.search(h.message, case.output), (
                 f"{h.name}: unclear message for {case.name}: {case.output!r} (want /{h.message}/)")
 
@@ -327,7 +341,7 @@ def test_grader_healthy_after_hostile(graded_hostile):
     assert not leftovers, f"processes left below the test process: {leftovers}"
 
 
-if __name__ == "__main__":  # python tests/test_verdicts.py: print what each hostile run got
+if __name__ == "__main__":  # python tests/test_verdicts.py [NAME...]: what each hostile run got
     import sys
     with tempfile.TemporaryDirectory() as tmp:
         for h in hostile.HOSTILE:
@@ -335,6 +349,6 @@ if __name__ == "__main__":  # python tests/test_verdicts.py: print what each hos
                 continue
             subs = {"@TOKEN@": f"vt-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
                     "@CACHE@": str(expected.expected_dir(RunConfig()))}
-            report, survivors = _grade_hostile(h, Path(tmp) / h.name, subs)
+            report, survivors, _ = _grade_hostile([h], Path(tmp) / h.name, {h.name: subs})[h.name]
             print(h.name, scores(report), survivors)
             print(failures(report).splitlines()[:2])

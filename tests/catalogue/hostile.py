@@ -20,7 +20,7 @@ F, B, T, C, S, N = ("forward", "backward", "topo_sort", "compute_gradient",
                     "softmax_loss_ndl", "nn_epoch_ndl")
 
 HOOK = '''
-def _vt_attack():
+def _vt_attack_{name}():
 {snippet}
 
 
@@ -28,15 +28,15 @@ import sys as _vt_sys
 
 if {gate}:
     if {when!r} == "import":
-        _vt_attack()
+        _vt_attack_{name}()
     else:
-        _vt_init = Tensor.__init__
+        def _vt_hook_{name}(init):
+            def hooked(self, *args, **kwargs):
+                _vt_attack_{name}()
+                init(self, *args, **kwargs)
+            return hooked
 
-        def _vt_hooked(self, *args, **kwargs):
-            _vt_attack()
-            _vt_init(self, *args, **kwargs)
-
-        Tensor.__init__ = _vt_hooked
+        Tensor.__init__ = _vt_hook_{name}(Tensor.__init__)
 '''
 
 
@@ -67,7 +67,7 @@ class Hostile:
         for key, value in {**substitutions, "@MODE@": self.mode}.items():
             code = code.replace(key, value)
         gate = "True" if self.target is None else f"_vt_sys.argv[1:2] == [{self.target!r}]"
-        hook = HOOK.format(snippet=textwrap.indent(code, "    "), gate=gate, when=self.when)
+        hook = HOOK.format(name=self.name, snippet=textwrap.indent(code, "    "), gate=gate, when=self.when)
         return (Append(OPS, hook),)
 
     def files(self, substitutions):
@@ -90,7 +90,7 @@ HOSTILE = [
     hostile("sleep", "time.sleep(3600) in every case", "sleep.py", C, "case", r"timeout after"),
     hostile("memory_hog", "grows a list of 16 MB blocks until memory runs out", "memory_hog.py", F, "case",
             r"MemoryError|memory limit|timeout after"),
-    hostile("fork_bomb", "forks in a loop in every process", "fork_bomb.py", T, "case",
+    hostile("fork_bomb", "forks in a loop in every process", "fork_bomb.py", N, "case",
             r"timeout after|CPU time limit|killed"),
     hostile("sys_exit_at_import", "sys.exit(0) when the library is imported", "sys_exit.py", S, "import",
             r"importing the submission failed: SystemExit"),
@@ -98,7 +98,7 @@ HOSTILE = [
     hostile("os_exit_at_import", "os._exit(0) when the library is imported", "os_exit.py", N, "import",
             WORKER_DIED),
     hostile("os_exit_in_case", "os._exit(0) inside a case", "os_exit.py", B, "case", WORKER_DIED),
-    hostile("atexit_forgery", "an atexit handler that would forge passing records", "atexit_forge.py", T,
+    hostile("atexit_forgery", "an atexit handler that would forge passing records", "atexit_forge.py", S,
             "import", r"importing the submission failed: RuntimeError"),
     hostile("segfault", "ctypes.string_at(0)", "segfault.py", C, "case", r"segmentation fault"),
     hostile("huge_stdout", "200 MB on stdout and stderr", "huge_stdout.py", T, "case", r"printed 200 MB"),
@@ -110,14 +110,14 @@ HOSTILE = [
             r"neither the reference nor the cached answers are readable"),
     hostile("socket", "connects to the internet and to localhost", "socket_connect.py", C, "case",
             r"OSError|Error"),
-    hostile("spawn_subprocess", "starts a sleeping python child in every case", "spawn_child.py", F, "case",
+    hostile("spawn_subprocess", "starts a sleeping python child in every case", "spawn_child.py", N, "case",
             r"spawned a sleeper"),
     hostile("setsid_daemon", "a double-forked setsid() daemon that outlives the worker", "setsid_daemon.py", T,
             "case", r"left a daemon behind"),
     hostile("kill_parent", "SIGKILL to the parent, to pid 1, to -1 and to its own group", "kill_parent.py", C,
             "case", WORKER_DIED + r"|killed by signal"),
     hostile("monkeypatch_worker", "patches numpy's comparisons and the worker's writer to claim passes",
-            "monkeypatch_worker.py", T, "import", r"expected"),
+            "monkeypatch_worker.py", S, "import", r"expected|wrong values"),
     hostile("forged_records", "symlinks to the cached answers as values, fake results.json, then os._exit",
             "forge_records.py", C, "import", r"unreadable value: .*symlink is refused"),
     hostile("always_equal_values", "Tensor.numpy() returns a float whose __eq__ is always True",
@@ -130,3 +130,19 @@ HOSTILE = [
     hostile("shipped_files", "numpy.py, sitecustomize.py, conftest.py, needle/__init__.py ... that os._exit(0)",
             None, None, "import", r"", zero=frozenset(), extra_files=SHIPPED, short_limits=False),
 ]
+
+
+def bundles(entries, size=4):
+    """Group entries gated on distinct questions, at most `size` per group,
+    so one submission carries several independent attacks (each runs only
+    in its own question's worker) and at least 6 - size questions of every
+    submission are graded honestly. Ungated entries stay alone."""
+    groups = []
+    for entry in entries:
+        fits = [g for g in groups if entry.target and len(g) < size
+                and all(e.target and e.target != entry.target for e in g)]
+        if fits:
+            min(fits, key=len).append(entry)
+        else:
+            groups.append([entry])
+    return groups
