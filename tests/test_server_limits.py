@@ -16,7 +16,7 @@ MAX_BODY = 4096
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory):
     server = Server(tmp_path_factory.mktemp("limits") / "grader.db", "--max-body", str(MAX_BODY),
-                    "--rate", "2", "--burst", "1000")
+                    "--max-array", "1000", "--rate", "2", "--burst", "1000")
     server.keys = {"prof": add_user(server.db_url, "prof", "instructor"),
                    "alice": add_user(server.db_url, "alice"),
                    "rusty": add_user(server.db_url, "rusty")}
@@ -54,11 +54,15 @@ def test_malformed_values_get_400_with_reason(srv, body, text):
 
 
 def test_array_size_limit(srv):
-    # 2,000,001 zeros would exceed the body limit here, so check the element budget via
-    # the decoder directly: the server uses the same function with its configured limit.
-    from grader.server import values
-    with pytest.raises(values.BadValue, match="too many elements"):
-        values.parse(json.dumps(enc(__import__("numpy").zeros(11))).encode(), 32, 10)
+    at_limit = {"_encoded_type": "np.ndarray", "data": [0] * 1000}
+    over = [at_limit, {"_encoded_type": "np.ndarray", "data": [0]}]  # counted over the whole value
+    sid = srv.post("submit", srv.keys["alice"], assignment="hw1", problem="forward").json()["submission_id"]
+    r = srv.post("submit_test", srv.keys["alice"], at_limit, submission_id=sid, test_case_index=0)
+    assert r.json() == {"correct": False, "reason": "value: expected shape (3,), got (1000,)"}  # readable
+    sid = srv.post("submit", srv.keys["alice"], assignment="hw1", problem="forward").json()["submission_id"]
+    r = srv.post("submit_test", srv.keys["alice"], over, submission_id=sid, test_case_index=0)
+    assert (r.status_code, r.text) == (400, "submitted value: arrays in the body have too many elements in "
+                                            "total; submit smaller values\n")
 
 
 @pytest.mark.parametrize("params, text", [

@@ -18,7 +18,10 @@ def add_arguments(parser, command):
                             help="requests per second allowed per key, 0 for no limit")
         parser.add_argument("--burst", type=int, default=ServerConfig.rate_burst,
                             help="requests a key may send at once before --rate applies")
-        parser.add_argument("--max-body", type=int, default=ServerConfig.max_body_bytes, help="bytes")
+        parser.add_argument("--max-body", type=int, default=ServerConfig.max_body_bytes,
+                            help="largest request body in bytes (default 8 MB)")
+        parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
+                            help="most array elements in one submitted value")
         parser.add_argument("--access-log", action="store_true", help="log every request")
         parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
         parser.add_argument("--ssl-certfile")
@@ -52,7 +55,8 @@ def _serve(args) -> int:
     for bad, message in ((not 0 < args.port < 65536, f"--port {args.port}: use 1-65535"),
                          (args.rate < 0, f"--rate {args.rate:g}: use a number >= 0 (0 turns the limit off)"),
                          (args.burst < 1, f"--burst {args.burst}: use at least 1"),
-                         (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes")):
+                         (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes"),
+                         (args.max_array < 1, f"--max-array {args.max_array}: use at least 1")):
         if bad:
             print(f"grader serve: {message}", file=sys.stderr)
             return 2
@@ -60,7 +64,7 @@ def _serve(args) -> int:
         print("grader serve: give both --ssl-keyfile and --ssl-certfile, or neither", file=sys.stderr)
         return 2
     config = ServerConfig(db_url=args.db, rate_per_second=args.rate, rate_burst=args.burst,
-                          max_body_bytes=args.max_body)
+                          max_body_bytes=args.max_body, max_array_elements=args.max_array)
     uvicorn.run(create_app(config), host=args.host, port=args.port, access_log=args.access_log,
                 ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
                 timeout_graceful_shutdown=10, log_level="info")
