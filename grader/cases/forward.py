@@ -1,4 +1,5 @@
-"""Q1: forward computations of every op (values and shapes)."""
+"""Q1: forward computations of every op (values and shapes). The given ops
+(EWiseAdd, AddScalar, EWiseMul, MulScalar) earn no points of their own."""
 import numpy as np
 
 from .registry import table
@@ -15,11 +16,6 @@ def _run(ndl, op_name, *arrays, **kwargs):
 
 def _rows():
     return [
-        ("forward_given_ops", "EWiseAdd, AddScalar, EWiseMul, MulScalar on (3,2) float32 (given code)",
-         lambda ndl, sm: [_run(ndl, "add", randn(1, 3, 2, dtype=F32), randn(2, 3, 2, dtype=F32)),
-                          _run(ndl, "add_scalar", randn(3, 3, 2, dtype=F32), scalar=1.5),
-                          _run(ndl, "multiply", randn(4, 3, 2, dtype=F32), randn(5, 3, 2, dtype=F32)),
-                          _run(ndl, "mul_scalar", randn(6, 3, 2, dtype=F32), scalar=-2.0)]),
         ("forward_power_scalar", "PowerScalar: (3,4) float32 ** 3 and ** 0.5, and a 0-d input ** 2",
          lambda ndl, sm: [_run(ndl, "power_scalar", positive(7, 3, 4, dtype=F32), scalar=3),
                           _run(ndl, "power_scalar", positive(8, 3, 4, dtype=F32), scalar=0.5),
@@ -78,5 +74,5 @@ def _rows():
     ]
 
 
-table("forward", globals(), _rows()[:8])
-table("forward", globals(), _rows()[8:], hidden=True)
+table("forward", globals(), _rows()[:7])
+table("forward", globals(), _rows()[7:], hidden=True)

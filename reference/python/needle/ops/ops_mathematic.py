@@ -61,9 +61,7 @@ class EWiseMul(TensorOp):
 
     def gradient(self, out_grad: Tensor, node: Tensor):
         lhs, rhs = node.inputs
-        # A constant factor (labels, masks) needs no adjoint: skip its product.
-        return (out_grad * rhs if lhs.requires_grad else None,
-                out_grad * lhs if rhs.requires_grad else None)
+        return out_grad * rhs, out_grad * lhs
 
 
 def multiply(a, b):
