@@ -25,6 +25,7 @@ system-deps:
 	@./tools/system-deps.sh
 
 test: setup data system-deps
+	$(PY) -m grader check-handout reference handout
 	$(PY) -m pytest tests
 
 bench: setup data
