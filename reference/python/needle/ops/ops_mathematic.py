@@ -277,7 +277,8 @@ class Summation(TensorOp):
     def compute(self, a):
         # Q1
         ### BEGIN YOUR SOLUTION
-        return a.sum(axis=self.axes)  # the method skips numpy's Python wrapper
+        # What ndarray.sum calls, minus a Python-level wrapper.
+        return array_api.add.reduce(a, axis=self.axes)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
