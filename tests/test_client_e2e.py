@@ -12,7 +12,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
-from server_harness import REPO, Server, add_user, child_env  # noqa: E402
+from server_harness import REPO, Server, add_user, child_env, sqlite_rows  # noqa: E402
 
 pytestmark = pytest.mark.server
 TINY = Path(__file__).resolve().parent / "fixtures" / "server" / "project"
@@ -65,7 +65,9 @@ def test_reference_submission_is_all_correct(srv):
     assert summary(r.stdout) == {p: f"{n}/{n}" for p, n in HW1_CASES.items()}
     grades = requests.get(srv.url + "gradebook.csv", headers={"Authorization": f"Bearer {srv.keys['prof']}"},
                           timeout=10).text
-    assert next(line for line in grades.splitlines() if line.startswith("alice,")).split(",")[-2] == "100.00"
+    header, *rows = [line.split(",") for line in grades.splitlines()]
+    alice = dict(zip(header, next(r for r in rows if r[0] == "alice")))
+    assert [alice[f"hw1/{p}"] for p in HW1_CASES] == ["100.00"] * len(HW1_CASES)
 
 
 def test_mutant_fails_exactly_the_mutated_case(srv, tmp_path):
@@ -80,8 +82,16 @@ def test_mutant_fails_exactly_the_mutated_case(srv, tmp_path):
     assert summary(r.stdout) == {"forward": "11/12", "topo_sort": "3/3"}
     assert "  case 8: WRONG (value: values differ beyond tolerance" in r.stdout  # case 8 is negate
     grades = requests.get(srv.url + "gradebook.csv", params={"user_key": srv.keys["prof"]}, timeout=10).text
-    bob = next(line for line in grades.splitlines() if line.startswith("bob,"))
-    assert bob.split(",")[-2] == "29.17"  # published points: (10 * 11/12 + 20 * 3/3) / 100
+    header, *rows = [line.split(",") for line in grades.splitlines()]
+    bob = dict(zip(header, next(r for r in rows if r[0] == "bob")))
+    assert (bob["hw1/forward"], bob["hw1/topo_sort"], bob["hw1/backward"]) == ("91.67", "100.00", "")
+
+
+def test_publish_sends_the_hw1_points_as_weights(srv):
+    weights = sqlite_rows(srv.db_path, "select p.name, p.weight from problems p join assignments a "
+                                       "on a.id = p.assignment_id where a.name = 'hw1'")
+    assert dict(weights) == {"forward": 10, "backward": 25, "topo_sort": 20, "compute_gradient": 25,
+                             "softmax_loss_ndl": 10, "nn_epoch_ndl": 10}
 
 
 def test_handout_submission_gets_nothing_right(srv, tmp_path):
