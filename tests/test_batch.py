@@ -105,7 +105,7 @@ def test_batch_second_run_skips_all_and_force_regrades(first_run, subs):
     stamp = (out / "alice" / "results.json").stat().st_mtime_ns
     proc, seconds = grade_batch_cli(subs, "--jobs", "2", "--out", out)
     assert proc.returncode == 0 and "skipped 3 already graded" in proc.stderr
-    assert seconds < min(3.0, first_seconds / 2)
+    assert seconds < first_seconds / 2  # nothing graded: just start-up
     assert (out / "alice" / "results.json").stat().st_mtime_ns == stamp
     assert gradebook(out)["alice"]["total"] == "100"  # rebuilt from every results.json
     proc, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out, "--force")
