@@ -99,7 +99,7 @@ class Client:
                 problem, wait = f"no answer from {self.server} ({e.__class__.__name__})", None
             else:
                 if r.status_code == 200:
-                    return r.json()
+                    return _json(r, self.server)
                 text = r.text.strip().splitlines()[0] if r.text.strip() else r.reason
                 if r.status_code != 429 and r.status_code < 500:
                     raise Refused(r.status_code, text)
@@ -107,6 +107,16 @@ class Client:
             if attempt < ATTEMPTS:
                 time.sleep(wait if wait is not None else BACKOFF * 2 ** (attempt - 1) * random.uniform(0.8, 1.2))
         raise Unreachable(problem)
+
+
+def _json(response, server):
+    try:
+        answer = response.json()
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise Unreachable(f"{server} answered something that is not a grading server's JSON; check the URL")
+    return answer
 
 
 def _retry_after(response):
@@ -170,9 +180,10 @@ class Run:
             p.values.append(encoded)
             return
         index = len(p.verdicts)
-        answer = self._call("submit_test", {"submission_id": p.submission_id, "test_case_index": index}, encoded)
+        answer = self._call("submit_test", {"submission_id": p.submission_id, "test_case_index": index},
+                            encoded, case_only=True)
+        p.verdicts.append(bool(answer and answer.get("correct")))
         if answer is not None:
-            p.verdicts.append(bool(answer.get("correct")))
             reason = f" ({answer['reason']})" if answer.get("reason") else ""
             _say(f"  case {index}: {'correct' if p.verdicts[-1] else 'WRONG' + reason}")
 
@@ -180,19 +191,24 @@ class Run:
         if not p.values:
             p.error = "the function submitted no values"
             return
-        params = {"assignment": self.assignment, "problem": p.name, **self.options.get(p.name, {})}
+        params = {"assignment": self.assignment, "problem": p.name, **self.options.get("*", {}),
+                  **self.options.get(p.name, {})}
         answer = self._call("publish", params, p.values)
         if answer:
             _say(f"{p.name}: published {answer['num_cases']} cases")
 
-    def _call(self, path, params, body=None):
-        """POST; a per-problem refusal is recorded, a fatal one ends the run without a traceback."""
+    def _call(self, path, params, body=None, case_only=False):
+        """POST. A refusal of one case (a value the server cannot read) fails that case;
+        of a problem, that problem; a bad key or no server ends the run, without a traceback."""
         try:
             return self.client.post(path, params, body)
         except Refused as e:
             if e.status in (401, 403):
                 self.current.error = f"not sent: {e.text}"
                 pytest.exit(f"mugrade: {e.text}", returncode=1)
+            if case_only and e.status in (400, 409):
+                _say(f"  case {params['test_case_index']}: REFUSED ({e.status}: {e.text})")
+                return None
             self.current.error = f"server refused {path} ({e.status}): {e.text}"
             _say(f"{self.current.name}: {self.current.error}")
         except Unreachable as e:
@@ -248,24 +264,12 @@ def _parse(argv):
 
 
 def _publish_options(args):
-    """Per-problem query parameters of /publish."""
-    common = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol), ("deadline", args.deadline)) if v}
-    options = {}
+    """Query parameters of /publish: under "*" for every problem, else per problem."""
+    options = {"*": {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol), ("deadline", args.deadline)) if v}}
     for item in filter(None, args.points.split(",")):
         name, _, points = item.partition("=")
         options[name.strip()] = {"weight": points.strip()}
-    return _PerProblem(common, options)
-
-
-class _PerProblem(dict):
-    """options[problem] -> query parameters: the common ones plus that problem's own."""
-
-    def __init__(self, common, own):
-        super().__init__(own)
-        self.common = common
-
-    def get(self, name, default=None):
-        return {**self.common, **super().get(name, {})}
+    return options
 
 
 def main(argv=None):
