@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import gc
 import logging
-import sys
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -27,8 +26,7 @@ from .limits import BodyLimit, RateLimiter
 from .writer import Writer, WriterStopped
 
 log = logging.getLogger("grader.server")
-USER_CACHE_SECONDS = 30.0
-SWITCH_INTERVAL = 0.0005  # seconds; see lifespan()  # how long a key -> user lookup is trusted before re-reading
+USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
 
 
 class Refused(Exception):
@@ -181,10 +179,6 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
         # pausing every request for tens of ms under load.
         gc.collect()
         gc.freeze()
-        # The writer thread releases the GIL on every SQLite call and must win
-        # it back from the busy event loop each time; at the default 5 ms
-        # switch interval a group of writes took seconds under load (convoy).
-        sys.setswitchinterval(SWITCH_INTERVAL)
         services.writer.start()
         services.checkpointer.start()
         try:
