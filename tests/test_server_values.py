@@ -68,3 +68,20 @@ def test_decoding_makes_arrays_and_tags():
 def test_bad_bodies_raise(body):
     with pytest.raises(BadValue):
         parse(body, 32, 100)
+
+
+SPECIAL = [0.0, 1.0, -1.0, 1e-6, 1e6, np.inf, -np.inf, np.nan, 1.00001, 0.99999, 1.0000101, 2e-5, -2e-5]
+
+
+@pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-5), (0.0, 0.0), (1e-2, 0.0)])
+def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
+    from grader.server.values import _all_close
+    for a in SPECIAL:
+        for b in SPECIAL:
+            x, y = np.array([a]), np.array([b])
+            assert _all_close(x, y, rtol, atol) == np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True), (a, b)
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        e = rng.standard_normal((3, 4))
+        g = e + rng.standard_normal((3, 4)) * 10 ** rng.uniform(-8, -2)
+        assert _all_close(g, e, rtol, atol) == np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)

@@ -124,11 +124,21 @@ def _compare_arrays(expected, got, rtol, atol, path):
     if expected.dtype.kind == "b":
         ok = got.dtype.kind == "b" and bool(np.array_equal(got, expected))
     else:
-        ok = bool(np.allclose(got.astype(np.float64), expected.astype(np.float64),
-                              rtol=rtol, atol=atol, equal_nan=True))
+        ok = _all_close(got.astype(np.float64, copy=False), expected.astype(np.float64, copy=False),
+                        rtol, atol)
     if ok:
         return Verdict(True)
     return Verdict(False, f"{path}: values differ beyond tolerance (rtol={rtol:g}, atol={atol:g})")
+
+
+def _all_close(got, exp, rtol, atol) -> bool:
+    """np.allclose(..., equal_nan=True) at a third of its cost on the small arrays
+    of a submission (this runs once per request on the hot path)."""
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is nan: handled below
+        ok = ((np.abs(got - exp) <= atol + rtol * np.abs(exp)) & np.isfinite(exp)) | (got == exp)
+    if ok.all():
+        return True
+    return bool((ok | (np.isnan(got) & np.isnan(exp))).all())
 
 
 def _first_wrong(verdicts):
