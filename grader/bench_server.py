@@ -42,7 +42,9 @@ class LoadResult:
 
 
 def main(argv=None) -> int:
-    args = _parse(argv)
+    """Run the benchmark; `argv` None means the defaults (the caller's own
+    command line is not ours to parse, e.g. under `grader bench`)."""
+    args = _parse([] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         db = Path(tmp) / "bench.db"
         plan = _prepare(db, args.clients)
@@ -101,9 +103,11 @@ def _start_server(db: Path, port: int, log: Path) -> subprocess.Popen:
     # A huge rate limit keeps the limiter on the measured path without refusing anything.
     cmd = [sys.executable, "-m", "grader", "serve", "--db", f"sqlite:///{db}", "--port", str(port),
            "--rate", "1000000", "--burst", "1000000"]
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    root = Path(__file__).resolve().parent.parent  # so `-m grader` resolves wherever we are called from
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -280,4 +284,4 @@ def _report(r: LoadResult, stored: set, args, groups: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
