@@ -27,10 +27,9 @@ for node in reverse_topo_order:
     for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(node.grad, node)):
         {skip}node_to_output_grads_list.setdefault(inp, []).append(partial)
 """
-NONE_GAP = ("wrong verdict: the handout's given EWiseMul.gradient returns None for a factor that "
-            "needs no gradient, while Op.gradient's docstring promises one Value per input; the "
-            "course's reverse pass then adds None + None in the gradient-of-gradient cases "
-            "(compute_gradient_second_order, compute_gradient_second_order_cubic)")
+# (Was a wrong verdict, fixed in 36f94f4: the given EWiseMul.gradient returned
+# None for constant factors, and this pass added None + None in the
+# gradient-of-gradient cases.)
 
 
 ALTERNATIVES = [
@@ -76,8 +75,7 @@ ALTERNATIVES = [
                          reached="if node not in node_to_output_grads_list:\n        continue\n    ",
                          skip="if partial is not None:\n            "))),
     alternative("compute_gradient_course_skeleton", "the course's reverse pass, word for word",
-                Body(AUTOGRAD, "compute_gradient_of_variables", COURSE_REVERSE_PASS.format(reached="", skip="")),
-                gap=NONE_GAP),
+                Body(AUTOGRAD, "compute_gradient_of_variables", COURSE_REVERSE_PASS.format(reached="", skip=""))),
     alternative("divide_gradient_via_power_scalar", "EWiseDiv.gradient as out_grad * b^-1 and -out_grad * a * b^-2",
                 Body(OPS, "EWiseDiv.gradient", """
                     a, b = node.inputs
