@@ -135,6 +135,9 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
         # does, lets this step's graph be freed as soon as the names move on.
         for node in ndl.autograd.find_topo_sort([loss]):
             node.grad = None
+        # Free the graph now rather than when the next step rebinds these
+        # names: the next step's arrays then reuse memory still in cache.
+        del node, loss, logits, inputs
         W1 = ndl.Tensor.make_const(W1_next, requires_grad=True)
         W2 = ndl.Tensor.make_const(W2_next, requires_grad=True)
     return W1, W2
