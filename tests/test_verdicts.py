@@ -12,6 +12,8 @@ Grades, through the real sandboxed grader (`grade_submission`):
 Submissions are the reference's three files with textual edits applied
 (catalogue/build.py); an edit whose anchor is gone fails loudly.
 """
+import contextlib
+import ctypes
 import os
 import re
 import shutil
@@ -259,8 +261,25 @@ def test_alternative_scores_100(graded_static, alt):
 
 # ---------------------------------------------------------------- hostile
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@contextlib.contextmanager
+def _subreaper():
+    """Orphans of the processes we start are reparented to us rather than
+    to init while this is on, so an escaped daemon still shows up among our
+    descendants (zombies are not counted: they are dead)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    try:
+        yield
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
 def _processes():
-    """pid -> (uid, ppid, cmdline) of every live process."""
+    """pid -> (uid, ppid, cmdline) of every live (not zombie) process."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -272,6 +291,8 @@ def _processes():
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue  # gone meanwhile
+        if status.get("State", "").strip().startswith("Z"):
+            continue
         found[int(entry)] = (int(status["Uid"].split()[0]), int(status["PPid"]), cmdline)
     return found
 
@@ -312,12 +333,17 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
                      "@CACHE@": cache} for h in entries}
     groups = hostile.bundles(entries)
     results = {}
-    for outcome in _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
-                               for k, g in enumerate(groups)}).values():
-        if isinstance(outcome, Exception):
-            raise outcome
-        results.update(outcome)
-    results["_after"] = (_grade_sources(root / "after", ()), _descendants(os.getpid(), _processes()))
+    with _subreaper():
+        outcomes = _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
+                               for k, g in enumerate(groups)})
+        for outcome in outcomes.values():
+            if isinstance(outcome, Exception):
+                raise outcome
+            results.update(outcome)
+        report = _grade_sources(root / "after", ())
+        alive = _processes()
+        leftovers = {pid: alive[pid] for pid in _descendants(os.getpid(), alive)}
+    results["_after"] = (report, leftovers)
     return results
 
 
@@ -349,8 +375,9 @@ def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
 
 
 def test_grader_healthy_after_hostile(graded_hostile):
-    """After every attack: the canonical base still scores 100, and no
-    process of ours is left below this test process."""
+    """After every attack: the canonical base still scores 100, and no live
+    process (whatever its uid: sandbox uids included) is left below this
+    test process, orphans included (we are their subreaper)."""
     report, leftovers = graded_hostile["_after"]
     assert report.score == 100, failures(report)
     assert not leftovers, f"processes left below the test process: {leftovers}"
