@@ -12,8 +12,6 @@ Grades, through the real sandboxed grader (`grade_submission`):
 Submissions are the reference's three files with textual edits applied
 (catalogue/build.py); an edit whose anchor is gone fails loudly.
 """
-import contextlib
-import ctypes
 import os
 import re
 import shutil
@@ -31,7 +29,7 @@ from grader.grade import grade_submission
 from grader.sandbox import Limits
 from grader.workers import RunConfig
 
-from catalogue import alternatives, build, canonical, hostile, mutants
+from catalogue import alternatives, build, canonical, hostile, mutants, procs
 from catalogue.build import FILES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -261,47 +259,6 @@ def test_alternative_scores_100(graded_static, alt):
 
 # ---------------------------------------------------------------- hostile
 
-PR_SET_CHILD_SUBREAPER = 36
-
-
-@contextlib.contextmanager
-def _subreaper():
-    """Orphans of the processes we start are reparented to us rather than
-    to init while this is on, so an escaped daemon still shows up among our
-    descendants (zombies are not counted: they are dead)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
-    try:
-        yield
-    finally:
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-
-
-def _processes():
-    """pid -> (uid, ppid, cmdline) of every live (not zombie) process."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as f:
-                status = dict(line.split(":", 1) for line in f if ":" in line)
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue  # gone meanwhile
-        if status.get("State", "").strip().startswith("Z"):
-            continue
-        found[int(entry)] = (int(status["Uid"].split()[0]), int(status["PPid"]), cmdline)
-    return found
-
-
-def _descendants(pid, processes):
-    children = {p for p, (_, ppid, _) in processes.items() if ppid == pid}
-    return children.union(*(_descendants(c, processes) for c in children)) if children else set()
-
-
 def _hostile_config(group):
     limits = workers._default_limits()
     for h in group:
@@ -316,7 +273,7 @@ def _grade_hostile(group, dest, substitutions):
     edits = tuple(e for h in group for e in h.edits(substitutions[h.name]))
     files = {k: v for h in group for k, v in h.files(substitutions[h.name]).items()}
     report = _grade_sources(dest, edits, files, _hostile_config(group))
-    alive = _processes()
+    alive = procs.processes()
     return {h.name: (report, [(pid, cmd) for pid, (_, _, cmd) in alive.items()
                               if substitutions[h.name]["@TOKEN@"] in cmd], group) for h in group}
 
@@ -333,7 +290,7 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
                      "@CACHE@": cache} for h in entries}
     groups = hostile.bundles(entries)
     results = {}
-    with _subreaper():
+    with procs.subreaper():
         outcomes = _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
                                for k, g in enumerate(groups)})
         for outcome in outcomes.values():
@@ -341,8 +298,8 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
                 raise outcome
             results.update(outcome)
         report = _grade_sources(root / "after", ())
-        alive = _processes()
-        leftovers = {pid: alive[pid] for pid in _descendants(os.getpid(), alive)}
+        alive = procs.processes()
+        leftovers = {pid: alive[pid] for pid in procs.descendants(os.getpid(), alive)}
     results["_after"] = (report, leftovers)
     return results
 

@@ -10,7 +10,7 @@ its command line must not survive), @ROOT@ (the grader's repository),
 @CACHE@ (the folder of cached expected values), @MODE@ (snippet variant).
 """
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .build import OPS, Append

@@ -18,7 +18,7 @@ Why each set is what it is (which cases reach the bug):
 from dataclasses import dataclass
 
 from . import canonical
-from .build import AUTOGRAD, OPS, SIMPLE_ML, Body, Replace
+from .build import AUTOGRAD, OPS, SIMPLE_ML, Body
 
 F, B, T, C, S, N = ("forward", "backward", "topo_sort", "compute_gradient",
                     "softmax_loss_ndl", "nn_epoch_ndl")
