@@ -1,5 +1,6 @@
 """An acknowledged case survives SIGKILL: concurrent clients, kill -9, restart, count."""
 import concurrent.futures
+import signal
 import sys
 import threading
 import time
@@ -30,7 +31,9 @@ def hammer(srv, key, sid, stop, acked):
             acked.append((sid, i))
 
 
-def test_sigkill_loses_no_acknowledged_case(tmp_path):
+def load_then_stop(tmp_path, stop_server):
+    """Clients hammer the server until `stop_server(srv)` is called mid-flight; returns
+    (server, acknowledged cases, cases on disk right after the stop)."""
     srv = Server(tmp_path / "grader.db", "--rate", "0")
     prof = add_user(srv.db_url, "prof", "instructor")
     keys = [add_user(srv.db_url, f"s{n}") for n in range(CLIENTS)]
@@ -45,13 +48,30 @@ def test_sigkill_loses_no_acknowledged_case(tmp_path):
             deadline = time.monotonic() + 10
             while len(acked) < 300 and time.monotonic() < deadline:
                 time.sleep(0.02)
-            srv.kill()  # mid-flight, while requests are queued at the writer
+            stop_server(srv)  # mid-flight, while requests are queued at the writer
             stop.set()
-        assert len(acked) >= 300
         stored = set(sqlite_rows(srv.db_path, "select submission_id, test_case_index from case_results"))
+        return srv, prof, acked, stored
+    except BaseException:
+        srv.stop()
+        raise
+
+
+def test_sigkill_loses_no_acknowledged_case(tmp_path):
+    srv, prof, acked, stored = load_then_stop(tmp_path, Server.kill)
+    try:
+        assert len(acked) >= 300
         assert set(acked) <= stored, f"{len(set(acked) - stored)} acknowledged cases lost"
         srv.start()  # and the restarted server reports them as graded
         r = requests.get(srv.url + "gradebook.csv", headers={"Authorization": f"Bearer {prof}"}, timeout=10)
         assert r.status_code == 200 and r.text.count("\n") == CLIENTS + 1
     finally:
         srv.stop()
+
+
+def test_sigterm_finishes_queued_writes_and_says_so(tmp_path):
+    srv, _, acked, stored = load_then_stop(tmp_path, Server.stop)
+    assert len(acked) >= 300 and set(acked) <= stored
+    # uvicorn shuts down gracefully, then re-raises SIGTERM so supervisors see it
+    assert srv.proc.returncode in (0, -signal.SIGTERM)
+    assert "writer stopped: " in srv.log.read_text()
