@@ -287,7 +287,7 @@ class Summation(TensorOp):
         in_shape = node.inputs[0].shape
         if self.axes is None:
             return broadcast_to(out_grad, in_shape)  # a 0-d adjoint broadcasts as it is
-        axes = (self.axes,) if isinstance(self.axes, Number) else self.axes
+        axes = self.axes if isinstance(self.axes, tuple) else (self.axes,)  # one int axis
         # Put back the summed axes with size 1, so that numpy broadcasting
         # lines the adjoint up with them.
         kept = list(in_shape)
