@@ -205,7 +205,7 @@ def _rlimits(limits: Limits, uid: int) -> dict[int, tuple[int, int]]:
 
 def _start(tier, uid, script, args, student_dir, out_dir, ro_paths, limits) -> subprocess.Popen:
     """Start the worker (and its namespace wrappers) in a new session."""
-    cmd = [sys.executable, "-I", str(script), *map(str, args)]
+    cmd = [os.path.abspath(sys.executable), "-I", str(script), *map(str, args)]
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
     hide, expose = [], []

@@ -25,14 +25,19 @@ def first_order(ndl, op_name, arrays, seed, **kwargs):
 
 
 def second_order(ndl, op_name, arrays, seed, **kwargs):
-    """Hessian-vector products: differentiate each first-order gradient again.
+    """Differentiate each first-order gradient again, with respect to the
+    op's inputs (Hessian-vector products) and to out_grad.
 
-    A gradient computed with numpy (outside the graph) has no inputs to
-    differentiate through and comes out as zeros here.
+    A gradient computed with numpy (outside the graph) has nothing to
+    differentiate through and comes out as zeros here. For linear ops the
+    inputs' part is zero anyway; the out_grad part (the op's adjoint applied
+    twice) is not, so it catches them too.
     """
     tensors = [ndl.Tensor(a) for a in arrays]
     out = tensor_check(ndl, getattr(ndl, op_name)(*tensors, **kwargs), f"ndl.{op_name}")
-    first = reverse_walk(ndl, out, ndl.Tensor(randn(seed, *out.shape)))
+    out_grad = ndl.Tensor(randn(seed, *out.shape))
+    first = reverse_walk(ndl, out, out_grad)
+    leaves = tensors + [out_grad]
     results = []
     for k, x in enumerate(tensors):
         g = first.get(id(x))
@@ -40,7 +45,7 @@ def second_order(ndl, op_name, arrays, seed, **kwargs):
             raise ValueError(f"no gradient reached input {k} of ndl.{op_name}")
         second = reverse_walk(ndl, g, ndl.Tensor(randn(seed + 1 + k, *g.shape)))
         results.append([second[id(t)].numpy() if id(t) in second else np.zeros(t.shape)
-                        for t in tensors])
+                        for t in leaves])
     return results
 
 
@@ -121,6 +126,18 @@ SECOND = [
             [randn(169, 3, 4), randn(170, 4, 2)], 171),
     _second("backward_second_order_ewise_pow", "gradient of EWisePow.gradient: (2,3) ** (2,3)", "power",
             [positive(172, 2, 3), randn(173, 2, 3)], 174),
+    _second("backward_second_order_divide_scalar", "gradient of DivScalar.gradient: (3,2) / 4",
+            "divide_scalar", [randn(175, 3, 2)], 176, scalar=4.0),
+    _second("backward_second_order_summation", "gradient of Summation.gradient: (3,4) over axis 0",
+            "summation", [randn(177, 3, 4)], 178, axes=0),
+    _second("backward_second_order_broadcast_to", "gradient of BroadcastTo.gradient: (3,1) -> (2,3,4)",
+            "broadcast_to", [randn(179, 3, 1)], 180, shape=(2, 3, 4)),
+    _second("backward_second_order_reshape", "gradient of Reshape.gradient: (2,6) -> (3,4)", "reshape",
+            [randn(181, 2, 6)], 182, shape=(3, 4)),
+    _second("backward_second_order_transpose", "gradient of Transpose.gradient: (2,3,4) default axes",
+            "transpose", [randn(183, 2, 3, 4)], 184),
+    _second("backward_second_order_negate", "gradient of Negate.gradient: (5,)", "negate",
+            [randn(185, 5)], 186),
 ]
 
 table("backward", globals(), VISIBLE, check="analytic")
