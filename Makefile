@@ -28,7 +28,7 @@ test: setup data system-deps
 	$(PY) -m grader check-handout reference handout
 	$(PY) -m pytest tests
 
-bench: setup data
+bench: setup data system-deps
 	$(PY) -m grader bench
 
 demo: setup data

@@ -117,10 +117,18 @@ def batch_speedup():
     return ok
 
 
+def server_load():
+    """submit_test load against a real server on loopback (grader/bench_server.py)."""
+    from grader import bench_server
+
+    return bench_server.main() == 0
+
+
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
     "grading": lambda args: grading_overhead(args.rounds),
     "batch": lambda args: batch_speedup(),
+    "server": lambda args: server_load(),
 }
 
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install the Debian packages the test suite needs, only those missing.
-# bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests.
+# bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests;
+# wrk: the server load benchmark's load generator.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+command -v wrk >/dev/null || need+=(wrk)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "system-deps: missing ${need[*]}; install them (sudo apt-get install -y ${need[*]}) and run again" >&2
