@@ -124,10 +124,10 @@ def markdown(report):
     parts += [f"> {note}\n" for note in report.notes]
     if report.error:
         parts.append(f"**Grader error:** {report.error}\n")
-    parts += ["", score_table(report)]
+    parts.append(score_table(report))
     failed = [c for c in report.cases if not c.passed]
     if failed:
-        parts.append("\n## Failed cases\n")
+        parts.append("## Failed cases\n")
         parts += [f"- **{c.name}** ({c.number}): {c.output}" for c in failed]
     return "\n".join(parts).rstrip("\n") + "\n"
 
