@@ -94,9 +94,13 @@ def bwrap_argv(cmd: list[str], *, uid: int, student_dir: Path, out_dir: Path,
 
 
 def drop_to(uid: int) -> list[str]:
-    """`setpriv` prefix: become `uid`, no groups, no capabilities, no_new_privs."""
+    """`setpriv` prefix: become `uid`, no groups, no capabilities, no_new_privs.
+
+    The parent-death signal is set again after the uid change (which clears
+    it): if the wrapper above the worker is killed, the worker dies too.
+    """
     return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--no-new-privs", "--"]
+            "--bounding-set=-all", "--no-new-privs", "--pdeathsig=KILL", "--"]
 
 
 def _system_mounts() -> list[str]:
@@ -149,6 +153,8 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
 
     Runs in the forked child before exec, so it only makes system calls.
     """
+    parent = os.getpid()  # the grader, as seen before the fork
+
     def setup() -> None:
         # No mount namespace (e.g. an unprivileged container): the rlimit
         # tier goes on with the host's file permissions as its only wall.
@@ -165,6 +171,8 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
         # If the grader dies, so does the worker (bwrap: --die-with-parent; unshare:
         # --kill-child). Set last: a change of uid clears it.
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the grader died before the line above: no signal will come
+            os._exit(137)
     return setup
 
 

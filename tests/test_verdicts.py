@@ -290,6 +290,9 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
                      "@CACHE@": cache} for h in entries}
     groups = hostile.bundles(entries)
     results = {}
+    # Children this test process had before (e.g. multiprocessing's resource
+    # tracker, started by an earlier test's process pool) are not leftovers.
+    before = set(procs.descendants(os.getpid(), procs.processes()))
     with procs.subreaper():
         outcomes = _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
                                for k, g in enumerate(groups)})
@@ -299,7 +302,7 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
             results.update(outcome)
         report = _grade_sources(root / "after", ())
         alive = procs.processes()
-        leftovers = {pid: alive[pid] for pid in procs.descendants(os.getpid(), alive)}
+        leftovers = {pid: alive[pid] for pid in procs.descendants(os.getpid(), alive) if pid not in before}
     results["_after"] = (report, leftovers)
     return results
 
