@@ -24,7 +24,7 @@ from pathlib import Path
 
 from grader import report
 from grader.grade import failed_report, grade_to, write_atomic, write_reports
-from grader.workers import RunConfig
+from grader.workers import RunConfig, add_limit_arguments, config_from_args
 
 GRADEBOOK = "gradebook.csv"
 RESULTS = "results.json"
@@ -35,6 +35,7 @@ class Job:
     name: str            # result folder name under OUTDIR
     submission: Path
     out_dir: Path
+    config: RunConfig = RunConfig(jobs=1)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def grade_one(job: Job) -> Done:
     """Grade one submission into its folder; never raises for a bad submission."""
     start = time.monotonic()
     try:
-        rep, ok = grade_to(job.submission, job.out_dir, RunConfig(jobs=1))
+        rep, ok = grade_to(job.submission, job.out_dir, job.config)
         return Done(job.name, rep.score, ok, time.monotonic() - start, rep.error)
     except Exception as exc:  # even writing the reports failed: try a bare results.json
         return record_failure(job, f"grader error: {type(exc).__name__}: {exc}", start)
@@ -184,13 +185,14 @@ def write_gradebook(out_root: Path) -> Path:
     return path
 
 
-def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None):
+def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
+                config=RunConfig(jobs=1)):
     """Grade everything under folder; returns (graded Done list, skipped names)."""
     folder, out_root = Path(folder), Path(out_root)
     out_root.mkdir(parents=True, exist_ok=True)
     todo, skipped = [], []
     for name, path in find_submissions(folder, exclude=[out_root]):
-        job = Job(name, path.resolve(), (out_root / name).resolve())
+        job = Job(name, path.resolve(), (out_root / name).resolve(), config)
         (skipped if not force and already_graded(job.out_dir) else todo).append(job)
     progress = Progress(len(todo), stream) if todo else None
     results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, progress)
@@ -205,6 +207,7 @@ def add_arguments(parser, command):
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded at once (default: number of cores)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    add_limit_arguments(parser)
 
 
 def run(args, command):
@@ -220,8 +223,13 @@ def run(args, command):
         print(f"grader grade-batch: {folder}: no subfolder or .zip in it; put one per submission there",
               file=sys.stderr)
         return 2
+    try:
+        config = config_from_args(args, 1)  # one question at a time: N submissions use N cores
+    except ValueError as exc:
+        print(f"grader grade-batch: {exc}", file=sys.stderr)
+        return 2
     start = time.monotonic()
-    results, skipped = grade_batch(folder, args.out, args.jobs, args.force)
+    results, skipped = grade_batch(folder, args.out, args.jobs, args.force, config=config)
     if skipped:
         print(f"skipped {len(skipped)} already graded (use --force to regrade them)", file=sys.stderr)
     failed = [d for d in results if not d.ok]

@@ -10,11 +10,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import HANDOUT, REFERENCE, expected, report, sandbox
+from grader import HANDOUT, REFERENCE, expected, report
 from grader.cases import CASES, QUESTIONS
 from grader.checks import check
 from grader.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
-from grader.workers import RunConfig, run_all
+from grader.workers import RunConfig, add_limit_arguments, config_from_args, run_all
 
 NOT_IMPLEMENTED = "NotImplementedError: "
 
@@ -114,11 +114,15 @@ def add_arguments(parser, command):
                         "three student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
-    parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
+    add_limit_arguments(parser)
 
 
 def run(args, command):
-    config = RunConfig(jobs=args.jobs, tier=args.tier)
+    try:
+        config = config_from_args(args, max(1, args.jobs))
+    except ValueError as exc:
+        print(f"grader grade: {exc}", file=sys.stderr)
+        return 2
     if args.submission is None:  # the demo: 100 for the reference, 0 for the handout
         targets = [(REFERENCE, Path(args.out) / "reference"), (HANDOUT, Path(args.out) / "handout")]
     elif not Path(args.submission).exists():

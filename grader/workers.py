@@ -27,9 +27,9 @@ RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute
 # and gets more address space; Q5 reads only the test set (~100 MB), the
 # others need about 60 MB, so two workers at a time stay within Gradescope's
 # 768 MB.
-def _default_limits():
-    small = sandbox.Limits(memory_mb=768, wall_seconds=60, cpu_seconds=60)
-    big = sandbox.Limits(memory_mb=1024, wall_seconds=60, cpu_seconds=60)
+def _default_limits(memory_mb=768, seconds=60):
+    small = sandbox.Limits(memory_mb=memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
+    big = sandbox.Limits(memory_mb=memory_mb + 256, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
     return {q: big if q == "nn_epoch_ndl" else small for q in QUESTIONS}
 
 
@@ -38,6 +38,21 @@ class RunConfig:
     jobs: int = 2                 # questions run at once (2 cores here)
     tier: str | None = None       # None: the strongest tier the machine allows
     limits: dict = field(default_factory=_default_limits)
+
+
+def add_limit_arguments(parser):
+    """The sandbox options shared by `grade` and `grade-batch`."""
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="wall-clock and CPU seconds per question (default 60)")
+    parser.add_argument("--memory-mb", type=int, default=768,
+                        help="address space per worker in MB; Q6 gets 256 MB more (default 768)")
+    parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
+
+
+def config_from_args(args, jobs):
+    if args.timeout <= 0 or args.memory_mb < 128:
+        raise ValueError("--timeout must be positive and --memory-mb at least 128")
+    return RunConfig(jobs=jobs, tier=args.tier, limits=_default_limits(args.memory_mb, args.timeout))
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,38 @@ def test_missing_path_is_a_usage_error_with_one_line(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["grade", "grade-batch"])
+@pytest.mark.parametrize("flag", [["--timeout", "0"], ["--memory-mb", "64"]])
+def test_nonsense_limits_are_usage_errors(tmp_path, command, flag):
+    (tmp_path / "subs" / "a").mkdir(parents=True)
+    args = [str(tmp_path / "subs"), "--out", str(tmp_path / "out")] if command == "grade-batch" \
+        else [str(REFERENCE), "--out", str(tmp_path / "out")]
+    proc = subprocess.run([sys.executable, "-m", "grader", command, *args, *flag], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"grader {command}: --timeout must be positive and --memory-mb at least 128"]
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_limit_flags_reach_every_question():
+    args = cli_args(["grade", "x", "--timeout", "7", "--memory-mb", "512", "--tier", "rlimit"])
+    config = grader.workers.config_from_args(args, 2)
+    assert config.tier == "rlimit" and config.jobs == 2
+    assert {q: (lim.wall_seconds, lim.cpu_seconds) for q, lim in config.limits.items()} == \
+        {q: (7, 7) for q in config.limits}
+    assert config.limits["nn_epoch_ndl"].memory_mb == 768 and config.limits["forward"].memory_mb == 512
+
+
+def cli_args(argv):
+    import argparse
+    parser = argparse.ArgumentParser()
+    parser.add_argument("command")
+    parser.add_argument("submission")
+    grader.workers.add_limit_arguments(parser)
+    return parser.parse_args(argv)
+
+
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_reference_scores_100(tmp_path, handout, capsys):

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian packages the test suite needs, only those missing.
 # bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests;
-# wrk: the server load benchmark's load generator.
+# wrk: the server load benchmark's load generator; postgresql: the server's
+# PostgreSQL test (a throwaway cluster on loopback).
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v wrk >/dev/null || need+=(wrk)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "system-deps: missing ${need[*]}; install them (sudo apt-get install -y ${need[*]}) and run again" >&2
