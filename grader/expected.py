@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import REFERENCE, ROOT
+from grader import REFERENCE, ROOT, gradcheck
 from grader.cases import CASES, functions_for
 from grader.cases.util import NUMERIC_TOLERANCE
 from grader.submission import STUDENT_FILES
@@ -50,12 +50,15 @@ def _check_reference(runs):
         if case.check != "analytic":
             continue
         value = runs[case.question].outcomes[case.fn].value
-        pairs = [(np.asarray(a), np.asarray(n)) for a, n in zip(value["analytic"], value["numeric"])]
-        for k, (a, n) in enumerate(pairs):
-            err = float(np.max(np.abs(a - n))) if a.size else 0.0
-            if a.shape != n.shape or err > NUMERIC_TOLERANCE * max(1.0, float(np.max(np.abs(n)))):
+        for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
+            a, n = np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64)
+            check = gradcheck.compare(a, n, k, rtol=NUMERIC_TOLERANCE, atol=NUMERIC_TOLERANCE) \
+                if a.shape == n.shape else None
+            if check is None or not check.ok:
+                detail = f"shape {a.shape} vs {n.shape}" if check is None else \
+                    f"max abs error {check.max_abs_error:.3g} at {check.where}"
                 raise ReferenceError(f"reference gradient {k} of {case.name} differs from central "
-                                     f"differences by {err:.3g}: fix reference/ or the case")
+                                     f"differences ({detail}): fix reference/ or the case")
 
 
 def build(config, dest: Path) -> None:

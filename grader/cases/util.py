@@ -28,7 +28,12 @@ def positive(seed, *shape, dtype=np.float64):
 
 
 def numeric_gradients(forward, arrays, out_grad):
-    """d/dx_i of sum(forward(*arrays) * out_grad) by central differences."""
+    """d/dx_i of sum(forward(*arrays) * out_grad) by central differences.
+
+    grader/gradcheck.py has the full checker; this package runs inside the
+    sandbox on its own (it imports nothing from grader), hence this copy of
+    the loop.
+    """
     grads = []
     for i, base in enumerate(arrays):
         grad = np.zeros_like(base, dtype=np.float64)
