@@ -34,14 +34,6 @@ def parse_mnist(image_filename, label_filename):
     ### END YOUR SOLUTION
 
 
-def _read_idx(filename, magic, header_ints):
-    """The uint8 payload of a gzipped idx file, shaped by its header."""
-    # Q5
-    ### BEGIN YOUR SOLUTION
-    raise NotImplementedError("Q5: _read_idx")
-    ### END YOUR SOLUTION
-
-
 def softmax_loss(Z, y_one_hot):
     """Average softmax (cross-entropy) loss over a batch.
 

@@ -30,36 +30,32 @@ def parse_mnist(image_filename, label_filename):
     """
     # Q5
     ### BEGIN YOUR SOLUTION
-    images = _read_idx(image_filename, IMAGE_MAGIC, header_ints=3)
-    labels = _read_idx(label_filename, LABEL_MAGIC, header_ints=1)
+    def read_idx(filename, magic, header_ints):
+        """The uint8 payload of a gzipped idx file, shaped by its header."""
+        try:
+            with gzip.open(filename, "rb") as f:
+                raw = f.read()
+        except (OSError, EOFError) as e:
+            raise ValueError(f"{filename}: not a readable gzip file ({e}); fetch it again") from e
+        header_len = 4 * (1 + header_ints)
+        if len(raw) < header_len:
+            raise ValueError(f"{filename}: truncated header ({len(raw)} bytes); fetch it again")
+        found, *dims = struct.unpack(">" + "I" * (1 + header_ints), raw[:header_len])
+        if found != magic:
+            raise ValueError(f"{filename}: magic number {found}, expected {magic}; wrong or corrupt file")
+        expected = header_len + int(np.prod(dims))
+        if len(raw) != expected:
+            raise ValueError(f"{filename}: {len(raw)} bytes, header promises {expected}; "
+                             "truncated or corrupt file, fetch it again")
+        return np.frombuffer(raw, dtype=np.uint8, offset=header_len).reshape(dims)
+
+    images = read_idx(image_filename, IMAGE_MAGIC, header_ints=3)
+    labels = read_idx(label_filename, LABEL_MAGIC, header_ints=1)
     if images.shape[0] != labels.shape[0]:
         raise ValueError(f"{image_filename} has {images.shape[0]} images but "
                          f"{label_filename} has {labels.shape[0]} labels")
     X = images.reshape(images.shape[0], -1).astype(np.float32) / np.float32(255)
     return X, labels
-    ### END YOUR SOLUTION
-
-
-def _read_idx(filename, magic, header_ints):
-    """The uint8 payload of a gzipped idx file, shaped by its header."""
-    # Q5
-    ### BEGIN YOUR SOLUTION
-    try:
-        with gzip.open(filename, "rb") as f:
-            raw = f.read()
-    except (OSError, EOFError) as e:
-        raise ValueError(f"{filename}: not a readable gzip file ({e}); fetch it again") from e
-    header_len = 4 * (1 + header_ints)
-    if len(raw) < header_len:
-        raise ValueError(f"{filename}: truncated header ({len(raw)} bytes); fetch it again")
-    found, *dims = struct.unpack(">" + "I" * (1 + header_ints), raw[:header_len])
-    if found != magic:
-        raise ValueError(f"{filename}: magic number {found}, expected {magic}; wrong or corrupt file")
-    expected = header_len + int(np.prod(dims))
-    if len(raw) != expected:
-        raise ValueError(f"{filename}: {len(raw)} bytes, header promises {expected}; "
-                         "truncated or corrupt file, fetch it again")
-    return np.frombuffer(raw, dtype=np.uint8, offset=header_len).reshape(dims)
     ### END YOUR SOLUTION
 
 
