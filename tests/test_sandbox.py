@@ -115,12 +115,23 @@ def test_grader_crash_takes_the_worker_down(tier, work):
             f"out_dir=Path({str(work[2])!r}), tier={tier!r})")
     grader = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parent.parent)
     workers = lambda: [pid for pid in pids_with(marker) if pid != grader.pid]  # noqa: E731
+    # Kill the grader once the worker itself runs, not while its namespace
+    # wrappers (whose command lines carry the marker too) are still starting.
+    python = os.path.abspath(sys.executable).encode()
+    running = lambda: [pid for pid in workers() if _argv0(pid) == python]  # noqa: E731
     try:
-        assert _wait_for(workers), "the worker never started"
+        assert _wait_for(running), "the worker never started"
     finally:
         grader.kill()
         grader.wait()
     assert _wait_for(lambda: not workers()), f"worker outlived the grader: {workers()}"
+
+
+def _argv0(pid: int) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return b""
 
 
 def _wait_for(condition, seconds: float = 10.0) -> bool:
