@@ -17,20 +17,6 @@ def check_analytic(case, expected, actual):
     return compare_close(case, expected["analytic"], actual["analytic"])
 
 
-def check_exact(case, expected, actual):
-    return PASS if _same(expected, actual) else Verdict(False, "wrong value")
-
-
-def _same(a, b):
-    if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
 def check_topo(case, expected, actual):
     """The exact post-order DFS order; feedback names the broken property,
     judged on the reference's graph (labels are creation order)."""
@@ -111,7 +97,6 @@ def check_test_error(case, expected, actual):
 CHECKERS = {
     "close": lambda case, e, a: compare_close(case, e, a),
     "analytic": check_analytic,
-    "exact": check_exact,
     "topo": check_topo,
     "norms": check_norms,
     "test_error": check_test_error,

@@ -36,15 +36,15 @@ def _clean(text):
     return text[:MAX_TEXT]
 
 
-def _decode(node, out_dir, depth=0):
+def _decode(node, out_dir):
     if isinstance(node, dict):
         if set(node) == {"npy"} and isinstance(node["npy"], str):
             if not NPY_NAME.match(node["npy"]):
                 raise ValueError(f"bad array file name {node['npy'][:40]!r}")
             return read_npy_safe(out_dir / node["npy"], MAX_NPY_BYTES)
-        return {str(k): _decode(v, out_dir, depth + 1) for k, v in node.items()}
+        return {str(k): _decode(v, out_dir) for k, v in node.items()}
     if isinstance(node, list):
-        return [_decode(v, out_dir, depth + 1) for v in node]
+        return [_decode(v, out_dir) for v in node]
     if node is None or isinstance(node, str):
         raise ValueError(f"unexpected {type(node).__name__} in a value")
     return node

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from grader import DATA, HANDOUT, ROOT, sandbox
 from grader.cases import QUESTIONS, functions_for
-from grader.submission import STUDENT_FILES
-from grader.values import Outcome, read_outcome
+from grader.values import read_outcome
 
 CASES_DIR = ROOT / "grader" / "cases"
 WORKER = ROOT / "grader" / "worker_boot.py"
@@ -110,10 +109,3 @@ def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=
             futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, keep_outputs)
                        for q in questions}
             return {q: f.result() for q, f in futures.items()}
-
-
-def missing(problem):
-    return Outcome(False, problem=problem)
-
-
-__all__ = ["RunConfig", "QuestionRun", "run_all", "STUDENT_FILES", "missing"]
