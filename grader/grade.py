@@ -25,7 +25,7 @@ def feedback(case, outcome, run):
     if problem.startswith(NOT_IMPLEMENTED):
         problem = "not implemented: " + problem[len(NOT_IMPLEMENTED):].replace(": ", " ", 1)
     if run.problem and problem.startswith("no value"):
-        problem = f"no value: the {case.question} worker {run.problem}"
+        problem = f"no value: the {case.question} worker stopped ({run.problem})"
     return f"{case.description}: {problem}"
 
 
