@@ -189,3 +189,26 @@ def test_selection_matching_nothing_exits_2(tmp_path):
 def test_grader_submit_checks_the_folder(tmp_path):
     r = grader("submit", "k", "hw1", "--server", "http://127.0.0.1:9", "--dir", str(tmp_path))
     assert r.returncode == 2 and "tests/hw1 not found" in r.stderr
+
+
+def test_handout_make_submit_outside_the_repository(srv, tmp_path):
+    """`make submit KEY=... Q=...` in a copy of handout/ that holds nothing of
+    this repository: stubs get nothing right, the solved files everything."""
+    student = tmp_path / "hw1"
+    shutil.copytree(REPO / "handout", student, ignore=shutil.ignore_patterns("data", ".venv", "__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MAKEFLAGS", "MAKELEVEL")}
+    env.update(MNIST_DIR=str(REPO / "data"), OPENBLAS_NUM_THREADS="1")
+
+    def submit(key, q):
+        return subprocess.run(["make", "--no-print-directory", "submit", f"KEY={key}", f"Q={q}",
+                               f"SERVER={srv.url}", f"PYTHON={sys.executable}"], cwd=student, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    stubs = submit(srv.keys["carol"], "topo_sort")
+    assert summary(stubs.stdout) == {"topo_sort": "0/3"}, stubs.stdout + stubs.stderr
+    for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py"):
+        shutil.copyfile(REPO / "reference" / rel, student / rel)
+    solved = submit(srv.keys["carol"], "forward")
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+    assert summary(solved.stdout) == {"forward": "12/12"}
+    assert "Traceback" not in solved.stdout + solved.stderr
