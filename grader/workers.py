@@ -67,6 +67,10 @@ def build_copy(base: Path, files: dict, dest: Path) -> Path:
     """The library copy a worker runs in: `base`'s python/ and apps/ with
     `files` (handout-relative path -> source) overlaid, data/ linked."""
     for sub in ("python", "apps"):
+        if not (base / sub).is_dir():
+            raise FileNotFoundError(f"{base / sub}: missing; the grader builds each submission's copy "
+                                    f"from the pristine handout: run `make handout`")
+    for sub in ("python", "apps"):
         shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for rel, src in files.items():
         shutil.copyfile(src, dest / rel)

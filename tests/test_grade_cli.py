@@ -179,3 +179,12 @@ def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monk
     doc = results(tmp_path / "cli")
     assert doc["score"] == 0 and "cache unreadable" in doc["output"]
     assert "grader error: RuntimeError: cache unreadable" in capsys.readouterr().err
+
+
+def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(grader.workers, "HANDOUT", tmp_path / "no-handout")
+    monkeypatch.setattr(grader.grade, "HANDOUT", tmp_path / "no-handout")
+    rep, ok = grader.grade.grade_to(REFERENCE, tmp_path / "out")
+    assert not ok and rep.score == 0
+    assert "no-handout/python: missing" in rep.error and "run `make handout`" in rep.error
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["score"] == 0
