@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from grader import handout_manifest
 from grader.cli import main
 from grader.handout import differences, make_handout, snapshot
 from grader.handout_build import HandoutError, build_tree
@@ -14,16 +13,6 @@ from grader.handout_checks import Outcome, _judge, _naming_problems, import_prob
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
-
-
-@pytest.fixture
-def stub_client(tmp_path, monkeypatch):
-    """A stand-in for grader/mugrade.py, so these tests do not depend on it."""
-    folder = tmp_path / "grader-files"
-    folder.mkdir()
-    (folder / "mugrade.py").write_text("def submit(value):\n    pass\n")
-    monkeypatch.setattr(handout_manifest, "grader_dir", lambda: folder)
-    return folder
 
 
 @pytest.fixture

@@ -6,22 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from grader import handout_manifest
 from grader.handout_build import build_tree
 from grader.leaks import find_leaks, is_trivial, normalize, secrets_of
 from grader.markers import strip_source
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
-
-
-@pytest.fixture
-def stub_client(tmp_path, monkeypatch):
-    """A stand-in for grader/mugrade.py, so these tests do not depend on it."""
-    folder = tmp_path / "grader-files"
-    folder.mkdir()
-    (folder / "mugrade.py").write_text("def submit(value):\n    pass\n")
-    monkeypatch.setattr(handout_manifest, "grader_dir", lambda: folder)
 
 
 @pytest.fixture
