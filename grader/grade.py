@@ -32,10 +32,10 @@ def feedback(case, outcome, run):
 def grade_cases(runs, answers):
     """One CaseResult per registered case; points split by case weight."""
     results, counters = [], {q: 0 for q in QUESTIONS}
+    weights = {q: sum(c.weight for c in CASES if c.question == q) for q in QUESTIONS}
     for case in CASES:
         label, points = QUESTIONS[case.question]
-        weight_sum = sum(c.weight for c in CASES if c.question == case.question)
-        max_score = points * case.weight / weight_sum
+        max_score = points * case.weight / weights[case.question]
         counters[case.question] += 1
         outcome, run = runs[case.question].outcomes[case.fn], runs[case.question]
         if outcome.ok:
