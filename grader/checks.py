@@ -6,7 +6,7 @@ import numpy as np
 
 from grader import DATA
 from grader.cases.util import read_mnist
-from grader.compare import PASS, Verdict, compare_close, describe
+from grader.compare import PASS, Verdict, compare_close, compare_dtypes, describe
 
 
 def check_analytic(case, expected, actual):
@@ -55,12 +55,12 @@ def check_norms(case, expected, actual):
     if not isinstance(actual, list) or len(actual) != len(expected):
         return Verdict(False, f"expected a list of {len(expected)} arrays, got {describe(actual)}")
     for i, (e, a) in enumerate(zip(expected, actual)):
-        verdict = compare_close(case, e, a)  # shape, dtype and finiteness
+        verdict = compare_close(case, e, a)  # structure, shape, kind and finiteness first
         if verdict.passed:
             continue
         if "wrong values" not in verdict.message:
             return verdict
-        want, got = np.linalg.norm(e.astype(np.float64)), np.linalg.norm(a.astype(np.float64))
+        want, got = np.linalg.norm(e.astype(np.float64)), np.linalg.norm(np.asarray(a, dtype=np.float64))
         if abs(got - want) > case.rtol * want:
             shown = "" if case.hidden else f", expected {want:.6f}"
             return Verdict(False, f"[{i}]: norm {got:.6f}{shown}: relative difference "
@@ -82,10 +82,14 @@ def check_test_error(case, expected, actual):
     """Error on the MNIST test set of logits relu(X W1) W2, computed here."""
     if not (isinstance(actual, list) and len(actual) == 2 and all(isinstance(w, np.ndarray) for w in actual)):
         return Verdict(False, f"expected weights [W1, W2], got {describe(actual)}")
+    # Shapes and kinds first: the student picks them, and X @ W1 of a shape
+    # they chose could allocate gigabytes.
+    for k, (want, got) in enumerate(zip(expected, actual)):
+        if got.shape != want.shape or got.dtype.kind not in "biuf":
+            return Verdict(False, f"W{k + 1} is an array of shape {got.shape} and dtype {got.dtype}; "
+                                  f"expected shape {want.shape}, numbers: cannot evaluate")
     X, y = test_set()
     W1, W2 = (w.astype(np.float32) for w in actual)
-    if W1.shape != (X.shape[1], W2.shape[0]) or W2.ndim != 2:
-        return Verdict(False, f"weights of shapes {W1.shape} and {W2.shape} do not chain: cannot evaluate")
     if not (np.all(np.isfinite(W1)) and np.all(np.isfinite(W2))):
         return Verdict(False, "weights contain nan or inf")
     error = float(np.mean((np.maximum(X @ W1, 0) @ W2).argmax(axis=1) != y))
@@ -100,6 +104,7 @@ CHECKERS = {
     "topo": check_topo,
     "norms": check_norms,
     "test_error": check_test_error,
+    "dtype": compare_dtypes,
 }
 
 

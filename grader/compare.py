@@ -1,9 +1,14 @@
 """Compare a worker's value with the reference's, in the trusted parent.
 
 Values are plain data decoded from JSON and `.npy` files: numbers, plain
-ndarrays, lists and dicts. Every function returns a Verdict: passed or not,
-and a message a student can act on (shapes, dtypes, errors against the
-tolerance). Hidden cases never show expected values.
+ndarrays, lists and dicts. The actual value is checked against the expected
+value's structure, shape and dtype kind before any arithmetic touches it, so
+no value a worker can produce crashes or starves the parent. Numbers are
+compared as the course compares them: within a tolerance, whatever their
+float width (a 0-d value and a one-element array compare like scalars, as in
+numpy.testing.assert_allclose). Every function returns a Verdict: passed or
+not, and a message a student can act on. Hidden cases never show expected
+values.
 """
 from dataclasses import dataclass
 
@@ -33,20 +38,26 @@ def _at(path):
     return f" at {path}" if path else ""
 
 
-def _check_array(expected, actual, path, case, hidden):
-    if expected.ndim == 0 and type(actual) in (int, float):
-        actual = np.asarray(actual)  # a 0-d result given as a plain number
+NUMERIC = "biuf"  # bool, signed, unsigned, float: compared by value
+
+
+def _as_array(actual, expected, path, hidden=False):
+    """The actual value as an array shaped like `expected`, or Mismatch."""
+    if type(actual) in (int, float, bool):
+        actual = np.asarray(actual)  # a number where a 0-d array is expected
     if not isinstance(actual, np.ndarray):
         raise Mismatch(f"expected an array{_at(path)}, got a {describe(actual)}")
-    if actual.shape != expected.shape:
+    if actual.dtype.kind not in NUMERIC:
+        raise Mismatch(f"expected numbers{_at(path)}, got an array of dtype {actual.dtype}")
+    scalar_like = (expected.ndim == 0 and actual.size == 1) or (actual.ndim == 0 and expected.size == 1)
+    if actual.shape != expected.shape and not scalar_like:
         want = "" if hidden else f", expected {expected.shape}"
         raise Mismatch(f"wrong shape{_at(path)}: got {actual.shape}{want}")
-    # Floats must stay floats and integers integers; the width must match
-    # only where the homework fixes it (parse_mnist, nn_epoch weights).
-    kinds = {"f": "f", "i": "iu", "u": "iu", "b": "b"}
-    if case.exact_dtype and actual.dtype != expected.dtype or \
-            actual.dtype.kind not in kinds.get(expected.dtype.kind, expected.dtype.kind):
-        raise Mismatch(f"wrong dtype{_at(path)}: got {actual.dtype}, expected {expected.dtype}")
+    return actual.reshape(expected.shape)
+
+
+def _check_array(expected, actual, path, case, hidden):
+    actual = _as_array(actual, expected, path, hidden)
     _check_close(expected.astype(np.float64), actual.astype(np.float64), path, case, hidden)
 
 
@@ -84,14 +95,43 @@ def _compare(expected, actual, path, case, hidden):
             _compare(e, a, f"{path}[{i}]", case, hidden)
         return
     # A number: a bool must match a bool; ints and floats compare by value.
+    if isinstance(actual, np.ndarray) and actual.size == 1 and actual.dtype.kind in NUMERIC:
+        actual = actual.reshape(()).item()  # a one-element array where a number is expected
     if isinstance(actual, bool) != isinstance(expected, bool) or not isinstance(actual, (int, float)):
         raise Mismatch(f"expected a number{_at(path)}, got a {describe(actual)}")
     _check_close(np.array(float(expected)), np.array(float(actual)), path, case, hidden)
 
 
 def compare_close(case, expected, actual):
+    """Structure, shapes and values within the case's tolerance."""
     try:
         _compare(expected, actual, "", case, case.hidden)
+    except Mismatch as m:
+        return Verdict(False, str(m))
+    return PASS
+
+
+def _dtypes(expected, actual, path):
+    if isinstance(expected, np.ndarray):
+        if not isinstance(actual, np.ndarray):
+            raise Mismatch(f"expected an array{_at(path)}, got a {describe(actual)}")
+        if actual.dtype != expected.dtype:
+            raise Mismatch(f"dtype {actual.dtype}{_at(path)} where the handout's contract gives {expected.dtype}")
+    elif isinstance(expected, (list, dict)):
+        if type(actual) is not type(expected) or len(actual) != len(expected):
+            raise Mismatch(f"expected a {type(expected).__name__} of {len(expected)}{_at(path)}, "
+                           f"got a {describe(actual)}")
+        keys = expected if isinstance(expected, dict) else range(len(expected))
+        for key in keys:
+            if isinstance(expected, dict) and key not in actual:
+                raise Mismatch(f"missing entry {key!r}{_at(path)}")
+            _dtypes(expected[key], actual[key], f"{path}[{key!r}]")
+
+
+def compare_dtypes(case, expected, actual):
+    """Every array has exactly the reference's dtype (float width included)."""
+    try:
+        _dtypes(expected, actual, "")
     except Mismatch as m:
         return Verdict(False, str(m))
     return PASS

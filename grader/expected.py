@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from grader import REFERENCE, ROOT, gradcheck
-from grader.cases import CASES, functions_for
+from grader.cases import CASES, QUESTION, producers
 from grader.cases.util import NUMERIC_TOLERANCE
 from grader.submission import STUDENT_FILES
-from grader.values import read_outcome
+from grader.values import Budget, read_outcome
 from grader.workers import CASES_DIR, WORKER, run_all
 
 
@@ -43,13 +43,15 @@ def cache_key() -> str:
 
 def _check_reference(runs):
     for question, run in runs.items():
-        for fn, outcome in run.outcomes.items():
+        if run.import_error:
+            raise ReferenceError(f"reference: {run.import_error} ({question})")
+        for name, outcome in run.outcomes.items():
             if not outcome.ok:
-                raise ReferenceError(f"reference fails {fn} ({question}): {outcome.problem or run.problem}")
+                raise ReferenceError(f"reference fails {name} ({question}): {outcome.problem or run.problem}")
     for case in CASES:
         if case.check != "analytic":
             continue
-        value = runs[case.question].outcomes[case.fn].value
+        value = runs[case.question].outcomes[case.value_key].value
         for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
             a, n = np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64)
             check = gradcheck.compare(a, n, k, rtol=NUMERIC_TOLERANCE, atol=NUMERIC_TOLERANCE) \
@@ -91,6 +93,10 @@ def expected_dir(config) -> Path:
 
 
 def load(config) -> dict:
-    """case function -> Outcome of the reference."""
+    """computing case name -> Outcome of the reference."""
     folder = expected_dir(config)
-    return {fn: read_outcome(folder / q, fn) for q in {c.question for c in CASES} for fn in functions_for(q)}
+    answers = {}
+    for question in QUESTION:
+        budget = Budget(folder / question)
+        answers.update({c.name: read_outcome(budget, c.name) for c in producers(question)})
+    return answers

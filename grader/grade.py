@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from grader import HANDOUT, REFERENCE, expected, report
-from grader.cases import CASES, QUESTIONS
+from grader.cases import BEYOND, CASES, CONTRACT, QUESTION
 from grader.checks import check
 from grader.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
 from grader.workers import RunConfig, add_limit_arguments, config_from_args, run_all
@@ -19,8 +19,13 @@ from grader.workers import RunConfig, add_limit_arguments, config_from_args, run
 NOT_IMPLEMENTED = "NotImplementedError: "
 
 
+UNIT = 10_000  # case scores are whole multiples of 1e-4 points, so totals add up exactly
+
+
 def feedback(case, outcome, run):
     """Why a case has no value, in words a student can act on."""
+    if run.import_error:
+        return f"{case.description}: not run: {run.import_error}"
     problem = outcome.problem
     if problem.startswith(NOT_IMPLEMENTED):
         problem = "not implemented: " + problem[len(NOT_IMPLEMENTED):].replace(": ", " ", 1)
@@ -29,25 +34,61 @@ def feedback(case, outcome, run):
     return f"{case.description}: {problem}"
 
 
-def grade_cases(runs, answers):
-    """One CaseResult per registered case; points split by case weight."""
-    results, counters = [], {q: 0 for q in QUESTIONS}
-    weights = {q: sum(c.weight for c in CASES if c.question == q) for q in QUESTIONS}
+def split_points(points, weights):
+    """Integer units (1e-4 points) per weight, summing exactly to `points`
+    (largest remainder), so Gradescope's test scores add up to the total."""
+    total, whole = sum(weights), points * UNIT
+    shares = [whole * w / total for w in weights]
+    units = [int(s) for s in shares]
+    by_remainder = sorted(range(len(weights)), key=lambda i: units[i] - shares[i])
+    for i in by_remainder[:round(whole - sum(units))]:
+        units[i] += 1
+    return units
+
+
+def max_scores(strict=False):
+    """case name -> its points: each question's points split by weight over
+    its scored cases (advisory cases too when `strict`); advisory ones 0."""
+    out = {}
+    for key, question in QUESTION.items():
+        scored = [c for c in CASES if c.question == key and (strict or not c.advisory)]
+        for c, units in zip(scored, split_points(question.points, [c.weight for c in scored])):
+            out[c.name] = units / UNIT
+    return {c.name: out.get(c.name, 0.0) for c in CASES}
+
+
+def _verdict(case, runs, answers):
+    run = runs[case.question]
+    outcome = run.outcomes[case.value_key]
+    if not outcome.ok:
+        return False, feedback(case, outcome, run)
+    verdict = check(case, answers[case.value_key].value, outcome.value)
+    return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
+
+
+def grade_cases(runs, answers, strict=False):
+    """One CaseResult per registered case, numbered within its question."""
+    results, counters, points = [], {}, max_scores(strict)
     for case in CASES:
-        label, points = QUESTIONS[case.question]
-        max_score = points * case.weight / weights[case.question]
-        counters[case.question] += 1
-        outcome, run = runs[case.question].outcomes[case.fn], runs[case.question]
-        if outcome.ok:
-            verdict = check(case, answers[case.fn].value, outcome.value)
-            passed, output = verdict.passed, (case.description if verdict.passed
-                                              else f"{case.description}: {verdict.message}")
-        else:
-            passed, output = False, feedback(case, outcome, run)
-        results.append(report.CaseResult(case.name, case.question, f"{label}.{counters[case.question]}",
-                                         max_score if passed else 0.0, max_score, passed, output,
-                                         case.hidden))
+        kind = "a" if case.advisory else ""
+        counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
+        number = f"{QUESTION[case.question].label}.{kind}{counters[(case.question, kind)]}"
+        passed, output = _verdict(case, runs, answers)
+        contract = BEYOND[case.contract] if case.advisory else CONTRACT[case.contract]
+        blocked = bool(runs[case.question].import_error)
+        results.append(report.CaseResult(case.name, case.question, number,
+                                         points[case.name] if passed else 0.0, points[case.name], passed,
+                                         output, case.hidden, case.advisory, contract, blocked))
     return tuple(results)
+
+
+def import_notes(runs):
+    """Each distinct import failure once, with the questions it cost."""
+    failures = {}
+    for run in runs.values():
+        if run.import_error:
+            failures.setdefault(run.import_error, []).append(QUESTION[run.question].label)
+    return [f"{error} (costs {', '.join(sorted(labels))})" for error, labels in failures.items()]
 
 
 def _student_files(submission: Path, scratch: Path):
@@ -60,8 +101,9 @@ def _student_files(submission: Path, scratch: Path):
     return {**{rel: HANDOUT / rel for rel in STUDENT_FILES}, **located.files}, located.notes
 
 
-def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Report:
-    """Grade one submission; a bad submission is graded 0 with the reason."""
+def grade_submission(submission, config: RunConfig = RunConfig(), strict=False) -> report.Report:
+    """Grade one submission; a bad submission is graded 0 with the reason.
+    `strict` scores the advisory cases too (an instructor's choice)."""
     start, submission = time.monotonic(), Path(submission)
     answers = expected.load(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
@@ -71,10 +113,11 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
             return report.Report(str(submission), (), report.question_scores(()), "none",
                                  time.monotonic() - start, (str(exc),))
         runs = run_all(files, config)
-    cases = grade_cases(runs, answers)
+    cases = grade_cases(runs, answers, strict)
     tier = next(iter(runs.values())).tier
+    mode = report.STRICT_MODE if strict else report.CONTRACT_MODE
     return report.Report(str(submission), cases, report.question_scores(cases), tier,
-                         time.monotonic() - start, tuple(notes))
+                         time.monotonic() - start, tuple(notes) + tuple(import_notes(runs)), mode=mode)
 
 
 def failed_report(submission, reason, elapsed):
@@ -97,11 +140,11 @@ def write_reports(rep, out_dir: Path):
     write_atomic(out_dir / "report.md", report.markdown(rep))
 
 
-def grade_to(submission, out_dir, config=RunConfig()):
+def grade_to(submission, out_dir, config=RunConfig(), strict=False):
     """Grade and write the three reports; returns (report, grader_ok)."""
     start = time.monotonic()
     try:
-        rep, ok = grade_submission(submission, config), True
+        rep, ok = grade_submission(submission, config, strict), True
     except Exception as exc:  # the grader broke: still leave a results.json
         rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
                                 time.monotonic() - start), False
@@ -114,6 +157,8 @@ def add_arguments(parser, command):
                         "three student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
+    parser.add_argument("--score-advisories", action="store_true",
+                        help="also score the checks beyond the course's contract (default: listed, no points)")
     add_limit_arguments(parser)
 
 
@@ -132,7 +177,7 @@ def run(args, command):
         targets = [(Path(args.submission), Path(args.out))]
     status = 0
     for submission, out in targets:
-        rep, ok = grade_to(submission, out, config)
+        rep, ok = grade_to(submission, out, config, args.score_advisories)
         print(f"{submission}: {report._fmt(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
               f"{rep.execution_time:.1f} s, reports in {out}/)")
         print(report.score_table(rep))

@@ -4,12 +4,16 @@ directory and writes their values, nothing else.
     python -I worker_boot.py QUESTION OUT_DIR
 
 Runs inside the sandbox with the copy of the cases package (`hw1_cases`)
-next to this file. The working directory is the submission copy: its
-`python/` and `apps/` are appended LAST to sys.path, so they cannot shadow
-numpy or the cases. Each case function's value goes to OUT_DIR as
-`<case>.json`, arrays as `.npy` beside it (never pickle). Any exception,
-SystemExit included, becomes an error record for that case; the parent
-decides everything else. This file is a script: no grader module imports it.
+next to this file. The working directory is the submission copy, set up as
+when a student runs hw1 from the homework root: the root, its `python/` and
+its `apps/` are appended LAST to sys.path (so `import needle` and
+`from python.needle.ops import *` both work, and nothing shadows numpy or
+the cases). The question's worker imports only what the question uses: a
+broken simple_ml costs Q5 and Q6 alone. Each computing case's value goes to
+OUT_DIR as `<case>.json`, arrays as `.npy` beside it (never pickle); an
+import failure is written once, as `import_error.json`. Any exception,
+SystemExit included, becomes an error record; the parent decides everything
+else. This file is a script: no grader module imports it.
 """
 import importlib
 import json
@@ -51,8 +55,11 @@ def _refuse(value):
 
 
 def where(exc):
-    """The last traceback frame inside the submission (cwd), as path:line in fn."""
+    """The last traceback frame inside the submission (cwd), as path:line in fn;
+    for a syntax error, the file and line the compiler names."""
     cwd = os.getcwd() + os.sep
+    if isinstance(exc, SyntaxError) and str(exc.filename or "").startswith(cwd):
+        return f"{exc.filename[len(cwd):]}:{exc.lineno}"
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename.startswith(cwd):
             return f"{frame.filename[len(cwd):]}:{frame.lineno} in {frame.name}"
@@ -71,33 +78,33 @@ def error_record(exc):
     return {"status": "error", "error": message, "where": where(exc)}
 
 
+def import_library(modules):
+    """The question's modules, imported from the submission root as the course does."""
+    root = os.getcwd()
+    sys.path += [root, os.path.join(root, "python"), os.path.join(root, "apps")]
+    return [importlib.import_module(name) for name in modules]
+
+
 def main():
     question, out_dir = sys.argv[1], sys.argv[2]
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
-    from hw1_cases import functions_for
+    from hw1_cases import QUESTION, producers
 
-    functions = functions_for(question)
-    sys.path.append(os.path.join(os.getcwd(), "python"))
-    sys.path.append(os.path.join(os.getcwd(), "apps"))
+    cases = producers(question)
     try:
-        import needle
-        import simple_ml
+        modules = import_library(QUESTION[question].imports)
     except BaseException as exc:  # noqa: B036  (SystemExit at import too)
-        record = error_record(exc)
-        record["error"] = "importing the submission failed: " + record["error"]
-        for fn in functions:
-            write(out_dir, fn.replace(".", "__"), record)
+        write(out_dir, "import_error", error_record(exc))
         return
-    for fn in functions:
-        stem = fn.replace(".", "__")
-        module_name, func_name = fn.split(".")
-        func = getattr(importlib.import_module("hw1_cases." + module_name), func_name)
+    ndl, simple_ml = (modules + [None])[:2]
+    for case in cases:
         try:
-            write(out_dir, stem, {"status": "ok", "value": encode(func(needle, simple_ml), out_dir, stem, [])})
+            value = encode(case.fn(ndl, simple_ml), out_dir, case.name, [])
+            write(out_dir, case.name, {"status": "ok", "value": value})
         except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
             try:
-                write(out_dir, stem, error_record(exc))
+                write(out_dir, case.name, error_record(exc))
             except BaseException:  # noqa: B036  (the parent reports the case as missing)
                 pass
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import DATA, HANDOUT, ROOT, sandbox
-from grader.cases import QUESTIONS, functions_for
-from grader.values import read_outcome
+from grader.cases import QUESTION, producers
+from grader.values import Budget, read_import_error, read_outcome
 
 CASES_DIR = ROOT / "grader" / "cases"
 WORKER = ROOT / "grader" / "worker_boot.py"
@@ -29,7 +29,7 @@ RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute
 def _default_limits(memory_mb=768, seconds=60):
     small = sandbox.Limits(memory_mb=memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
     big = sandbox.Limits(memory_mb=memory_mb + 256, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
-    return {q: big if q == "nn_epoch_ndl" else small for q in QUESTIONS}
+    return {q: big if q == "nn_epoch_ndl" else small for q in QUESTION}
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,11 @@ def config_from_args(args, jobs):
 @dataclass(frozen=True)
 class QuestionRun:
     question: str
-    outcomes: dict                # case function -> Outcome
+    outcomes: dict                # computing case name -> Outcome
     problem: str                  # "" or why the worker ended badly (timeout, crash, ...)
     log: str
     tier: str
+    import_error: str = ""        # "" or why the library could not be imported
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -92,12 +93,14 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None) -> Q
     result = sandbox.run(runner / "worker_boot.py", [question, str(out_dir)],
                          student_dir=copy_dir, out_dir=out_dir, ro_paths=[runner, DATA.resolve()],
                          limits=config.limits[question], tier=config.tier)
-    outcomes = {fn: read_outcome(out_dir, fn) for fn in functions_for(question)}
+    budget = Budget(out_dir)
+    import_error = read_import_error(budget)
+    outcomes = {c.name: read_outcome(budget, c.name) for c in producers(question)}
     if keep is not None:
         shutil.move(out_dir, keep / question)
     else:
         shutil.rmtree(out_dir, ignore_errors=True)
-    return QuestionRun(question, outcomes, result.reason, result.log, result.tier)
+    return QuestionRun(question, outcomes, result.reason, result.log, result.tier, import_error)
 
 
 def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=RUN_ORDER,

@@ -10,11 +10,12 @@ from grader.workers import QuestionRun
 
 
 def _runs(value_for):
-    """QuestionRuns where every case function returns value_for(case)."""
+    """QuestionRuns where every computing case returns value_for(case)."""
     runs = {}
     for case in CASES:
         run = runs.setdefault(case.question, QuestionRun(case.question, {}, "", "", "bwrap"))
-        run.outcomes[case.fn] = Outcome(True, value=value_for(case))
+        if case.fn is not None:
+            run.outcomes[case.name] = Outcome(True, value=value_for(case))
     return runs
 
 
@@ -35,9 +36,18 @@ def test_reference_gradient_off_from_central_differences_is_refused():
 
 def test_reference_without_a_value_is_refused():
     runs = _runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0)
-    fn = CASES[0].fn
-    runs[CASES[0].question].outcomes[fn] = Outcome(False, problem="NotImplementedError: Q1: X")
-    with pytest.raises(expected.ReferenceError, match=f"reference fails {fn}"):
+    name = CASES[0].name
+    runs[CASES[0].question].outcomes[name] = Outcome(False, problem="NotImplementedError: Q1: X")
+    with pytest.raises(expected.ReferenceError, match=f"reference fails {name}"):
+        expected._check_reference(runs)
+
+
+def test_reference_that_cannot_import_is_refused():
+    runs = _runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0)
+    run = runs["forward"]
+    runs["forward"] = QuestionRun(run.question, run.outcomes, "", "", "bwrap",
+                                  "importing the submission failed: SyntaxError")
+    with pytest.raises(expected.ReferenceError, match="SyntaxError"):
         expected._check_reference(runs)
 
 

@@ -24,7 +24,7 @@ import pytest
 
 import grader
 from grader import REFERENCE, expected, grade, workers
-from grader.cases import QUESTIONS
+from grader.cases import CASES, QUESTION
 from grader.grade import grade_submission
 from grader.sandbox import Limits
 from grader.workers import RunConfig
@@ -33,7 +33,7 @@ from catalogue import alternatives, build, canonical, hostile, mutants, procs
 from catalogue.build import FILES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
-FULL = {key: points for key, (label, points) in QUESTIONS.items()}
+FULL = {key: q.points for key, q in QUESTION.items()}
 
 
 # ---------------------------------------------------------------- fixtures
@@ -209,7 +209,8 @@ def test_catalogue_sizes_and_names():
     assert len(mutants.MUTANTS) >= 30
     assert len(alternatives.ALTERNATIVES) >= 8
     for m in mutants.MUTANTS:
-        assert m.loses and m.loses <= set(QUESTIONS), m.name
+        assert (m.loses or m.reported_by) and m.loses <= set(QUESTION), m.name
+        assert m.reported_by <= {c.name for c in CASES if c.advisory}, m.name
 
 
 @pytest.mark.parametrize("entry", mutants.MUTANTS + alternatives.ALTERNATIVES, ids=lambda e: e.name)
@@ -245,6 +246,9 @@ def test_mutant_loses_exactly_its_questions(graded_static, m):
     for case in report.cases:
         if not case.passed:
             assert case.output.strip(), case
+    failed_advisories = {c.name for c in report.cases if c.advisory and not c.passed}
+    assert m.reported_by <= failed_advisories, (
+        f"{m.name}: advisories {sorted(m.reported_by - failed_advisories)} should report it")
 
 
 # ---------------------------------------------------------------- alternatives

@@ -49,10 +49,17 @@ def numeric_gradients(forward, arrays, out_grad):
 
 
 def tensor_check(ndl, value, what):
-    """Refuse anything but a needle Tensor, naming what returned it."""
-    if not isinstance(value, ndl.Tensor):
-        raise TypeError(f"{what} returned {type(value).__name__}, expected a needle Tensor")
-    return value
+    """Refuse anything but a needle Tensor, naming what returned it.
+
+    Any class named Tensor with a numpy() method counts: a submission that
+    imports `python.needle` besides `needle` (it works from the homework
+    root, as the course runs it) makes Tensors of a second copy of the class.
+    """
+    if isinstance(value, ndl.Tensor):
+        return value
+    if type(value).__name__ == "Tensor" and callable(getattr(value, "numpy", None)):
+        return value
+    raise TypeError(f"{what} returned {type(value).__name__}, expected a needle Tensor")
 
 
 def reverse_walk(ndl, output, out_grad):
@@ -84,7 +91,7 @@ def reverse_walk(ndl, output, out_grad):
                 continue
             tensor_check(ndl, partial, f"{type(node.op).__name__}.gradient")
             prev = adjoints.get(id(inp))
-            adjoints[id(inp)] = partial if prev is None else ndl.add(prev, partial)
+            adjoints[id(inp)] = partial if prev is None else prev + partial  # an operator: helper names may differ
     return adjoints
 
 

@@ -85,7 +85,7 @@ def softmax_loss(Z, y_one_hot):
     log_sum_exp = ndl.log(ndl.summation(ndl.exp(shifted), axes=(1,)))
     # sum(lse - z_true) = sum(lse) - sum(z * y): the true logits are summed
     # over the whole batch at once, which saves a reshape in the backward pass.
-    minus_true_logits = ndl.summation(shifted * ndl.Tensor.make_const(-y_one_hot.realize_cached_data()))
+    minus_true_logits = ndl.summation(shifted * ndl.negate(y_one_hot))
     return (ndl.summation(log_sum_exp) + minus_true_logits) / logits.shape[0]
     ### END YOUR SOLUTION
 

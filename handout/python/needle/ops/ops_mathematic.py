@@ -242,7 +242,7 @@ def broadcast_to(a, shape):
 
 
 class Summation(TensorOp):
-    """Sum over `axes`: None (all), an int or a tuple of ints."""
+    """Sum over `axes`: None (all axes) or a tuple of axes."""
 
     def __init__(self, axes: Optional[tuple] = None):
         self.axes = axes
@@ -265,7 +265,8 @@ def summation(a, axes=None):
 
 
 class MatMul(TensorOp):
-    """Matrix product; batch dimensions broadcast as in numpy.matmul."""
+    """Matrix product of 2-D matrices, or batched: equal batch dimensions,
+    or one 2-D side applied to every matrix of the other."""
 
     def compute(self, a, b):
         # Q1
