@@ -36,7 +36,8 @@ def test_handout_layout(tmp_path, stub_client):
     out = tmp_path / "h"
     built = build_tree(REFERENCE, out)
     assert set(built.files) == {
-        ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "hw1.ipynb", "mugrade.py",
+        ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
+        "hw1.ipynb", "hw1_check.py",
         "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py",
         "python/needle/__init__.py", "python/needle/autograd.py", "python/needle/backend_numpy.py",
         "python/needle/init/__init__.py", "python/needle/init/init_basic.py",
