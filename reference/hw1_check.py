@@ -11,6 +11,7 @@ run `python -m pytest -k forward` (or `make test Q=forward`) in a terminal.
 Standard library only; pytest (and numpy, requests) in the kernel's Python.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ QUESTIONS = {"forward": "Q1", "backward": "Q2", "topo_sort": "Q3",
 TEST_DIR = "tests/hw1"
 DEFAULT_SERVER = "http://127.0.0.1:8000/"
 REASON_WIDTH = 300  # characters of the first reason shown
+FILE_LINE = re.compile(r'File "(.+)", line (\d+)')
 
 
 class NotebookError(Exception):
@@ -75,6 +77,9 @@ def _reason(element):
     text_lines = [line[1:].strip() for line in (element.text or "").splitlines() if line.startswith("E ")]
     if text_lines and (not message or message == "collection failure"):
         message = text_lines[-1]  # e.g. the SyntaxError under a collection failure
+        where = [m for m in map(FILE_LINE.search, text_lines) if m]
+        if where:  # a SyntaxError's own file and line, relative to the homework folder
+            message += f" ({os.path.relpath(where[-1].group(1))}, line {where[-1].group(2)})"
     first = message.splitlines()[0] if message else "no reason given"
     return first[:REASON_WIDTH]
 
@@ -103,12 +108,15 @@ def run_cases(keyword=None):
     if run.returncode == 0 and results and not failed:
         print(f"{label}: all {len(results)} cases passed")
         return
-    if not results:
-        tail = (run.stdout + run.stderr).strip().splitlines()[-5:]
-        raise CasesFailed("\n".join([f"{label}: no case ran (pytest exit {run.returncode})", *tail]))
-    name, reason = failed[0] if failed else ("pytest", f"exit status {run.returncode}")
-    raise CasesFailed(f"{label}: {len(failed)} of {len(results)} cases failed\n"
-                      f"first: {name}: {reason}\n"
+    if run.returncode == 1 and failed:
+        headline = f"{label}: {len(failed)} of {len(results)} cases failed"
+    else:  # nothing ran: a file that does not import, no matching case...
+        headline = f"{label}: the cases could not run (pytest exit status {run.returncode})"
+    if failed:
+        first = f"first: {failed[0][0]}: {failed[0][1]}"
+    else:
+        first = "pytest said: " + " / ".join((run.stdout + run.stderr).strip().splitlines()[-3:])
+    raise CasesFailed(f"{headline}\n{first}\n"
                       f"full report: python -m pytest -k {keyword or 'test'}  (in a terminal, in this folder)")
 
 
