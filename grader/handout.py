@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.handout_build import Built, HandoutError, build_tree
-from grader.handout_manifest import MIRRORS, grader_dir
+from grader.handout_manifest import mirror_paths
 from grader.handout_checks import check_public_tests
 from grader.leaks import find_leaks
 from grader.markers import MarkerError
@@ -77,8 +77,7 @@ def _swap(new: Path, dest: Path):
 
 def stale_mirrors(src: Path) -> list[tuple[Path, Path]]:
     """(reference copy, grader original) pairs whose bytes differ."""
-    pairs = [(src / rel, grader_dir() / original) for rel, original in MIRRORS]
-    return [(copy, original) for copy, original in pairs
+    return [(copy, original) for copy, original in mirror_paths(src)
             if not copy.is_file() or copy.read_bytes() != original.read_bytes()]
 
 

@@ -72,6 +72,11 @@ def source_path(entry: Entry, src: Path) -> Path:
     return (src if entry.origin == REFERENCE else grader_dir()) / entry.source
 
 
+def mirror_paths(src: Path) -> list[tuple[Path, Path]]:
+    """(reference copy, grader original) for each entry of MIRRORS."""
+    return [(src / rel, grader_dir() / original) for rel, original in MIRRORS]
+
+
 def _covered(rel: str) -> bool:
     shipped = {e.source for e in MANIFEST if e.origin == REFERENCE}
     return rel in shipped or any(rel == p or rel.startswith(p + "/") for p in INSTRUCTOR_ONLY)
