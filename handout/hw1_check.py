@@ -137,5 +137,8 @@ def submit(keyword, key=None, server=None):
     run = subprocess.run(cmd, cwd=root, env=_env(MUGRADE_KEY=key), capture_output=True, text=True)
     print(run.stdout, end="")
     if run.returncode != 0:
+        # The client's last line says why: its summary line for this question
+        # ("topo_sort   not sent: unknown key ..."), or a usage error.
         last = (run.stderr.strip() or run.stdout.strip() or f"exit status {run.returncode}").splitlines()[-1]
-        raise NotebookError(f"{label}: submission incomplete: {last}")
+        last = last.strip().removeprefix(keyword).strip()
+        raise NotebookError(f"{label}: {last}")

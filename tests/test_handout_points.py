@@ -135,3 +135,15 @@ def test_make_submit_sends_the_key_but_never_shows_it(tmp_path, refusing_server)
 def test_make_submit_without_a_key_prints_usage(tmp_path):
     run = make(student_copy(tmp_path), "submit", "Q=topo_sort")
     assert run.returncode == 2 and "usage: make submit KEY=your-key Q=forward" in run.stdout
+
+
+def test_notebook_submit_refused_stops_the_cell_with_the_servers_reason(tmp_path, refusing_server,
+                                                                          monkeypatch, capsys):
+    root = student_copy(tmp_path)
+    monkeypatch.chdir(root)
+    check = load(root / "hw1_check.py", "student_hw1_check")
+    key = "another-secret-key"
+    with pytest.raises(check.NotebookError) as info:
+        check.submit("topo_sort", key, refusing_server)
+    assert str(info.value) == "Q3 topo_sort: not sent: unknown key: check the key your instructor gave you"
+    assert Recorder.seen == [f"Bearer {key}"] and key not in capsys.readouterr().out
