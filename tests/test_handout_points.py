@@ -87,7 +87,7 @@ def make(root: Path, *args):
 def test_make_test_ends_with_the_points_table(tmp_path, conftest):
     run = make(student_copy(tmp_path), "test", "Q=topo_sort")
     lines = run.stdout.rstrip("\n").splitlines()
-    assert run.returncode != 0
+    assert run.returncode == 0 and run.stderr == "", "make adds nothing under the table"
     start = max(i for i, line in enumerate(lines) if " hw1 points " in line)
     assert "failed" in lines[start - 1], "pytest's own count comes before the table"
     assert lines[start + 1] == "question                cases passed      points"
@@ -130,6 +130,11 @@ def test_make_submit_sends_the_key_but_never_shows_it(tmp_path, refusing_server)
     assert Recorder.seen == [f"Bearer {key}"], "the key did not reach the server"
     assert run.returncode != 0 and "mugrade: unknown key: check the key" in run.stdout + run.stderr
     assert key not in run.stdout + run.stderr
+
+
+def test_make_test_selecting_nothing_fails(tmp_path):
+    run = make(student_copy(tmp_path), "test", "Q=no_such_question")
+    assert run.returncode != 0 and " hw1 points " not in run.stdout
 
 
 def test_make_submit_without_a_key_prints_usage(tmp_path):
