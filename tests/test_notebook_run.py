@@ -95,6 +95,7 @@ def server(tmp_path_factory):
 def test_reference_copy_runs_every_cell_and_submits_every_question(tmp_path, monkeypatch, server):
     root = standalone_copy(REPO / "reference", tmp_path / "reference")
     assert not (root / "mugrade.py").is_symlink(), "the reference's mugrade.py must be a file of its own"
+    (root / "data").symlink_to("../data")  # as `cp -r` copies the reference's link: leads nowhere here
     key = server.keys["ada"]
     nb, error = execute(root, monkeypatch, MUGRADE_KEY=key, MUGRADE_SERVER=server.url)
     assert error is None, str(error)[-3000:]
@@ -105,6 +106,7 @@ def test_reference_copy_runs_every_cell_and_submits_every_question(tmp_path, mon
         submitted = text_of(by_id[f"q{number}-submit"])
         assert f"mugrade: submit hw1 to {server.url}" in submitted
         assert "WRONG" not in submitted and " cases correct" in submitted, submitted
+    assert "leads nowhere here" in text_of(by_id["setup"]) and (root / "data").is_dir()
     assert text_of(by_id["instructor-check"]).startswith("all questions: all ")
     everything = nbformat.writes(nb)
     assert key not in everything, "the key appeared in the notebook's outputs"
