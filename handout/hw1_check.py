@@ -92,13 +92,16 @@ def _reason(element):
 
 
 def _results(junit):
-    """[(case name, reason or None if it passed)] from pytest's JUnit XML."""
+    """[(case name, status, reason)] from pytest's JUnit XML; status is
+    passed, failed or skipped, reason "" when passed."""
     results = []
     for case in ET.parse(junit).getroot().iter("testcase"):
-        bad = [child for child in case if child.tag in ("failure", "error")]
-        skipped = [child for child in case if child.tag == "skipped"]
-        reason = _reason(bad[0]) if bad else ("skipped: " + _reason(skipped[0]) if skipped else None)
-        results.append((case.get("name", "?"), reason))
+        status, reason = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                status = "skipped" if child.tag == "skipped" else "failed"
+                reason = _reason(child)
+        results.append((case.get("name", "?"), status, reason))
     return results
 
 
@@ -111,9 +114,10 @@ def run_cases(keyword=None):
                f"--junitxml={junit}"] + (["-k", keyword] if keyword else [])
         run = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True)
         results = _results(junit) if junit.is_file() else []
-    failed = [(name, reason) for name, reason in results if reason is not None]
-    if run.returncode == 0 and results and not failed:
-        print(f"{label}: all {len(results)} cases passed")
+    failed = [(name, reason) for name, status, reason in results if status == "failed"]
+    skipped = sum(status == "skipped" for _, status, _ in results)
+    if run.returncode == 0 and results:
+        print(f"{label}: all {len(results) - skipped} cases passed" + (f", {skipped} skipped" if skipped else ""))
         return
     if run.returncode == 1 and failed:
         headline = f"{label}: {len(failed)} of {len(results)} cases failed"
@@ -123,8 +127,8 @@ def run_cases(keyword=None):
         first = f"first: {failed[0][0]}: {failed[0][1]}"
     else:
         first = "pytest said: " + " / ".join((run.stdout + run.stderr).strip().splitlines()[-3:])
-    raise CasesFailed(f"{headline}\n{first}\n"
-                      f"full report: python -m pytest -k {keyword or 'test'}  (in a terminal, in this folder)")
+    command = "python -m pytest" + (f" -k {keyword}" if keyword else "")
+    raise CasesFailed(f"{headline}\n{first}\nfull report: {command}  (in a terminal, in this folder)")
 
 
 def submit(keyword, key=None, server=None):
