@@ -137,6 +137,15 @@ def test_make_test_selecting_nothing_fails(tmp_path):
     assert run.returncode != 0 and " hw1 points " not in run.stdout
 
 
+def test_make_submit_takes_the_key_from_mugrade_key(tmp_path, refusing_server):
+    key = "exported-secret-key"
+    root = student_copy(tmp_path)
+    run = subprocess.run(["make", "--no-print-directory", "submit", "Q=topo_sort", f"SERVER={refusing_server}",
+                          f"PYTHON={sys.executable}"], cwd=root, env={**student_env(), "MUGRADE_KEY": key},
+                         capture_output=True, text=True, timeout=300)
+    assert Recorder.seen == [f"Bearer {key}"] and key not in run.stdout + run.stderr
+
+
 def test_make_submit_without_a_key_prints_usage(tmp_path):
     run = make(student_copy(tmp_path), "submit", "Q=topo_sort")
     assert run.returncode == 2 and "usage: make submit KEY=your-key Q=forward" in run.stdout
