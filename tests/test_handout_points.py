@@ -73,7 +73,8 @@ def student_env():
 
 
 def student_copy(tmp_path: Path) -> Path:
-    dest = tmp_path / "hw1"
+    dest = tmp_path / "my courses" / "hw1"  # a space in the path, as students' folders often have
+    dest.parent.mkdir()
     subprocess.run(["cp", "-r", str(HANDOUT), str(dest)], check=True)
     (dest / "data").symlink_to(DATA)  # `make data` then only checks the sums
     return dest
