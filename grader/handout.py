@@ -1,12 +1,14 @@
 """`grader handout SRC DEST` and `grader check-handout SRC DEST`.
 
-handout: build the student handout from the reference into a temporary
+handout: refresh the reference's copies of grader files (MIRRORS), build
+the student handout from the reference into a temporary
 directory next to DEST, check it (no leaked solution line, the public tests
 fail with NotImplementedError in the handout and pass on the reference),
 then swap it in. On any error DEST is left as it was.
 
 check-handout: build into a temporary directory and list the files where
-the committed DEST differs (content or executable bit, missing, extra).
+the committed DEST differs (content or executable bit, missing, extra), and
+the reference's copies of grader files (MIRRORS) that are out of date.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.handout_build import Built, HandoutError, build_tree
+from grader.handout_manifest import mirror_paths
 from grader.handout_checks import check_public_tests
 from grader.leaks import find_leaks
 from grader.markers import MarkerError
@@ -72,7 +75,28 @@ def _swap(new: Path, dest: Path):
     shutil.rmtree(old.parent)
 
 
+def stale_mirrors(src: Path) -> list[tuple[Path, Path]]:
+    """(reference copy, grader original) pairs whose bytes differ."""
+    return [(copy, original) for copy, original in mirror_paths(src)
+            if not copy.is_file() or copy.read_bytes() != original.read_bytes()]
+
+
+def sync_mirrors(src: Path) -> list[Path]:
+    """Refresh the reference's copies of grader files, atomically; the paths written."""
+    written = []
+    for copy, original in stale_mirrors(src):
+        tmp = copy.with_name(f".{copy.name}.tmp")
+        if copy.is_symlink():
+            copy.unlink()  # an older layout linked it; a copy of the folder lost it
+        shutil.copyfile(original, tmp)
+        os.replace(tmp, copy)
+        written.append(copy)
+    return written
+
+
 def make_handout(src: Path, dest: Path, *, run_tests: bool = True) -> Built:
+    for path in sync_mirrors(src):
+        print(f"{path}: refreshed from grader/{path.name}")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
@@ -125,7 +149,8 @@ def run(args, command) -> int:
         return 2
     try:
         if command == "check-handout":
-            stale = differences(src, dest)
+            stale = differences(src, dest) + [f"{copy} (differs from grader/{original.name})"
+                                              for copy, original in stale_mirrors(src)]
             if stale:
                 print(STALE.format(dest=dest), *stale, sep="\n  ", file=sys.stderr)
                 return 1

@@ -33,6 +33,7 @@ MANIFEST: tuple[Entry, ...] = (
     Entry("apps/simple_ml.py", "apps/simple_ml.py"),
     Entry("tests/hw1/test_autograd_hw.py", "tests/hw1/test_autograd_hw.py"),
     Entry("hw1.ipynb", "hw1.ipynb"),
+    Entry("hw1_check.py", "hw1_check.py"),
     Entry("tools/fetch_mnist.py", "tools/fetch_mnist.py"),
     Entry("handout_files/Makefile", "Makefile"),
     Entry("handout_files/README.md", "README.md"),
@@ -45,7 +46,14 @@ MANIFEST: tuple[Entry, ...] = (
 # Reference paths never shipped (a directory covers everything below it).
 INSTRUCTOR_ONLY: tuple[str, ...] = (
     "data",        # MNIST; students fetch it with tools/fetch_mnist.py
-    "mugrade.py",  # symlink to grader/mugrade.py so the reference runs alone
+    "mugrade.py",  # a copy of grader/mugrade.py (see MIRRORS)
+)
+
+# Reference files that are copies of grader files, refreshed by `make handout`,
+# so that a copy of the reference folder runs alone (its tests and notebook
+# import mugrade). (reference path, grader path)
+MIRRORS: tuple[tuple[str, str], ...] = (
+    ("mugrade.py", "mugrade.py"),
 )
 
 # Caches that may appear anywhere and mean nothing.
@@ -62,6 +70,11 @@ def grader_dir() -> Path:
 
 def source_path(entry: Entry, src: Path) -> Path:
     return (src if entry.origin == REFERENCE else grader_dir()) / entry.source
+
+
+def mirror_paths(src: Path) -> list[tuple[Path, Path]]:
+    """(reference copy, grader original) for each entry of MIRRORS."""
+    return [(src / rel, grader_dir() / original) for rel, original in MIRRORS]
 
 
 def _covered(rel: str) -> bool:

@@ -1,6 +1,8 @@
 """Strip an assignment notebook for students, through nbformat.
 
-Code cells get the same marker stripping as `.py` files; outputs and
+Code cells get the same marker stripping as `.py` files and must not run
+Python through the shell (`!python`: not the kernel's interpreter, and a
+failure there does not stop "Run all"); outputs and
 execution counts are cleared; cells tagged `instructor` are dropped; only
 whitelisted metadata survives (anything else could carry a solution); the
 result must pass `nbformat.validate`.
@@ -8,6 +10,7 @@ result must pass `nbformat.validate`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import nbformat
@@ -21,6 +24,9 @@ NOTEBOOK_METADATA = ("kernelspec", "language_info")
 CELL_METADATA = ("tags", "editable", "deletable")
 
 NOT_A_NOTEBOOK = "not a readable notebook: {message}"
+SHELL_PYTHON = ("`!python`/`!pytest` runs whatever Python is on PATH, not the kernel's, and never "
+                "fails the cell: call a helper that runs sys.executable (hw1_check.run_cases)")
+SHELL_PYTHON_RE = re.compile(r"^\s*!\s*(python[\d.]*|pytest)\b")
 INVALID_RESULT = "stripped notebook is invalid: {message}"
 
 
@@ -69,6 +75,9 @@ def _strip_cell(cell, index, path, strip_questions):
     if cell.cell_type != "code":
         return cell, None
     where = cell_path(path, index)
+    for number, line in enumerate(cell.source.splitlines(), start=1):
+        if SHELL_PYTHON_RE.match(line):
+            raise MarkerError(where, number, SHELL_PYTHON)
     result = strip_source(cell.source, where, fallback_name=f"cell {index}",
                           strip_questions=strip_questions)
     cell["source"] = result.text

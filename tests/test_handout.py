@@ -36,7 +36,8 @@ def test_handout_layout(tmp_path, stub_client):
     out = tmp_path / "h"
     built = build_tree(REFERENCE, out)
     assert set(built.files) == {
-        ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "hw1.ipynb", "mugrade.py",
+        ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
+        "hw1.ipynb", "hw1_check.py",
         "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py",
         "python/needle/__init__.py", "python/needle/autograd.py", "python/needle/backend_numpy.py",
         "python/needle/init/__init__.py", "python/needle/init/init_basic.py",
@@ -192,3 +193,28 @@ def test_import_check_reports_a_broken_handout(tmp_path):
     (tmp_path / "python/needle/__init__.py").write_text("")
     (tmp_path / "apps/simple_ml.py").write_text("import needle\n")
     assert import_problems(tmp_path, "handout") == []
+
+
+def test_reference_mugrade_is_a_fresh_copy_of_the_client():
+    copy = REFERENCE / "mugrade.py"
+    assert not copy.is_symlink(), "a copy of reference/ must run alone: mugrade.py is a file"
+    assert copy.read_bytes() == (ROOT / "grader/mugrade.py").read_bytes(), "run `make handout`"
+
+
+def test_make_handout_refreshes_the_reference_copy_of_the_client(src, tmp_path, stub_client, capsys):
+    (src / "mugrade.py").unlink()
+    (src / "mugrade.py").symlink_to("../grader/mugrade.py")  # the old layout, dangling in a copy
+    assert main(["handout", str(src), str(tmp_path / "h"), "--skip-tests"]) == 0
+    assert not (src / "mugrade.py").is_symlink()
+    assert (src / "mugrade.py").read_bytes() == (stub_client / "mugrade.py").read_bytes()
+    assert f"{src}/mugrade.py: refreshed from grader/mugrade.py" in capsys.readouterr().out
+    assert [p.name for p in src.iterdir() if p.name.startswith(".")] == []  # no temp file left
+
+
+def test_check_handout_reports_a_stale_reference_copy_of_the_client(src, tmp_path, capsys):
+    dest = tmp_path / "handout"
+    make_handout(src, dest, run_tests=False)
+    (src / "mugrade.py").write_text("# edited by hand\n")
+    assert main(["check-handout", str(src), str(dest)]) == 1
+    assert capsys.readouterr().err == (f"{dest}: stale, run `make handout` and commit it; differing files:\n"
+                                       f"  {src}/mugrade.py (differs from grader/mugrade.py)\n")

@@ -6,7 +6,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from grader.markers import MarkerError
-from grader.notebook import strip_notebook
+from grader.notebook import SHELL_PYTHON, strip_notebook
 
 SOLUTION_CELL = """def double(x):
     \"\"\"Twice x.\"\"\"
@@ -25,7 +25,7 @@ def sample_notebook():
         new_code_cell(SOLUTION_CELL, id="solution", execution_count=4,
                       outputs=[new_output("stream", name="stdout", text="4\n")],
                       metadata={"tags": ["q1"], "execution": {"took": "1s"}}),
-        new_code_cell("!python -m pytest -k forward", id="run-tests", execution_count=5,
+        new_code_cell('run_cases("forward")', id="run-tests", execution_count=5,
                       outputs=[new_output("execute_result", data={"text/plain": "ok"}, execution_count=5)]),
         new_code_cell("print('secret check')", id="teacher", metadata={"tags": ["instructor"]}),
     ]
@@ -90,3 +90,20 @@ def test_not_a_notebook_is_an_error():
     with pytest.raises(MarkerError) as info:
         strip_notebook("{not json", "broken.ipynb")
     assert str(info.value).startswith("broken.ipynb:1: not a readable notebook: ")
+
+
+@pytest.mark.parametrize("line", ["!python -m pytest -k forward", "  ! python3 tools/fetch_mnist.py data",
+                                  "!pytest -k backward", "!python3.11 -m mugrade submit KEY"])
+def test_python_through_the_shell_is_refused_naming_cell_and_line(line):
+    nb = sample_notebook()
+    nb.cells[2].source = "x = 1\n" + line
+    with pytest.raises(MarkerError) as info:
+        strip_notebook(nbformat.writes(nb), "hw.ipynb")
+    assert str(info.value) == f"hw.ipynb#cell3:2: {SHELL_PYTHON}"
+
+
+def test_other_shell_commands_and_instructor_cells_may_use_the_shell():
+    nb = sample_notebook()
+    nb.cells[2].source = "!ls data\nprint('!python is fine in a string')"
+    nb.cells[3].source = "!python -m pytest tests/hw1"  # instructor cell: dropped anyway
+    strip_notebook(nbformat.writes(nb), "hw.ipynb")

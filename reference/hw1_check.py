@@ -1,0 +1,155 @@
+"""The notebook's helpers: fetch MNIST, run one question's public cases,
+submit one question to the grading server.
+
+Each runs a fresh Python, the kernel's own interpreter (`sys.executable`),
+in the homework folder: it sees your latest edits without restarting the
+kernel, and a crash in your code cannot take the kernel down. When cases
+fail, CasesFailed stops the cell (and "Run all") with a short summary: the
+question, how many cases failed, and the first reason. For the full report,
+run `python -m pytest -k forward` (or `make test Q=forward`) in a terminal.
+
+Standard library only; pytest (and numpy, requests) in the kernel's Python.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+QUESTIONS = {"forward": "Q1", "backward": "Q2", "topo_sort": "Q3",
+             "compute_gradient": "Q4", "softmax_loss_ndl": "Q5", "nn_epoch_ndl": "Q6"}
+TEST_DIR = "tests/hw1"
+DEFAULT_SERVER = "http://127.0.0.1:8000/"
+REASON_WIDTH = 300  # characters of the first reason shown
+FILE_LINE = re.compile(r'File "(.+)", line (\d+)')
+
+
+class NotebookError(Exception):
+    """Stops the cell showing only its message. IPython (Jupyter, Colab)
+    prints what `_render_traceback_` returns instead of a traceback."""
+
+    def _render_traceback_(self):
+        return [f"{type(self).__name__}: {line}" if i == 0 else line
+                for i, line in enumerate(str(self).splitlines())]
+
+
+class CasesFailed(NotebookError):
+    """Some public cases of a question failed."""
+
+
+def _root():
+    root = Path.cwd()
+    if not (root / TEST_DIR).is_dir():
+        raise NotebookError(f"{root} has no {TEST_DIR}: run the notebook from the hw1 folder "
+                            "(in Colab, set HW1_DIR in the setup cell)")
+    return root
+
+
+def _env(**extra):
+    # One BLAS thread: faster than the default on small machines, and steadier.
+    return {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", **extra}
+
+
+def _label(keyword):
+    if keyword is None:
+        return "all questions"
+    if keyword not in QUESTIONS:
+        raise NotebookError(f"unknown question {keyword!r}; use one of {', '.join(QUESTIONS)}")
+    return f"{QUESTIONS[keyword]} {keyword}"
+
+
+def fetch_data():
+    """MNIST into data/ (from $MNIST_DIR if set, else downloaded), checked by SHA-256."""
+    root = _root()
+    data = root / "data"
+    if data.is_symlink() and not data.exists():
+        # A copy of the instructor's folder keeps its link to a data folder
+        # that is not there; the link holds nothing, so a real folder replaces it.
+        print(f"data/: the link to {os.readlink(data)} leads nowhere here; fetching into a folder instead")
+        data.unlink()
+    run = subprocess.run([sys.executable, "tools/fetch_mnist.py", "data"], cwd=root, env=_env(),
+                         capture_output=True, text=True)
+    print(run.stdout + run.stderr, end="")
+    if run.returncode != 0:
+        raise NotebookError("MNIST is not in data/ (see the message above)")
+    print("data/: the four MNIST files are in place")
+
+
+def _reason(element):
+    """The first line saying why a case failed, from its JUnit element."""
+    message = (element.get("message") or "").strip()
+    text_lines = [line[1:].strip() for line in (element.text or "").splitlines() if line.startswith("E ")]
+    if text_lines and (not message or message == "collection failure"):
+        message = text_lines[-1]  # e.g. the SyntaxError under a collection failure
+        where = [m for m in map(FILE_LINE.search, text_lines) if m]
+        if where:  # a SyntaxError's own file and line, relative to the homework folder
+            message += f" ({os.path.relpath(where[-1].group(1))}, line {where[-1].group(2)})"
+    first = message.splitlines()[0] if message else "no reason given"
+    return first[:REASON_WIDTH]
+
+
+def _results(junit):
+    """[(case name, status, reason)] from pytest's JUnit XML; status is
+    passed, failed or skipped, reason "" when passed."""
+    results = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        status, reason = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                status = "skipped" if child.tag == "skipped" else "failed"
+                reason = _reason(child)
+        results.append((case.get("name", "?"), status, reason))
+    return results
+
+
+def run_cases(keyword=None):
+    """Run the public cases of one question (`-k keyword`), or all of them."""
+    label, root = _label(keyword), _root()
+    with tempfile.TemporaryDirectory(prefix="hw1-cases-") as tmp:
+        junit = Path(tmp) / "cases.xml"
+        cmd = [sys.executable, "-m", "pytest", TEST_DIR, "-q", "--tb=no", "-p", "no:cacheprovider",
+               f"--junitxml={junit}"] + (["-k", keyword] if keyword else [])
+        run = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True)
+        results = _results(junit) if junit.is_file() else []
+    failed = [(name, reason) for name, status, reason in results if status == "failed"]
+    skipped = sum(status == "skipped" for _, status, _ in results)
+    if run.returncode == 0 and results:
+        print(f"{label}: all {len(results) - skipped} cases passed" + (f", {skipped} skipped" if skipped else ""))
+        return
+    if run.returncode == 1 and failed:
+        headline = f"{label}: {len(failed)} of {len(results)} cases failed"
+    else:  # nothing ran: a file that does not import, no matching case...
+        headline = f"{label}: the cases could not run (pytest exit status {run.returncode})"
+    if failed:
+        first = f"first: {failed[0][0]}: {failed[0][1]}"
+    else:
+        first = "pytest said: " + " / ".join((run.stdout + run.stderr).strip().splitlines()[-3:])
+    command = "python -m pytest" + (f" -k {keyword}" if keyword else "")
+    raise CasesFailed(f"{headline}\n{first}\nfull report: {command}  (in a terminal, in this folder)")
+
+
+def submit(keyword, key=None, server=None):
+    """Send the submit_<keyword> cases, computed by your code, to the grading server.
+
+    key: yours (default $MUGRADE_KEY); without one nothing is sent.
+    server: its URL (default $MUGRADE_SERVER, else http://127.0.0.1:8000/).
+    """
+    label, root = _label(keyword), _root()
+    key = key or os.environ.get("MUGRADE_KEY")
+    if not key:
+        print(f"{label}: not submitted: set KEY in the setup cell to the key you were given")
+        return
+    server = server or os.environ.get("MUGRADE_SERVER") or DEFAULT_SERVER
+    # The key goes through the environment: it is never printed nor on a command line.
+    cmd = [sys.executable, "-m", "mugrade", "submit", "-k", keyword, "--server", server]
+    run = subprocess.run(cmd, cwd=root, env=_env(MUGRADE_KEY=key), capture_output=True, text=True)
+    print(run.stdout, end="")
+    if run.returncode != 0:
+        # The client's last line says why: its summary line for this question
+        # ("topo_sort   not sent: unknown key ..."), or a usage error.
+        last = (run.stderr.strip() or run.stdout.strip() or f"exit status {run.returncode}").splitlines()[-1]
+        last = last.strip().removeprefix(keyword).strip()
+        raise NotebookError(f"{label}: {last}")
