@@ -1,0 +1,93 @@
+"""`grader publish` describes each case to the server (name and code), and the
+server's reasons then name the case and its op. Against a real server, with a
+small project of its own."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
+from server_harness import REPO, Server, add_user, child_env, enc, sqlite_rows  # noqa: E402
+
+pytestmark = pytest.mark.server
+
+TESTS = '''
+import numpy as np
+import mugrade
+
+
+class ndl:  # stands in for needle: the op names come from `ndl.<op>` calls
+    exp = staticmethod(np.exp)
+    divide_scalar = staticmethod(lambda a, s: a / s)
+
+
+def helper(x):
+    return x * 2
+
+
+def submit_alpha():
+    x = np.ones(2)
+    y = x + 1
+    mugrade.submit(ndl.exp(x))
+    for size in (2, 3):
+        mugrade.submit(np.zeros(size))
+    mugrade.submit(
+        ndl.divide_scalar(np.arange(3.0),
+                          2.0))
+    mugrade.submit(helper(x))
+    mugrade.submit(ndl.exp(y))
+'''
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    root = tmp_path_factory.mktemp("notes")
+    server = Server(root / "grader.db")
+    server.keys = {n: add_user(server.db_url, n, r) for n, r in [("prof", "instructor"), ("ann", "student")]}
+    server.start()
+    project = root / "project"
+    (project / "tests" / "hw1").mkdir(parents=True)
+    (project / "tests" / "hw1" / "test_alpha.py").write_text(textwrap.dedent(TESTS))
+    server.publish = subprocess.run(
+        [sys.executable, "-m", "grader", "publish", "--server", server.url, "--dir", str(project),
+         "--assignment", "tiny"], cwd=REPO, env=child_env(MUGRADE_KEY=server.keys["prof"]),
+        capture_output=True, text=True, timeout=120)
+    yield server
+    server.stop()
+
+
+def test_publish_stores_a_name_and_the_code_of_each_case(srv):
+    assert srv.publish.returncode == 0, srv.publish.stdout + srv.publish.stderr
+    assert srv.keys["prof"] not in srv.publish.stdout + srv.publish.stderr
+    notes = sqlite_rows(srv.db_path, "select test_case_index, name, description from case_notes order by test_case_index")
+    assert notes == [
+        (0, "exp", "x = np.ones(2); y = x + 1; submit ndl.exp(x)"),
+        (1, "alpha 1", "submit np.zeros(size) (with size=2)"),
+        (2, "alpha 2", "submit np.zeros(size) (with size=3)"),
+        (3, "divide_scalar", "submit ndl.divide_scalar(np.arange(3.0), 2.0)"),
+        (4, "helper", "submit helper(x)"),
+        (5, "exp #2", "submit ndl.exp(y)"),
+    ]
+
+
+def test_wrong_answers_name_the_case_and_op(srv):
+    key = srv.keys["ann"]
+    sid = srv.post("submit", key, assignment="tiny", problem="alpha").json()["submission_id"]
+    answer = srv.post("submit_test", key, enc([1.0, 1.0]), submission_id=sid, test_case_index=3).json()
+    assert answer == {"correct": False, "reason": "case 3 divide_scalar: value: expected an np.ndarray, got a list"}
+    import numpy as np
+    answer = srv.post("submit_test", key, enc(np.exp(np.ones(2))), submission_id=sid, test_case_index=0).json()
+    assert answer == {"correct": True}
+
+
+def test_notes_endpoint_refuses_students_and_bad_ids(srv):
+    r = srv.post("publish_notes", srv.keys["ann"], [{"name": "x"}], publication_id=1)
+    assert r.status_code == 403 and "only instructors can describe cases" in r.text
+    r = srv.post("publish_notes", srv.keys["prof"], [{"name": "x"}], publication_id="abc")
+    assert r.status_code == 400 and "publication_id" in r.text
+    r = srv.post("publish_notes", srv.keys["prof"], [{"name": "x"}], publication_id=99)
+    assert r.status_code == 404 and r.text == "no publication 99: publish the answers first\n"
+    r = srv.post("publish_notes", srv.keys["prof"], [{"name": "x"}] * 6, publication_id=1)
+    assert r.status_code == 409 and "already has other notes" in r.text
