@@ -8,7 +8,9 @@ from markupsafe import Markup, escape
 BUCKETS = (dt.timedelta(hours=1), dt.timedelta(hours=3), dt.timedelta(hours=6), dt.timedelta(hours=12),
            dt.timedelta(days=1), dt.timedelta(days=7))
 MAX_BARS = 48
+# Around a deadline: at least two days before and one after, at most a week before and three days after.
 WINDOW_BEFORE, WINDOW_AFTER = dt.timedelta(days=7), dt.timedelta(days=3)
+CONTEXT_BEFORE, CONTEXT_AFTER = dt.timedelta(days=2), dt.timedelta(days=1)
 
 
 def histogram(labels, counts, title: str) -> Markup:
@@ -38,14 +40,14 @@ def bucket_size(span: dt.timedelta) -> dt.timedelta:
 
 
 def timeline(times, deadline, title: str) -> Markup:
-    """Submissions per time bucket; with a deadline, the week before it to three days after,
-    a red line at the deadline and late bars in orange."""
+    """Submissions per time bucket; with a deadline, the days around it (submissions
+    further away are left out), a red line at the deadline and late bars in orange."""
     if not times:
         return Markup("")
     start, end = times[0], times[-1]
     if deadline is not None:
-        start = max(min(start, deadline), deadline - WINDOW_BEFORE)
-        end = min(max(end, deadline), deadline + WINDOW_AFTER)
+        start = max(min(start, deadline - CONTEXT_BEFORE), deadline - WINDOW_BEFORE)
+        end = min(max(end, deadline + CONTEXT_AFTER), deadline + WINDOW_AFTER)
     size = bucket_size(max(end - start, dt.timedelta(hours=1)))
     start = _floor(start, size)
     n = max(1, int((end - start) / size) + 1)

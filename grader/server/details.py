@@ -37,7 +37,8 @@ class SubmissionView:
 def submissions(conn: Connection, student: str) -> tuple:
     """Every submission of `student`, server and imported, newest first."""
     attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
-    attempts.sort(key=lambda a: (a.when, a.key, a.question), reverse=True)
+    attempts.sort(key=lambda a: load.question_order(a.question))  # within one imported result
+    attempts.sort(key=lambda a: (a.when, a.key), reverse=True)  # stable: newest first
     server = _server_cases(conn, [a for a in attempts if a.source == "server"])
     batch = _batch_cases(conn, {int(a.key[1:]) for a in attempts if a.source != "server"})
     return tuple(SubmissionView(a, server.get(a.key, ()) if a.source == "server"

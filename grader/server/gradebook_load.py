@@ -65,15 +65,15 @@ def questions(conn: Connection) -> tuple:
             .join(batch_results, batch_results.c.id == batch_questions.c.result_id)
             .group_by(batch_results.c.assignment, batch_questions.c.question)).all():
         found.setdefault(f"{a}/{q}", Question(f"{a}/{q}", a, top, 0, None))
-    return tuple(sorted(found.values(), key=lambda q: (q.assignment, _order(q.label))))
+    return tuple(sorted(found.values(), key=lambda q: question_order(q.label)))
 
 
-def _order(label: str):
-    """hw1's questions in the handout's order, others by name."""
+def question_order(label: str):
+    """By assignment; hw1's questions in the handout's order, others by name."""
     from grader.cases import QUESTIONS
     keys = list(QUESTIONS)
-    name = label.split("/", 1)[1]
-    return (keys.index(name), "") if name in keys else (len(keys), name)
+    assignment, _, name = label.partition("/")
+    return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
 
 
 def students(conn: Connection) -> dict:

@@ -170,7 +170,7 @@ def _read_one(folder: Path) -> Imported:
         raise BadResult(f"{path}: cannot read it ({e.strerror})") from None
     except BadResult as e:
         raise BadResult(str(e) if str(e).startswith(str(path)) else f"{path}: {e}") from None
-    when = dt.datetime.fromtimestamp(mtime, dt.timezone.utc).replace(tzinfo=None, microsecond=0)
+    when = dt.datetime.fromtimestamp(mtime, dt.timezone.utc).replace(tzinfo=None)
     return Imported(name, hashlib.sha256(raw).hexdigest(), when, score, output, questions, cases)
 
 

@@ -122,7 +122,7 @@ async def gradebook_page(request: Request):
     if refusal:
         return refusal
     book = await request.app.state.services.read(gradebook.build)
-    labels = gradebook.BINS + ("not submitted",)
+    labels = gradebook.BINS + ("none",)  # the last bar: students who never submitted
     histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
                   for q, st in zip(book.questions, book.stats)]
     timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")

@@ -14,14 +14,16 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.5em; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: .5em 0; }
 th, td { border: 1px solid #ccc; padding: .3em .5em; text-align: left; vertical-align: top; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; } td.when { white-space: nowrap; }
+#gradebook th:first-child, #gradebook td:first-child { position: sticky; left: 0; background: #fff; }
 th button { font: inherit; font-weight: bold; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
 .late { color: #b50; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
 .muted { color: #666; } code { font-size: .9em; word-break: break-word; }
 .chart { width: 100%; max-width: 36em; height: auto; display: block; }
 .question { border-top: 1px solid #ddd; }
-.stats { display: flex; flex-wrap: wrap; gap: 1.5em; }
+.stats { display: flex; flex-wrap: wrap; gap: 1.5em; } .stats > div:first-child { flex: 1 1 18em; max-width: 30em; }
+.stats > div:last-child { flex: 2 1 20em; }
 details { margin: .4em 0; } summary { cursor: pointer; }
 input[type=search] { font: inherit; padding: .3em; width: 100%; max-width: 20em; box-sizing: border-box; }
 </style>{% if script %}<script src="/static/gradebook.js" defer></script>{% endif %}</head><body>
@@ -74,7 +76,7 @@ GRADEBOOK = """{% extends "base" %}{% block body %}
 <p><label for="search">Search students</label><br><input type="search" id="search" placeholder="name" autocomplete="off"></p>
 <div class="scroll"><table id="gradebook"><thead><tr>
 <th data-type="text"><button type="button">student</button></th>
-{% for q in book.questions %}<th class="num" data-type="num"><button type="button">{{ q.label }}</button></th>{% endfor %}
+{% for q in book.questions %}{% set a, _, p = q.label.partition("/") %}<th class="num" data-type="num"><button type="button">{{ a }}/<wbr>{{ p }}</button></th>{% endfor %}
 <th class="num" data-type="num"><button type="button">total</button></th>
 <th data-type="text"><button type="button">late</button></th>
 <th data-type="text"><button type="button">last submission</button></th></tr></thead><tbody>
@@ -84,7 +86,7 @@ GRADEBOOK = """{% extends "base" %}{% block body %}
 <td class="num" data-value="{{ -1 if c.score is none else c.score }}">{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td>{% endfor %}
 <td class="num total" data-value="{{ r.total }}">{{ "%.1f"|format(r.total) }}%</td>
 <td data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
-<td data-value="{{ r.last.isoformat() if r.last else '' }}">{{ r.last.strftime(time_format) if r.last else '-' }}</td></tr>
+<td class="when" data-value="{{ r.last.isoformat() if r.last else '' }}">{{ r.last.strftime(time_format) if r.last else '-' }}</td></tr>
 {% endfor %}</tbody></table></div>
 <p id="no-match" hidden>No student matches.</p>
 {% for times in book.times %}<h2>Submissions over time: {{ times[0] }}</h2>
