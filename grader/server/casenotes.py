@@ -4,7 +4,8 @@
 {"name", "description"} per case: the op it exercises and the code that
 computed it. The course's own mugrade client never calls this endpoint, so
 the wire protocol is unchanged. With them, the server's reasons name the
-case ("case 3 divide_scalar: value: values differ beyond tolerance") and
+case's op ("case 3: WRONG (divide_scalar: value: values differ beyond
+tolerance ...)" in the client) and
 the gradebook lists cases by name.
 
 Notes of a publication are written once: sending the same notes again is
@@ -95,12 +96,12 @@ def _load_names(conn: Connection, publication_id: int) -> tuple:
 
 
 async def named_reason(svc, publication_id: int, index: int, reason: str) -> str:
-    """`reason` prefixed with the case and its name, e.g. "case 3 divide_scalar: ...",
-    when the publisher described the cases; else as it is."""
+    """`reason` prefixed with the case's name, e.g. "divide_scalar: value: ...", when the
+    publisher described the cases; else as it is. (Clients already print the case index.)"""
     key = (id(svc.engine), publication_id)
     names = _names.get(key)
     if names is None:
         names = await svc.read(_load_names, publication_id)
         if names:  # notes arrive just after the answers: cache only once they are there
             _names.put(key, names)
-    return f"case {index} {names[index]}: {reason}" if index < len(names) else reason
+    return f"{names[index]}: {reason}" if index < len(names) else reason

@@ -7,7 +7,7 @@ BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} - needle grader</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em; max-width: 72em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em; max-width: 96em; color: #222; }
 nav { display: flex; flex-wrap: wrap; gap: .6em; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: .5em; }
 nav form { display: inline; margin-left: auto; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.5em; }
