@@ -206,6 +206,7 @@ def test_handout_make_submit_outside_the_repository(srv, tmp_path):
 
     stubs = submit(srv.keys["carol"], "topo_sort")
     assert summary(stubs.stdout) == {"topo_sort": "0/3"}, stubs.stdout + stubs.stderr
+    assert srv.keys["carol"] not in stubs.stdout + stubs.stderr  # the key is never echoed
     for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py"):
         shutil.copyfile(REPO / "reference" / rel, student / rel)
     solved = submit(srv.keys["carol"], "forward")
