@@ -89,59 +89,58 @@ def build(conn: Connection, student: Optional[str] = None) -> Gradebook:
     if student is not None:
         people = {student: people.get(student)}
     attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
-    hits = load.case_hits(conn) if student is None else []
+    counts = load.case_counts(conn) if student is None else []
     notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
-    return assemble(questions, people, attempts, hits, notes)
+    return assemble(questions, people, attempts, counts, notes)
 
 
-def assemble(questions, people: dict, attempts, hits, notes) -> Gradebook:
-    by_key = {}
+def assemble(questions, people: dict, attempts, counts, notes) -> Gradebook:
+    by_key, by_student = {}, {}
     for a in attempts:
         by_key.setdefault((a.student, a.question), []).append(a)
+        by_student.setdefault(a.student, []).append(a)
     weight = sum(q.weight for q in questions) or 1.0
     rows = []
     for name in sorted(people, key=lambda n: (n.casefold(), n)):
-        mine = [a for a in attempts if a.student == name]
+        mine = by_student.get(name, [])
         cells = tuple(best(by_key.get((name, q.label), [])) for q in questions)
         total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
         server = [a.when for a in mine if a.source == "server"]
         last = max(server or [a.when for a in mine], default=None)
         rows.append(Row(name, people[name], cells, round(total, 2), last,
                         tuple(sorted({a.source for a in mine}))))
-    stats = tuple(question_stats([r.cells[i] for r in rows], q.label, hits, notes)
+    by_question = {}
+    for c in counts:
+        by_question.setdefault(c.question, []).append(c)
+    stats = tuple(question_stats([r.cells[i] for r in rows], q.label, by_question, notes)
                   for i, q in enumerate(questions))
     return Gradebook(tuple(questions), tuple(rows), stats, _times(questions, attempts))
 
 
-def question_stats(cells, label: str, hits, notes) -> QuestionStats:
+def question_stats(cells, label: str, counts: dict, notes) -> QuestionStats:
+    """Histogram, mean and median of the submitters' scores; `counts`: CaseCounts by question."""
     scores = [c.score for c in cells if c.score is not None]
-    counts = [0] * (len(BINS) + 1)
+    bins = [0] * (len(BINS) + 1)
     for c in cells:
-        counts[-1 if c.score is None else _bin(c.score)] += 1
-    return QuestionStats(tuple(counts), len(scores), statistics.fmean(scores) if scores else None,
-                         statistics.median(scores) if scores else None, _case_rates(label, hits, notes))
+        bins[-1 if c.score is None else _bin(c.score)] += 1
+    return QuestionStats(tuple(bins), len(scores), statistics.fmean(scores) if scores else None,
+                         statistics.median(scores) if scores else None, _case_rates(label, counts, notes))
 
 
 def _bin(score: float) -> int:
     return len(BINS) - 1 if score >= 1.0 else min(int(score * 5), len(BINS) - 2)
 
 
-def _case_rates(label: str, hits, notes) -> tuple:
+def _case_rates(label: str, counts: dict, notes) -> tuple:
     """Per case: students who tried it and students who never passed it; most failed first."""
-    tried, passed = {}, {}
-    for h in hits:
-        if h.question == label:
-            tried.setdefault(h.case, set()).add(h.student)
-            if h.passed:
-                passed.setdefault(h.case, set()).add(h.student)
     rates = []
-    for key, who in tried.items():
-        kind, ident = key
+    for c in counts.get(label, ()):
+        kind, ident = c.case
         default = (f"case {ident}", "") if kind == "server" else (ident, "")
         name, text = notes.get((label, ident), default)
         if kind == "server":
             name = f"case {ident}: {name}" if name != default[0] else name
-        rates.append(CaseRate(name, text, kind, len(who), len(who - passed.get(key, set()))))
+        rates.append(CaseRate(name, text, kind, c.tried, c.tried - c.passed))
     order = {"server": 0, "batch": 1}
     return tuple(sorted(rates, key=lambda r: (-r.rate, -r.failed, order[r.source], _natural(r.name))))
 

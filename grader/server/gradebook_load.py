@@ -42,12 +42,12 @@ class Attempt:
 
 
 @dataclass(frozen=True)
-class CaseHit:
-    """One case of one attempt, for failure rates: `case` identifies it within its question."""
+class CaseCount:
+    """One case of one question, over all students: `case` identifies it within its question."""
     question: str
     case: tuple                # ("server", index) or ("batch", name)
-    student: str
-    passed: bool
+    tried: int                 # students who answered it
+    passed: int                # of those, students who passed it at least once
 
 
 def questions(conn: Connection) -> tuple:
@@ -126,21 +126,27 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
     return out
 
 
-def case_hits(conn: Connection) -> list:
-    """Every answered case of every student, from both sources."""
-    hits = [CaseHit(f"{a}/{p}", ("server", idx), who, bool(ok)) for a, p, idx, who, ok in conn.execute(
-        select(assignments.c.name, problems.c.name, case_results.c.test_case_index, users.c.name,
-               case_results.c.correct)
+def case_counts(conn: Connection) -> list:
+    """Per question and case: how many students answered it and how many passed it, from both
+    sources. Counted in SQL: a class has 10^5 case results, the gradebook needs a few hundred."""
+    labels = {pid: f"{a}/{p}" for pid, a, p in conn.execute(
+        select(problems.c.id, assignments.c.name, problems.c.name)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)).all()}
+    who = submissions.c.user_id
+    server = conn.execute(
+        select(submissions.c.problem_id, case_results.c.test_case_index, func.count(func.distinct(who)),
+               func.count(func.distinct(case((case_results.c.correct, who)))))
         .join(submissions, submissions.c.id == case_results.c.submission_id)
-        .join(users, users.c.id == submissions.c.user_id)
-        .join(problems, problems.c.id == submissions.c.problem_id)
-        .join(assignments, assignments.c.id == problems.c.assignment_id)
-        .where(users.c.role == "student")).all()]
-    hits += [CaseHit(f"{a}/{q}", ("batch", name), who, bool(ok)) for a, q, name, who, ok in conn.execute(
-        select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name, batch_results.c.name,
-               batch_cases.c.passed)
-        .join(batch_results, batch_results.c.id == batch_cases.c.result_id)).all()]
-    return hits
+        .where(who.in_(select(users.c.id).where(users.c.role == "student")))
+        .group_by(submissions.c.problem_id, case_results.c.test_case_index)).all()
+    name = batch_results.c.name
+    batch = conn.execute(
+        select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
+               func.count(func.distinct(name)), func.count(func.distinct(case((batch_cases.c.passed, name)))))
+        .join(batch_results, batch_results.c.id == batch_cases.c.result_id)
+        .group_by(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name)).all()
+    return [CaseCount(labels[pid], ("server", idx), tried, ok) for pid, idx, tried, ok in server] + \
+        [CaseCount(f"{a}/{q}", ("batch", case_name), tried, ok) for a, q, case_name, tried, ok in batch]
 
 
 def server_case_notes(conn: Connection) -> dict:
