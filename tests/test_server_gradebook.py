@@ -3,6 +3,8 @@ late flag, weighted total, histogram, mean and median, cases ranked by
 failure rate with their names, CSV; grade-batch results imported beside the
 server's submissions; every case's reason on a student's page."""
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -162,6 +164,19 @@ def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_pat
     imported = [s for s in subs if s.attempt.source == "batch batch1" and s.attempt.question == "hw1/forward"]
     assert [(c.label, c.passed, c.reason) for c in imported[0].cases] == [
         ("Q1.1", True, ""), ("Q1.2", False, "Exp: values differ (max error 3e-01)")]
+
+
+def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
+    """The golden results.json of the report writer, and of a submission the grader failed on."""
+    golden = Path(__file__).parent / "golden" / "report"
+    for name, source in (("alice", golden / "results.json"), ("bob", golden / "error" / "results.json")):
+        (tmp_path / "out" / name).mkdir(parents=True)
+        shutil.copyfile(source, tmp_path / "out" / name / "results.json")
+    assert import_batch(tmp_path, tmp_path / "out") == 0, capsys.readouterr().err
+    rows = {r.name: r for r in build(engine).rows}
+    assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
+    assert [c.score for c in rows["bob"].cells[:6]] == [0.0] * 6
+    assert import_batch(tmp_path, tmp_path / "out", "--assignment", " ") == 2
 
 
 def corrupt(doc, path, value):

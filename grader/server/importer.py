@@ -215,6 +215,10 @@ def run(args, command) -> int:
     from .db import make_engine, now
     outdir = Path(args.outdir)
     source = args.source or outdir.resolve().name
+    for flag, value in (("--assignment", args.assignment), ("--source", source)):
+        if not value.strip() or len(value) > 200:
+            print(f"grader {command}: {flag} {value[:40]!r}: give 1-200 characters", file=sys.stderr)
+            return 2
     missing = _missing_sqlite_file(args.db)
     if missing:
         print(f"grader {command}: no database at {missing}; create it with `grader users add NAME "
@@ -224,7 +228,7 @@ def run(args, command) -> int:
         results = read_outdir(outdir)
         engine = make_engine(args.db)
         with engine.begin() as conn:
-            counts = store_results(conn, source[:200], args.assignment[:200], results, now())
+            counts = store_results(conn, source, args.assignment, results, now())
         engine.dispose()
     except BadResult as e:
         print(f"grader {command}: {e}", file=sys.stderr)

@@ -57,7 +57,7 @@ RESULTS = """
 - {{ a.correct }} / {{ a.total }} cases, {{ "%.0f"|format(100 * a.score) }}%{% if a.late %} <span class="late">late</span>{% endif %}
 <span class="muted">({{ a.source }})</span></summary>
 <div class="scroll"><table class="cases"><tr><th>case</th><th>name</th><th>result</th><th>reason</th><th>what it checks</th></tr>
-{% for c in s.cases %}<tr><td>{{ c.label }}</td><td>{{ c.name }}</td>
+{% for c in s.cases %}<tr><td>{{ c.label }}{% if c.hidden %} <span class="muted">(hidden)</span>{% endif %}</td><td>{{ c.name }}</td>
 <td class="{{ 'ok' if c.passed else 'bad' }}">{{ 'correct' if c.passed else 'wrong' }}</td>
 <td>{{ c.reason }}</td><td><code>{{ c.description }}</code></td></tr>
 {% else %}<tr><td colspan="5" class="muted">no case results{% if a.source != "server" %}: see the grader's output{% endif %}</td></tr>{% endfor %}
