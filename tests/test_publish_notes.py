@@ -91,3 +91,29 @@ def test_notes_endpoint_refuses_students_and_bad_ids(srv):
     assert r.status_code == 404 and r.text == "no publication 99: publish the answers first\n"
     r = srv.post("publish_notes", srv.keys["prof"], [{"name": "x"}] * 6, publication_id=1)
     assert r.status_code == 409 and "already has other notes" in r.text
+
+
+def test_a_server_without_notes_still_publishes(monkeypatch, capsys):
+    """The course's own server answers 404 to /publish_notes: the publish goes on, with one line."""
+    from grader import mugrade, publish_notes
+
+    def post(self, path, params, body=None):
+        if path == "publish_notes":
+            raise mugrade.Refused(404, "Not Found")
+        return {"publication_id": 7, "num_cases": len(body)}
+    monkeypatch.setattr(mugrade.Client, "post", post)
+    publish_notes._cases["beta"] = [("exp", "submit ndl.exp(x)"), ("", "submit x")]
+    client = publish_notes.NotingClient("http://127.0.0.1:9/", "k")
+    assert client.post("publish", {"problem": "beta"}, [1, 2]) == {"publication_id": 7, "num_cases": 2}
+    assert capsys.readouterr().out == "beta: case descriptions not stored (404: Not Found)\n"
+    assert "beta" not in publish_notes._cases
+
+
+def test_notes_are_sent_only_when_they_match_the_published_cases():
+    from grader import publish_notes
+    publish_notes._cases["gamma"] = [("exp", "a"), ("exp", "b"), ("", "c")]
+    assert publish_notes.notes_for("gamma", 3) == [{"name": "exp", "description": "a"},
+                                                   {"name": "exp #2", "description": "b"},
+                                                   {"name": "gamma 2", "description": "c"}]
+    publish_notes._cases["gamma"] = [("exp", "a")]
+    assert publish_notes.notes_for("gamma", 2) == []  # a case went unrecorded: better no notes than wrong ones
