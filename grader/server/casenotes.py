@@ -12,6 +12,7 @@ Notes of a publication are written once: sending the same notes again is
 fine (a retry), different ones are refused, as publications never change.
 """
 import json
+import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -25,7 +26,8 @@ from .store import LRU
 
 MAX_NAME, MAX_DESCRIPTION = 100, 1000
 router = APIRouter(include_in_schema=False)
-_names = LRU(1024)  # (engine id, publication id) -> tuple of names; only publications that have notes
+RECHECK_SECONDS = 5.0
+_names = LRU(1024)  # (engine id, publication id) -> (tuple of names, time read)
 
 
 def parse_notes(body: bytes) -> list:
@@ -98,10 +100,12 @@ def _load_names(conn: Connection, publication_id: int) -> tuple:
 async def named_reason(svc, publication_id: int, index: int, reason: str) -> str:
     """`reason` prefixed with the case's name, e.g. "divide_scalar: value: ...", when the
     publisher described the cases; else as it is. (Clients already print the case index.)"""
-    key = (id(svc.engine), publication_id)
-    names = _names.get(key)
-    if names is None:
-        names = await svc.read(_load_names, publication_id)
-        if names:  # notes arrive just after the answers: cache only once they are there
-            _names.put(key, names)
+    key, t = (id(svc.engine), publication_id), time.monotonic()
+    hit = _names.get(key)
+    if hit is None or (not hit[0] and t - hit[1] > RECHECK_SECONDS):
+        # Notes arrive just after the answers: a publication without them is looked
+        # up again after a while, not on every wrong answer of a deadline rush.
+        hit = (await svc.read(_load_names, publication_id), t)
+        _names.put(key, hit)
+    names = hit[0]
     return f"{names[index]}: {reason}" if index < len(names) else reason
