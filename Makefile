@@ -52,15 +52,23 @@ grade: setup data
 # --- server ---
 # make serve [DB=sqlite:///grader.db] [HOST=127.0.0.1] [PORT=8000]
 # make publish KEY=instructor-key [SERVER=http://127.0.0.1:8000/]
+#   (or MUGRADE_KEY=... make publish). The key reaches the client through the
+#   environment only: no command line printed or run here contains it.
 .PHONY: serve publish
 DB     ?= sqlite:///grader.db
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 SERVER ?= http://$(HOST):$(PORT)/
-KEY    ?=
+KEY    ?= $(MUGRADE_KEY)
 serve: setup
-	$(PY) -m grader serve --db "$(DB)" --host $(HOST) --port $(PORT)
+	@echo "Grading server at http://$(HOST):$(PORT)/ (database $(DB)). Open in a browser:"
+	@echo "  http://$(HOST):$(PORT)/login      sign in with your key"
+	@echo "  http://$(HOST):$(PORT)/gradebook  instructors: the class gradebook"
+	@echo "  http://$(HOST):$(PORT)/me         students: their own results"
+	$(PY) -m grader serve --db "$(DB)" --host "$(HOST)" --port "$(PORT)"
 
+publish: export MUGRADE_KEY := $(KEY)
 publish: setup data
-	@test -n "$(KEY)" || { echo "usage: make publish KEY=instructor-key [SERVER=$(SERVER)]"; exit 2; }
-	$(PY) -m grader publish --key "$(KEY)" --server "$(SERVER)"
+	@test -n "$$MUGRADE_KEY" || { echo "usage: make publish KEY=instructor-key [SERVER=$(SERVER)]"; exit 2; }
+	@echo "$(PY) -m grader publish --server \"$(SERVER)\"   (key from KEY, not shown)"
+	@$(PY) -m grader publish --server "$(SERVER)"

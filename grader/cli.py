@@ -19,6 +19,7 @@ COMMANDS = {
     "serve": ("grader.server.commands", "run the grading server (mugrade compatible)"),
     "users": ("grader.server.commands", "add or import users of the grading server"),
     "gradebook": ("grader.server.commands", "export the server's gradebook as CSV"),
+    "import-batch": ("grader.server.importer", "import grade-batch results into the server's gradebook"),
     "submit": ("grader.client", "run the submit_* cases here and send the values to the server"),
     "publish": ("grader.client", "run the submit_* cases on reference/ and publish the answers"),
     "demo": ("grader.demo", "train one MNIST epoch with the reference and print loss and error"),

@@ -49,7 +49,9 @@ def run(args, command) -> int:
     if not args.server:
         print(f"grader {command}: give the server URL (--server URL or $MUGRADE_SERVER)", file=sys.stderr)
         return 2
-    cmd = [sys.executable, "-m", "grader.mugrade", command, "--assignment", args.assignment,
+    # publish also describes each case to the server (grader/publish_notes.py)
+    module = "grader.publish_notes" if command == "publish" else "grader.mugrade"
+    cmd = [sys.executable, "-m", module, command, "--assignment", args.assignment,
            "--server", args.server, "--tests", args.tests] + (["-k", args.select] if args.select else [])
     if command == "publish":
         cmd += _publish_flags(args)

@@ -80,7 +80,7 @@ def test_mutant_fails_exactly_the_mutated_case(srv, tmp_path):
                "--dir", str(mutant))
     assert r.returncode == 0, r.stdout + r.stderr
     assert summary(r.stdout) == {"forward": "11/12", "topo_sort": "3/3"}
-    assert "  case 8: WRONG (value: values differ beyond tolerance" in r.stdout  # case 8 is negate
+    assert "  case 8: WRONG (negate: value: values differ beyond tolerance" in r.stdout  # named at publish
     grades = requests.get(srv.url + "gradebook.csv", params={"user_key": srv.keys["prof"]}, timeout=10).text
     header, *rows = [line.split(",") for line in grades.splitlines()]
     bob = dict(zip(header, next(r for r in rows if r[0] == "bob")))
@@ -206,6 +206,7 @@ def test_handout_make_submit_outside_the_repository(srv, tmp_path):
 
     stubs = submit(srv.keys["carol"], "topo_sort")
     assert summary(stubs.stdout) == {"topo_sort": "0/3"}, stubs.stdout + stubs.stderr
+    assert srv.keys["carol"] not in stubs.stdout + stubs.stderr  # the key is never echoed
     for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py"):
         shutil.copyfile(REPO / "reference" / rel, student / rel)
     solved = submit(srv.keys["carol"], "forward")

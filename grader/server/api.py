@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from . import store, values
+from . import casenotes, store, values
 from .app import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
@@ -100,7 +100,7 @@ async def submit_test(request: Request):
                            "value; start a new submission with /submit")
     answer = {"correct": record.correct}
     if not record.correct and verdict.reason:
-        answer["reason"] = verdict.reason
+        answer["reason"] = await casenotes.named_reason(svc, sub.publication_id, index, verdict.reason)
     return JSONResponse(answer)
 
 

@@ -148,3 +148,6 @@ class Checkpointer:
     def _loop(self):
         while not self._stop.wait(self._interval):
             self.checkpoint()
+
+
+from . import records  # noqa: E402,F401  (the gradebook's tables join `metadata` before create_all)

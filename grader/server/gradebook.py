@@ -1,29 +1,25 @@
-"""Scores from the database: the class gradebook, one student's view, CSV.
+"""The class gradebook: server submissions and imported grade-batch results alike.
 
-A problem's score is the fraction of its cases correct on the student's best
-submission (each submission counts against the publication it started on).
-A cell is flagged late when only late submissions reached that best score.
-The total is the weighted mean of problem scores, in percent.
+A question's score is its best attempt (server: fraction of its cases
+correct, each submission against the publication it started on; imported:
+the grader's points over the maximum). A cell is flagged late when only
+late submissions reached that best score. The total is the weighted mean of
+question scores, in percent. Everything here is a pure function of the
+records `gradebook_load` reads, so it is tested without a server.
 """
 import csv
+import datetime as dt
 import io
+import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
-from .db import assignments, case_results, problems, publications, submissions, users
+from . import gradebook_load as load
 
 BINS = ("0-19%", "20-39%", "40-59%", "60-79%", "80-99%", "100%")
-
-
-@dataclass(frozen=True)
-class Problem:
-    id: int
-    label: str  # "assignment/problem"
-    weight: float
-    num_cases: int
+TIME = "%Y-%m-%d %H:%M UTC"
 
 
 @dataclass(frozen=True)
@@ -36,130 +32,151 @@ class Cell:
 
 @dataclass(frozen=True)
 class Row:
-    user_id: int
     name: str
+    user_id: Optional[int]  # None: known only from imported results
     cells: tuple
     total: float
+    last: Optional[dt.datetime]  # time of the last server submission, else of the last imported grading
+    sources: tuple
 
 
 @dataclass(frozen=True)
-class Attempt:
-    problem: str
-    when: str
-    correct: int
-    answered: int
-    total: int
-    late: bool
+class CaseRate:
+    name: str
+    description: str
+    source: str     # "server" or "batch"
+    tried: int      # students who answered the case
+    failed: int     # of those, students who never passed it
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.tried if self.tried else 0.0
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    histogram: tuple  # counts per BINS, then the count never submitted
+    submitted: int
+    mean: Optional[float]
+    median: Optional[float]
+    cases: tuple      # CaseRate, most failed first
 
 
 @dataclass(frozen=True)
 class Gradebook:
-    problems: tuple
+    questions: tuple  # gradebook_load.Question
     rows: tuple
-    histograms: tuple  # per problem: counts per BINS, then the count never submitted
-    pass_rates: tuple  # per problem: tuple of (case index, fraction of submitters passing)
+    stats: tuple      # QuestionStats per question
+    times: tuple      # (assignment, deadline or None, tuple of server submission times)
+
+    @property
+    def problems(self):  # the older name, kept for callers that export CSV
+        return self.questions
 
 
-def load_problems(conn: Connection) -> tuple:
-    latest = select(publications.c.problem_id, func.max(publications.c.id).label("pid")) \
-        .group_by(publications.c.problem_id).subquery()
-    rows = conn.execute(
-        select(problems.c.id, assignments.c.name, problems.c.name, problems.c.weight, publications.c.num_cases)
-        .join(assignments, assignments.c.id == problems.c.assignment_id)
-        .join(latest, latest.c.problem_id == problems.c.id)
-        .join(publications, publications.c.id == latest.c.pid)
-        .order_by(assignments.c.name, problems.c.id)).all()
-    return tuple(Problem(r[0], f"{r[1]}/{r[2]}", r[3], r[4]) for r in rows)
-
-
-def _attempt_rows(conn: Connection, user_id: Optional[int]):
-    """Per submission: user, problem, time, late, cases, correct and answered counts."""
-    correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
-    query = (select(submissions.c.id, submissions.c.user_id, submissions.c.problem_id,
-                    submissions.c.created_at, submissions.c.late, publications.c.num_cases,
-                    correct.label("correct"), func.count(case_results.c.id).label("answered"))
-             .join(publications, publications.c.id == submissions.c.publication_id)
-             .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)
-             .group_by(submissions.c.id, submissions.c.user_id, submissions.c.problem_id,
-                       submissions.c.created_at, submissions.c.late, publications.c.num_cases)
-             .order_by(submissions.c.id))
-    if user_id is not None:
-        query = query.where(submissions.c.user_id == user_id)
-    return conn.execute(query).all()
-
-
-def _best(attempts) -> Cell:
+def best(attempts) -> Cell:
     if not attempts:
         return Cell(None)
-    best = max(attempts, key=lambda a: (a.correct / a.num_cases, not a.late))
-    on_time = max((a.correct / a.num_cases for a in attempts if not a.late), default=-1.0)
-    score = best.correct / best.num_cases
-    return Cell(score, best.correct, best.num_cases, late=on_time < score)
+    top = max(attempts, key=lambda a: (a.score, not a.late))
+    on_time = max((a.score for a in attempts if not a.late), default=-1.0)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score)
 
 
-def build(conn: Connection, user_id: Optional[int] = None) -> Gradebook:
-    """The gradebook of every student, or of one user when `user_id` is given."""
-    probs = load_problems(conn)
-    people = select(users.c.id, users.c.name).order_by(users.c.name)
-    people = people.where(users.c.id == user_id) if user_id is not None else \
-        people.where(users.c.role == "student")
-    by_key = {}
-    for a in _attempt_rows(conn, user_id):
-        by_key.setdefault((a.user_id, a.problem_id), []).append(a)
-    weight = sum(p.weight for p in probs) or 1.0
+def build(conn: Connection, student: Optional[str] = None) -> Gradebook:
+    """The gradebook of every student, or of the one named `student`."""
+    questions = load.questions(conn)
+    people = load.students(conn)
+    if student is not None:
+        people = {student: people.get(student)}
+    attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
+    counts = load.case_counts(conn) if student is None else []
+    notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
+    return assemble(questions, people, attempts, counts, notes)
+
+
+def assemble(questions, people: dict, attempts, counts, notes) -> Gradebook:
+    by_key, by_student = {}, {}
+    for a in attempts:
+        by_key.setdefault((a.student, a.question), []).append(a)
+        by_student.setdefault(a.student, []).append(a)
+    weight = sum(q.weight for q in questions) or 1.0
     rows = []
-    for uid, name in conn.execute(people).all():
-        cells = tuple(_best(by_key.get((uid, p.id), [])) for p in probs)
-        total = 100.0 * sum(p.weight * (c.score or 0.0) for p, c in zip(probs, cells)) / weight
-        rows.append(Row(uid, name, cells, round(total, 2)))
-    hist = tuple(_histogram([r.cells[i] for r in rows]) for i in range(len(probs)))
-    return Gradebook(probs, tuple(rows), hist, _pass_rates(conn, probs))
+    for name in sorted(people, key=lambda n: (n.casefold(), n)):
+        mine = by_student.get(name, [])
+        cells = tuple(best(by_key.get((name, q.label), [])) for q in questions)
+        total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
+        server = [a.when for a in mine if a.source == "server"]
+        last = max(server or [a.when for a in mine], default=None)
+        rows.append(Row(name, people[name], cells, round(total, 2), last,
+                        tuple(sorted({a.source for a in mine}))))
+    by_question = {}
+    for c in counts:
+        by_question.setdefault(c.question, []).append(c)
+    stats = tuple(question_stats([r.cells[i] for r in rows], q.label, by_question, notes)
+                  for i, q in enumerate(questions))
+    return Gradebook(tuple(questions), tuple(rows), stats, _times(questions, attempts))
 
 
-def _histogram(cells) -> tuple:
-    counts = [0] * (len(BINS) + 1)
+def question_stats(cells, label: str, counts: dict, notes) -> QuestionStats:
+    """Histogram, mean and median of the submitters' scores; `counts`: CaseCounts by question."""
+    scores = [c.score for c in cells if c.score is not None]
+    bins = [0] * (len(BINS) + 1)
     for c in cells:
-        if c.score is None:
-            counts[-1] += 1
-        else:
-            counts[len(BINS) - 1 if c.score >= 1.0 else min(int(c.score * 5), 4)] += 1
-    return tuple(counts)
+        bins[-1 if c.score is None else _bin(c.score)] += 1
+    return QuestionStats(tuple(bins), len(scores), statistics.fmean(scores) if scores else None,
+                         statistics.median(scores) if scores else None, _case_rates(label, counts, notes))
 
 
-def _pass_rates(conn: Connection, probs) -> tuple:
-    """Per problem and case: the fraction of students who submitted it that ever passed it."""
-    students = select(users.c.id).where(users.c.role == "student")
-    tried = dict(conn.execute(
-        select(submissions.c.problem_id, func.count(func.distinct(submissions.c.user_id)))
-        .where(submissions.c.user_id.in_(students)).group_by(submissions.c.problem_id)).all())
-    passed = conn.execute(
-        select(submissions.c.problem_id, case_results.c.test_case_index,
-               func.count(func.distinct(submissions.c.user_id)))
-        .join(case_results, case_results.c.submission_id == submissions.c.id)
-        .where(case_results.c.correct, submissions.c.user_id.in_(students))
-        .group_by(submissions.c.problem_id, case_results.c.test_case_index)).all()
-    counts = {(pid, idx): n for pid, idx, n in passed}
-    return tuple(tuple((i, counts.get((p.id, i), 0) / tried[p.id] if tried.get(p.id) else None)
-                       for i in range(p.num_cases)) for p in probs)
+def _bin(score: float) -> int:
+    return len(BINS) - 1 if score >= 1.0 else min(int(score * 5), len(BINS) - 2)
 
 
-def history(conn: Connection, user_id: int) -> tuple:
-    """Every submission of one user, newest first."""
-    labels = {p.id: p.label for p in load_problems(conn)}
-    return tuple(Attempt(labels.get(a.problem_id, "?"), a.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
-                         a.correct, a.answered, a.num_cases, a.late)
-                 for a in reversed(_attempt_rows(conn, user_id)))
+def _case_rates(label: str, counts: dict, notes) -> tuple:
+    """Per case: students who tried it and students who never passed it; most failed first."""
+    rates = []
+    for c in counts.get(label, ()):
+        kind, ident = c.case
+        default = (f"case {ident}", "") if kind == "server" else (ident, "")
+        name, text = notes.get((label, ident), default)
+        if kind == "server":
+            name = f"case {ident}: {name}" if name != default[0] else name
+        rates.append(CaseRate(name, text, kind, c.tried, c.tried - c.passed))
+    order = {"server": 0, "batch": 1}
+    return tuple(sorted(rates, key=lambda r: (-r.rate, -r.failed, order[r.source], _natural(r.name))))
 
 
-def to_csv(book: Gradebook) -> str:
-    """One row per student: name, one score column per problem (percent), total, late problems."""
+def _natural(name: str):
+    """'case 10' after 'case 9'."""
+    head, _, rest = name.partition(":")
+    number = head.removeprefix("case ").strip()
+    return (int(number), rest) if number.isdigit() else (1 << 30, name)
+
+
+def _times(questions, attempts) -> tuple:
+    """Per assignment: its deadline and the times of its server submissions (imported
+    results carry their grading time, which says nothing about when students worked)."""
+    out = []
+    for assignment in sorted({q.assignment for q in questions}):
+        labels = {q.label for q in questions if q.assignment == assignment}
+        deadline = next((q.deadline for q in questions if q.assignment == assignment and q.deadline), None)
+        when = tuple(sorted(a.when for a in attempts if a.source == "server" and a.question in labels))
+        if when:
+            out.append((assignment, deadline, when))
+    return tuple(out)
+
+
+def to_csv(book: Gradebook, full: bool = False) -> str:
+    """One row per student: name, one score column per question (percent), total, late
+    questions; `full` adds the time of the last submission and the sources."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["name"] + [p.label for p in book.problems] + ["total", "late"])
+    extra = ["last submission", "sources"] if full else []
+    writer.writerow(["name"] + [q.label for q in book.questions] + ["total", "late"] + extra)
     for row in book.rows:
         scores = ["" if c.score is None else f"{100 * c.score:.2f}" for c in row.cells]
-        late = " ".join(p.label for p, c in zip(book.problems, row.cells) if c.late)
-        writer.writerow([_cell_text(row.name)] + scores + [f"{row.total:.2f}", late])
+        late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
+        more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
+        writer.writerow([_cell_text(row.name)] + scores + [f"{row.total:.2f}", late] + [_cell_text(m) for m in more])
     return out.getvalue()
 
 

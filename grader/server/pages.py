@@ -1,4 +1,5 @@
-"""Server-rendered pages: log-in with a key, /me for students, /gradebook for instructors.
+"""Server-rendered pages: log-in with a key, /me for students, /gradebook (with a
+page per student and CSV) for instructors.
 
 The session cookie is HttpOnly (scripts cannot read it), SameSite=Strict (no
 cross-site request carries it, which is the CSRF defence for the only
@@ -10,18 +11,21 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from . import accounts, gradebook
+from . import accounts, casenotes, charts, details, gradebook
 from .app import Refused
-from .templates import render
+from .templates import SCRIPT, render
 
 router = APIRouter(include_in_schema=False)
 COOKIE = "grader_session"
 HEADERS = {"X-Frame-Options": "DENY", "Cache-Control": "no-store",
            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
+# The gradebook's sorting and search: a script from this server only, never inline.
+SCRIPT_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; form-action 'self'"
 
 
-def _page(name: str, status: int = 200, **context) -> HTMLResponse:
-    return HTMLResponse(render(name, **context), status_code=status, headers=HEADERS)
+def _page(name: str, status: int = 200, csp: Optional[str] = None, **context) -> HTMLResponse:
+    headers = dict(HEADERS, **({"Content-Security-Policy": csp} if csp else {}))
+    return HTMLResponse(render(name, **context), status_code=status, headers=headers)
 
 
 async def _session_user(request: Request):
@@ -73,12 +77,18 @@ async def me(request: Request):
     user = await _session_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    book = await svc.read(gradebook.build, user.id)
-    attempts = await svc.read(gradebook.history, user.id)
+    book, subs = await svc.read(_one_student, user.name)
+    return _page("me", title="My results", user=user, **_results(book, subs))
+
+
+def _one_student(conn, name: str):
+    return gradebook.build(conn, name), details.submissions(conn, name)
+
+
+def _results(book, subs) -> dict:
     row = book.rows[0] if book.rows else None
-    cells = list(zip(book.problems, row.cells)) if row else []
-    return _page("me", title="My results", user=user, cells=cells,
-                 total=row.total if row else 0.0, attempts=attempts)
+    return {"cells": list(zip(book.questions, row.cells)) if row else [], "row": row,
+            "total": row.total if row else 0.0, "subs": subs}
 
 
 async def _instructor(request: Request, key: Optional[str] = None):
@@ -94,25 +104,59 @@ async def _instructor(request: Request, key: Optional[str] = None):
     return user
 
 
-@router.get("/gradebook")
-async def gradebook_page(request: Request):
+async def _instructor_page(request: Request):
+    """(user, None) for a signed-in instructor, else (None, the response to send)."""
     try:
         user = await _instructor(request)
     except Refused as e:
-        return _page("forbidden", status=e.status, title="Forbidden", message=e.text,
-                     user=await _session_user(request))
+        return None, _page("forbidden", status=e.status, title="Forbidden", message=e.text,
+                           user=await _session_user(request))
     if user is None:
-        return RedirectResponse("/login", status_code=303)
+        return None, RedirectResponse("/login", status_code=303)
+    return user, None
+
+
+@router.get("/gradebook")
+async def gradebook_page(request: Request):
+    user, refusal = await _instructor_page(request)
+    if refusal:
+        return refusal
     book = await request.app.state.services.read(gradebook.build)
-    return _page("gradebook", title="Gradebook", user=user, book=book,
-                 bins=gradebook.BINS + ("not submitted",))
+    labels = gradebook.BINS + ("none",)  # the last bar: students who never submitted
+    histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
+                  for q, st in zip(book.questions, book.stats)]
+    timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")
+                 for name, deadline, times in book.times]
+    return _page("gradebook", title="Gradebook", user=user, book=book, histograms=histograms,
+                 timelines=timelines, script=True, csp=SCRIPT_CSP)
+
+
+@router.get("/gradebook/student")
+async def student_page(request: Request, name: str = ""):
+    user, refusal = await _instructor_page(request)
+    if refusal:
+        return refusal
+    book, subs = await request.app.state.services.read(_one_student, name)
+    if not subs and not any(r.user_id for r in book.rows):
+        return _page("forbidden", status=404, title="Not found", user=user,
+                     message=f"no student named {name!r}: pick one in the gradebook")
+    return _page("student", title=f"Student: {name}", user=user, **_results(book, subs))
 
 
 @router.get("/gradebook.csv")
-async def gradebook_csv(request: Request, user_key: Optional[str] = None):
+async def gradebook_csv(request: Request, user_key: Optional[str] = None, full: str = ""):
     user = await _instructor(request, user_key)
     if user is None:
         raise Refused(401, "sign in at /login or pass an instructor key")
     book = await request.app.state.services.read(gradebook.build)
-    return Response(gradebook.to_csv(book), media_type="text/csv; charset=utf-8",
+    return Response(gradebook.to_csv(book, full=full not in ("", "0")), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS})
+
+
+@router.get("/static/gradebook.js")
+async def gradebook_script():
+    return Response(SCRIPT, media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+
+
+router.include_router(casenotes.router)

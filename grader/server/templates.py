@@ -1,17 +1,34 @@
-"""Page templates, kept in Python so that any install of the package has them."""
+"""Page templates and the gradebook's script, kept in Python so that any install
+of the package has them. Jinja autoescapes every value; charts come as
+Markup from charts.py, which escapes its own texts."""
 from jinja2 import DictLoader, Environment, select_autoescape
 
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} - needle grader</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body { font-family: sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: .3em .6em; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-.bar { background: #4a7; height: .9em; display: inline-block; vertical-align: middle; }
-.late { color: #b50; } .error { color: #b00; } nav form { display: inline; }
-</style></head><body>
-<nav>{% if user %}Signed in as <b id="who">{{ user.name }}</b> ({{ user.role }})
+body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em; max-width: 96em; color: #222; }
+nav { display: flex; flex-wrap: wrap; gap: .6em; align-items: center; border-bottom: 1px solid #ddd; padding-bottom: .5em; }
+nav form { display: inline; margin-left: auto; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.5em; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: .5em 0; }
+th, td { border: 1px solid #ccc; padding: .3em .5em; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; white-space: nowrap; } td.when { white-space: nowrap; }
+#gradebook th:first-child, #gradebook td:first-child { position: sticky; left: 0; background: #fff; }
+th button { font: inherit; font-weight: bold; background: none; border: 0; padding: 0; cursor: pointer; }
+th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
+.late { color: #b50; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
+.muted { color: #666; } code { font-size: .9em; word-break: break-word; }
+.chart { width: 100%; max-width: 36em; height: auto; display: block; }
+.question { border-top: 1px solid #ddd; }
+.stats { display: flex; flex-wrap: wrap; gap: 1.5em; } .stats > div:first-child { flex: 1 1 18em; max-width: 30em; }
+.stats > div:last-child { flex: 2 1 20em; }
+details { margin: .4em 0; } summary { cursor: pointer; }
+input[type=search] { font: inherit; padding: .3em; width: 100%; max-width: 20em; box-sizing: border-box; }
+</style>{% if script %}<script src="/static/gradebook.js" defer></script>{% endif %}</head><body>
+<nav>{% if user %}{% if user.is_instructor %}<a href="/gradebook">Gradebook</a>{% else %}<a href="/me">My results</a>{% endif %}
+<span>Signed in as <b id="who">{{ user.name }}</b> ({{ user.role }})</span>
 <form method="post" action="/logout"><button>Sign out</button></form>{% endif %}</nav>
 <h1>{{ title }}</h1>
 {% block body %}{% endblock %}
@@ -27,39 +44,107 @@ LOGIN = """{% extends "base" %}{% block body %}
 FORBIDDEN = """{% extends "base" %}{% block body %}
 <p class="error" id="error">{{ message }}</p><p><a href="/">Back</a></p>{% endblock %}"""
 
-ME = """{% extends "base" %}{% block body %}
-<table id="scores"><tr><th>problem</th><th>cases passed</th><th>score</th></tr>
-{% for p, c in cells %}<tr><td>{{ p.label }}</td>
-<td>{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
-<td>{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td></tr>
-{% endfor %}<tr><td><b>total</b></td><td></td><td><b>{{ "%.1f"|format(total) }}%</b></td></tr></table>
+# One student's cells and every submission with its cases (used by /me and the instructor's student page).
+RESULTS = """
+<div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th></tr>
+{% for q, c in cells %}<tr><td>{{ q.label }}</td>
+<td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
+<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td></tr>
+{% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td></tr></table></div>
 <h2>Submissions</h2>
-<table id="history"><tr><th>problem</th><th>time</th><th>correct</th><th>answered</th><th>late</th></tr>
-{% for a in attempts %}<tr><td>{{ a.problem }}</td><td>{{ a.when }}</td><td>{{ a.correct }} / {{ a.total }}</td>
-<td>{{ a.answered }}</td><td>{% if a.late %}<span class="late">late</span>{% endif %}</td></tr>
-{% else %}<tr><td colspan="5">no submissions yet</td></tr>{% endfor %}</table>{% endblock %}"""
+{% for s in subs %}{% set a = s.attempt %}
+<details class="submission"{% if loop.first %} open{% endif %}><summary><b>{{ a.question }}</b> {{ a.when.strftime(time_format) }}
+- {{ a.correct }} / {{ a.total }} cases, {{ "%.0f"|format(100 * a.score) }}%{% if a.late %} <span class="late">late</span>{% endif %}
+<span class="muted">({{ a.source }})</span></summary>
+<div class="scroll"><table class="cases"><tr><th>case</th><th>name</th><th>result</th><th>reason</th><th>what it checks</th></tr>
+{% for c in s.cases %}<tr><td>{{ c.label }}{% if c.hidden %} <span class="muted">(hidden)</span>{% endif %}</td><td>{{ c.name }}</td>
+<td class="{{ 'ok' if c.passed else 'bad' }}">{{ 'correct' if c.passed else 'wrong' }}</td>
+<td>{{ c.reason }}</td><td><code>{{ c.description }}</code></td></tr>
+{% else %}<tr><td colspan="5" class="muted">no case results{% if a.source != "server" %}: see the grader's output{% endif %}</td></tr>{% endfor %}
+</table></div></details>
+{% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}"""
+
+ME = """{% extends "base" %}{% block body %}""" + RESULTS + """{% endblock %}"""
+
+STUDENT = """{% extends "base" %}{% block body %}
+<p><a href="/gradebook">Back to the gradebook</a>{% if row and row.last %} - last submission {{ row.last.strftime(time_format) }}{% endif %}</p>
+""" + RESULTS + """{% endblock %}"""
 
 GRADEBOOK = """{% extends "base" %}{% block body %}
-<p><a id="csv" href="/gradebook.csv">Download CSV</a> - {{ book.rows|length }} students</p>
-<table id="gradebook"><tr><th>student</th>{% for p in book.problems %}<th>{{ p.label }}</th>{% endfor %}<th>total</th></tr>
-{% for r in book.rows %}<tr class="student"><td>{{ r.name }}</td>
-{% for c in r.cells %}<td>{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td>{% endfor %}
-<td>{{ "%.1f"|format(r.total) }}%</td></tr>{% endfor %}</table>
-{% for p in book.problems %}{% set i = loop.index0 %}
-<h2>{{ p.label }}</h2>
-<table class="histogram"><tr><th>score</th><th>students</th><th></th></tr>
-{% for label in bins %}{% set n = book.histograms[i][loop.index0] %}
-<tr><td>{{ label }}</td><td>{{ n }}</td><td><span class="bar" style="width: {{ (200 * n / (book.rows|length or 1))|int }}px"></span></td></tr>{% endfor %}
-</table>
-<table class="passrate"><tr><th>case</th><th>pass rate</th></tr>
-{% for idx, rate in book.pass_rates[i] %}<tr><td>{{ idx }}</td><td>{% if rate is none %}-{% else %}{{ "%.0f"|format(100 * rate) }}%{% endif %}</td></tr>{% endfor %}
-</table>{% endfor %}{% endblock %}"""
+<p>{{ book.rows|length }} students, {{ book.questions|length }} questions.
+<a id="csv" href="/gradebook.csv?full=1" download="grades.csv">Download CSV</a></p>
+<p><label for="search">Search students</label><br><input type="search" id="search" placeholder="name" autocomplete="off"></p>
+<div class="scroll"><table id="gradebook"><thead><tr>
+<th data-type="text"><button type="button">student</button></th>
+{% for q in book.questions %}{% set a, _, p = q.label.partition("/") %}<th class="num" data-type="num"><button type="button">{{ a }}/<wbr>{{ p }}</button></th>{% endfor %}
+<th class="num" data-type="num"><button type="button">total</button></th>
+<th data-type="text"><button type="button">late</button></th>
+<th data-type="text"><button type="button">last submission</button></th></tr></thead><tbody>
+{% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
+<td data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
+{% for c in r.cells %}{% if c.late %}{% set _ = late.append(book.questions[loop.index0].label) %}{% endif %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score }}">{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num total" data-value="{{ r.total }}">{{ "%.1f"|format(r.total) }}%</td>
+<td data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
+<td class="when" data-value="{{ r.last.isoformat() if r.last else '' }}">{{ r.last.strftime(time_format) if r.last else '-' }}</td></tr>
+{% endfor %}</tbody></table></div>
+<p id="no-match" hidden>No student matches.</p>
+{% for times in book.times %}<h2>Submissions over time: {{ times[0] }}</h2>
+<p>{{ times[2]|length }} server submissions{% if times[1] %}; deadline {{ times[1].strftime(time_format) }}{% endif %}.</p>
+{{ timelines[loop.index0] }}{% endfor %}
+{% for q in book.questions %}{% set st = book.stats[loop.index0] %}
+<section class="question" id="q-{{ loop.index0 }}"><h2>{{ q.label }}</h2>
+<div class="stats"><div><p class="summary">{{ st.submitted }} submitted,
+mean {{ "-" if st.mean is none else "%.0f%%"|format(100 * st.mean) }},
+median {{ "-" if st.median is none else "%.0f%%"|format(100 * st.median) }}</p>
+{{ histograms[loop.index0] }}</div>
+<div class="scroll"><table class="failures"><tr><th>case</th><th>source</th><th class="num">failed</th><th>description</th></tr>
+{% for c in st.cases %}<tr><td>{{ c.name }}</td><td>{{ c.source }}</td>
+<td class="num" title="{{ c.failed }} of {{ c.tried }} students never passed it">{{ "%.0f"|format(100 * c.rate) }}% ({{ c.failed }}/{{ c.tried }})</td>
+<td><code>{{ c.description }}</code></td></tr>
+{% else %}<tr><td colspan="4" class="muted">no answers yet</td></tr>{% endfor %}</table></div></div></section>
+{% endfor %}{% endblock %}"""
 
-env = Environment(loader=DictLoader({"base": BASE, "login": LOGIN, "forbidden": FORBIDDEN,
-                                     "me": ME, "gradebook": GRADEBOOK}),
+# Sorting and search of the student table; no inline script, so the CSP can forbid inline code.
+SCRIPT = """(function () {
+  var table = document.getElementById("gradebook");
+  if (!table) return;
+  var body = table.tBodies[0], search = document.getElementById("search");
+  var none = document.getElementById("no-match");
+  function rows() { return Array.prototype.slice.call(body.rows); }
+  function filter() {
+    var text = search.value.trim().toLowerCase(), shown = 0;
+    rows().forEach(function (r) {
+      var hit = r.getAttribute("data-name").indexOf(text) !== -1;
+      r.hidden = !hit; if (hit) shown++;
+    });
+    none.hidden = shown !== 0;
+  }
+  search.addEventListener("input", filter);
+  var heads = table.tHead.rows[0].cells;
+  Array.prototype.forEach.call(heads, function (th, col) {
+    th.querySelector("button").addEventListener("click", function () {
+      var up = th.getAttribute("aria-sort") !== "ascending", num = th.getAttribute("data-type") === "num";
+      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", up ? "ascending" : "descending");
+      var sorted = rows().sort(function (a, b) {
+        var x = a.cells[col].getAttribute("data-value"), y = b.cells[col].getAttribute("data-value");
+        var d = num ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+        return up ? d : -d;
+      });
+      sorted.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+})();
+"""
+
+env = Environment(loader=DictLoader({"base": BASE, "login": LOGIN, "forbidden": FORBIDDEN, "me": ME,
+                                     "student": STUDENT, "gradebook": GRADEBOOK}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
 
 
 def render(name: str, **context) -> str:
     context.setdefault("user", None)
+    context.setdefault("script", False)
+    context.setdefault("time_format", "%Y-%m-%d %H:%M UTC")
     return env.get_template(name).render(**context)
