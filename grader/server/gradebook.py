@@ -2,12 +2,14 @@
 
 A problem's score is the fraction of its cases correct on the student's best
 submission (each submission counts against the publication it started on).
-A cell is flagged late when only late submissions reached that best score.
+A case is late when it was answered after the deadline (whenever its
+submission started); `on_time` is the best score counting on-time answers
+only, and a cell is flagged late when late answers raised the score above it.
 The total is the weighted mean of problem scores, in percent.
 """
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from sqlalchemy import case, func, select
@@ -32,6 +34,9 @@ class Cell:
     correct: int = 0
     total: int = 0
     late: bool = False
+    # Best score from on-time answers alone (None: never submitted). Left out of
+    # equality: it is derived from the same answers as `late`.
+    on_time: Optional[float] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,13 @@ def load_problems(conn: Connection) -> tuple:
 def _attempt_rows(conn: Connection, user_id: Optional[int]):
     """Per submission: user, problem, time, late, cases, correct and answered counts."""
     correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
+    # A submission started late has only late answers, whatever its rows say.
+    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late
+    on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
     query = (select(submissions.c.id, submissions.c.user_id, submissions.c.problem_id,
                     submissions.c.created_at, submissions.c.late, publications.c.num_cases,
-                    correct.label("correct"), func.count(case_results.c.id).label("answered"))
+                    correct.label("correct"), func.count(case_results.c.id).label("answered"),
+                    on_time.label("on_time"))
              .join(publications, publications.c.id == submissions.c.publication_id)
              .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)
              .group_by(submissions.c.id, submissions.c.user_id, submissions.c.problem_id,
@@ -91,10 +100,10 @@ def _attempt_rows(conn: Connection, user_id: Optional[int]):
 def _best(attempts) -> Cell:
     if not attempts:
         return Cell(None)
-    best = max(attempts, key=lambda a: (a.correct / a.num_cases, not a.late))
-    on_time = max((a.correct / a.num_cases for a in attempts if not a.late), default=-1.0)
+    best = max(attempts, key=lambda a: (a.correct / a.num_cases, a.on_time))
+    on_time = max(a.on_time / a.num_cases for a in attempts)
     score = best.correct / best.num_cases
-    return Cell(score, best.correct, best.num_cases, late=on_time < score)
+    return Cell(score, best.correct, best.num_cases, late=on_time < score, on_time=on_time)
 
 
 def build(conn: Connection, user_id: Optional[int] = None) -> Gradebook:
@@ -147,7 +156,7 @@ def history(conn: Connection, user_id: int) -> tuple:
     """Every submission of one user, newest first."""
     labels = {p.id: p.label for p in load_problems(conn)}
     return tuple(Attempt(labels.get(a.problem_id, "?"), a.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
-                         a.correct, a.answered, a.num_cases, a.late)
+                         a.correct, a.answered, a.num_cases, a.late or a.on_time < a.correct)
                  for a in reversed(_attempt_rows(conn, user_id)))
 
 
