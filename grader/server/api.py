@@ -123,7 +123,7 @@ async def submit_test(request: Request):
 
 def _over_quota(svc) -> Refused:
     mb = svc.config.quota_bytes / 2**20
-    return Refused(403, f"storage quota reached: this key has stored its {mb:g} MB; nothing more is "
+    return Refused(403, f"storage quota reached: this key has stored its {mb:.3g} MB; nothing more is "
                         "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
 
 

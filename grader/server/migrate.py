@@ -8,6 +8,7 @@ advisory lock makes server processes starting together migrate one at a time.
 To change the schema, add a file to `migrations/versions/` whose
 `down_revision` is the current head, and mirror the change in `db.py`.
 """
+import logging
 from pathlib import Path
 
 from alembic import command
@@ -19,6 +20,7 @@ from sqlalchemy.engine import Engine
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001"
 _LOCK_ID = 727_001  # any constant: the advisory lock of this schema
+logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # a line per plugin, every start
 
 
 def alembic_config() -> Config:
