@@ -20,6 +20,7 @@ from fastapi.responses import PlainTextResponse
 from sqlalchemy.exc import DBAPIError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from . import accounts, store
 from .config import CONFIG_ENV, ServerConfig
@@ -184,6 +185,10 @@ def _install_error_handlers(app: FastAPI):
     @app.exception_handler(BodyTooLarge)
     async def too_large(_request, exc: BodyTooLarge):
         return _text(413, str(exc), {"Connection": "close"})
+
+    @app.exception_handler(ClientDisconnect)
+    async def gone(_request, _exc):  # e.g. dropped for a body that never finished: nobody reads this
+        return _text(400, "the client went away before its request body was complete")
 
     @app.exception_handler(StorageLost)
     async def storage_lost(_request, exc: StorageLost):
