@@ -2,12 +2,12 @@
 has seen, from one address (127.0.0.2), while `bench_server` measures
 everyone else.
 
-- sign-in forms of 1 MB of `a&a&...` in a loop (no key needed);
-- bodies announced at 8 MB with no key, sent in part and then left hanging;
+- sign-in forms of 1 MB of `a&a&...`, one after another (no key needed);
+- 160 connections at a time announcing 8 MB bodies with no key, sent in part;
 - connections whose headers never finish, as many as the server will take;
-- with a student key: 400-digit numbers, and NUL bytes in problem names.
+- with a student key, 5 a second each: 400-digit numbers, NUL bytes in problem names.
 
-Run as `python -m grader.bench_attack URL KEY SUBMISSION_ID SECONDS`; prints
+Run as `python -m grader.bench_attack URL KEY SUBMISSION_ID SECONDS [KINDS]`; prints
 one line of counts. Every step sleeps a little, so that the attacker itself
 takes a small share of the two cores the server has.
 """
@@ -45,13 +45,16 @@ async def login_flood(host, port, stop_at, counts):
         await asyncio.sleep(0.01)
 
 
-async def hanging_bodies(host, port, stop_at, counts):
+async def hanging_bodies(host, port, stop_at, counts, slots=160):
     head = f"POST /submit_test?submission_id=1&test_case_index=0 HTTP/1.1\r\nHost: {host}\r\n" \
            "Content-Length: 8000000\r\n\r\n".encode()
-    while time.monotonic() < stop_at:
-        await _exchange(host, port, head + b"1" * 65536)
-        counts["body"] += 1
-        await asyncio.sleep(0.01)
+
+    async def one():
+        while time.monotonic() < stop_at:
+            await _exchange(host, port, head + b"1" * 65536)
+            counts["body"] += 1
+            await asyncio.sleep(1.0)
+    await asyncio.gather(*(one() for _ in range(slots)))
 
 
 async def slow_headers(host, port, stop_at, counts, slots=1100):
@@ -83,15 +86,21 @@ async def bad_values(host, port, key, sid, stop_at, counts):
         for request in (huge, nul):
             answer = await _exchange(host, port, request)
             counts["bad_5xx" if answer[9:10] == b"5" else "bad"] += 1
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
 
 
-async def attack(url: str, key: str, sid: int, seconds: float) -> dict:
+KINDS = ("login", "body", "held", "bad")
+
+
+async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> dict:
     host, port = url.split("//")[1].rstrip("/").split(":")
     port, stop_at = int(port), time.monotonic() + seconds
     counts = {"login": 0, "body": 0, "held": 0, "bad": 0, "bad_5xx": 0}
-    await asyncio.gather(login_flood(host, port, stop_at, counts), hanging_bodies(host, port, stop_at, counts),
-                         slow_headers(host, port, stop_at, counts), bad_values(host, port, key, sid, stop_at, counts))
+    runs = {"login": lambda: login_flood(host, port, stop_at, counts),
+            "body": lambda: hanging_bodies(host, port, stop_at, counts),
+            "held": lambda: slow_headers(host, port, stop_at, counts),
+            "bad": lambda: bad_values(host, port, key, sid, stop_at, counts)}
+    await asyncio.gather(*(runs[k]() for k in kinds))
     return counts
 
 
@@ -100,7 +109,10 @@ def main(argv) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # more sockets than the usual 1024
     url, key, sid, seconds = argv[0], argv[1], int(argv[2]), float(argv[3])
-    counts = asyncio.run(attack(url, key, sid, seconds))
+    kinds = argv[4].split(",") if len(argv) > 4 else KINDS  # e.g. "login,held": some attacks only
+    counts = asyncio.run(attack(url, key, sid, seconds, kinds))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    counts["attacker_cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)
     print("attack: " + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
     return 0
 

@@ -6,11 +6,13 @@ the same run without it)."""
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import bench_server
 from grader.postgres_cluster import Cluster, missing
+
+ROUNDS = 2  # attacked and unattacked runs, alternated
 
 
 @dataclass(frozen=True)
@@ -50,15 +52,21 @@ def measure(seconds: float = 8.0, clients: int = 64) -> list:
                 for workers in (1, 2):
                     rows.append(_row(f"PostgreSQL, {workers} process(es)",
                                      bench_server.run_once(cluster.new_database(), args, workers)))
-        calm = _row("SQLite, 1 process, no attack", bench_server.run_once(_sqlite(tmp, "calm"), args, 1, False))
-        hit = _row("SQLite, 1 process, attacked", bench_server.run_once(_sqlite(tmp, "hit"), args, 1, True))
-    return rows + [calm, hit]
+        # Alternate and keep the best of each: other work on the machine only ever slows a run down.
+        pairs = [(_row("SQLite, 1 process, no attack", bench_server.run_once(_sqlite(tmp, f"calm{i}"), args, 1, False)),
+                  _row("SQLite, 1 process, attacked", bench_server.run_once(_sqlite(tmp, f"hit{i}"), args, 1, True)))
+                 for i in range(ROUNDS)]
+    best = [max((p[k] for p in pairs), key=lambda r: r.rate) for k in (0, 1)]
+    # Errors and lost cases count over every round, not just the best.
+    return rows + [replace(b, errors=sum(p[k].errors for p in pairs), lost=sum(p[k].lost for p in pairs))
+                   for k, b in enumerate(best)]
 
 
 def report(rows: list, clients: int, seconds: float) -> bool:
     """Print the table and the attack ratio; True when nothing was lost and the attack goal is met."""
     print(f"server bench: submit_test, {clients} keep-alive connections, {seconds:g} s per row, load from wrk "
-          "when installed (PostgreSQL with fsync off, SQLite with synchronous=FULL)")
+          f"when installed (PostgreSQL with fsync off, SQLite with synchronous=FULL); the attack rows are the "
+          f"best of {ROUNDS} alternated runs")
     print(f"  {'setup':34} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'lost':>5}")
     for r in rows:
         print(f"  {r.label:34} {r.rate:7.0f} {r.p50_ms:8.1f} {r.p99_ms:8.1f} {r.errors:7d} {r.lost:5d}")
