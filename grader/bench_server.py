@@ -1,11 +1,16 @@
 """Load benchmark of the grading server's write path (`make bench`).
 
-Starts `grader serve` on 127.0.0.1 with a fresh SQLite file, has N concurrent
-keep-alive clients send `submit_test` requests for a fixed time, then prints
-requests/s, p50/p99 latency, errors, and lost cases: every case the server
-acknowledged must be in the database afterwards. The load comes from `wrk`
-when installed (C, so the load generator barely competes with the server for
-the two cores), else from an asyncio client in this process.
+Starts `grader serve` on 127.0.0.1 with a fresh database (SQLite, or
+PostgreSQL in a throwaway cluster), with 1 or more processes, has N
+concurrent keep-alive clients send `submit_test` requests for a fixed time,
+then prints requests/s, p50/p99 latency, errors, and lost cases: every case
+the server acknowledged must be in the database afterwards. The load comes
+from `wrk` when installed (C, so the load generator barely competes with the
+server for the two cores), else from an asyncio client in this process.
+With `--attack`, one hostile client (grader/bench_attack.py) abuses the
+server from another address meanwhile. `matrix()` (what `make bench` runs)
+takes every figure in one run: both databases, 1 and 2 processes, and the
+throughput with and without the attacker.
 """
 import argparse
 import asyncio
@@ -15,7 +20,6 @@ import os
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,7 @@ CASES_PER_SUBMISSION = 2000
 SUBMISSIONS_PER_CLIENT = 40
 VALUE = {"_encoded_type": "np.ndarray", "data": [[0.25 * (i + j) for j in range(4)] for i in range(4)]}
 TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
+ATTACK_GOAL = 0.8  # throughput under attack over throughput without, in the same run
 
 
 @dataclass(frozen=True)
@@ -45,24 +50,45 @@ def main(argv=None) -> int:
     """Run the benchmark; `argv` None means the defaults (the caller's own
     command line is not ours to parse, e.g. under `grader bench`)."""
     args = _parse([] if argv is None else argv)
+    if args.db == "postgresql":
+        from grader.postgres_cluster import Cluster, missing
+        if missing():
+            print(f"server bench: {missing()}", file=sys.stderr)
+            return 2
+        with Cluster() as cluster:
+            result, stored, groups, _ = run_once(cluster.new_database(), args)
+    else:
+        with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
+            result, stored, groups, _ = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+    return _report(result, stored, args, groups)
+
+
+def run_once(db_url: str, args, workers: int = None, attack: bool = None):
+    """One load run against a fresh server on `db_url`: (LoadResult, stored cases,
+    writer summary, attacker's line or "")."""
+    workers = args.workers if workers is None else workers
+    attack = args.attack if attack is None else attack
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-        db = Path(tmp) / "bench.db"
-        plan = _prepare(db, args.clients)
+        plan = _prepare(db_url, args.clients)
         port = _free_port()
         log = Path(tmp) / "server.log"
-        server = _start_server(db, port, log)
+        server = _start_server(db_url, port, log, workers)
+        attacker = None
         try:
             url = f"http://127.0.0.1:{port}"
             _publish_and_open(url, plan)
+            if attack:
+                attacker = _start_attacker(url, plan, args.seconds)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
             run = _run_wrk if use_wrk else _run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
         finally:
+            attack_line = _finish_attacker(attacker)
             _stop(server)
-        stored = _stored_cases(db)
+        stored = _stored_cases(db_url)
         groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
                   if "writer stopped: " in line]
-    return _report(result, stored, args, groups[-1] if groups else "unknown")
+    return result, stored, ", ".join(groups) or "unknown", attack_line
 
 
 def _parse(argv):
@@ -70,9 +96,12 @@ def _parse(argv):
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10)")
     p.add_argument("--clients", type=int, default=64, help="concurrent connections (default 64)")
     p.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
+    p.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    p.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
+    p.add_argument("--attack", action="store_true", help="one hostile client abuses the server meanwhile")
     args = p.parse_args(argv)
-    if args.seconds <= 0 or args.seconds > 120 or not 1 <= args.clients <= 512:
-        p.error("--seconds must be in (0, 120] and --clients in [1, 512]")
+    if args.seconds <= 0 or args.seconds > 120 or not 1 <= args.clients <= 512 or not 1 <= args.workers <= 8:
+        p.error("--seconds must be in (0, 120], --clients in [1, 512] and --workers in [1, 8]")
     return args
 
 
@@ -81,16 +110,18 @@ class Plan:
     prof_key: str
     keys: list  # one student key per client
     sids: list  # per client: its submission ids, filled by _publish_and_open
+    attacker_key: str = ""
+    attacker_sid: int = 0
 
 
-def _prepare(db: Path, clients: int) -> Plan:
+def _prepare(db_url: str, clients: int) -> Plan:
     from grader.server import accounts
     from grader.server.db import make_engine
-    engine = make_engine(f"sqlite:///{db}")
-    people = [("prof", "instructor")] + [(f"student{i}", "student") for i in range(clients)]
+    engine = make_engine(db_url)
+    people = [("prof", "instructor"), ("mallory", "student")] + [(f"student{i}", "student") for i in range(clients)]
     keys = accounts.add_users(engine, people)
     engine.dispose()
-    return Plan(keys[0], keys[1:], [])
+    return Plan(keys[0], keys[2:], [], attacker_key=keys[1])
 
 
 def _free_port() -> int:
@@ -99,26 +130,24 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_server(db: Path, port: int, log: Path) -> subprocess.Popen:
+def _start_server(db_url: str, port: int, log: Path, workers: int = 1) -> subprocess.Popen:
     # A huge rate limit keeps the limiter on the measured path without refusing anything.
-    cmd = [sys.executable, "-m", "grader", "serve", "--db", f"sqlite:///{db}", "--port", str(port),
-           "--rate", "1000000", "--burst", "1000000"]
+    cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
+           "--rate", "1000000", "--burst", "1000000", "--workers", str(workers)]
     root = Path(__file__).resolve().parent.parent  # so `-m grader` resolves wherever we are called from
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited: {log.read_text()[-1000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc
-        except OSError:
-            time.sleep(0.05)
+        if log.read_text(errors="replace").count("Application startup complete") >= workers:
+            return proc  # every process is up, so none misses the start of the load
+        time.sleep(0.1)
     _stop(proc)
-    raise RuntimeError("server did not start within 30 s")
+    raise RuntimeError("server did not start within 60 s")
 
 
 def _stop(proc: subprocess.Popen):
@@ -138,10 +167,31 @@ def _publish_and_open(url: str, plan: Plan):
                    headers={"Authorization": f"Bearer {plan.prof_key}"},
                    data=json.dumps([VALUE] * CASES_PER_SUBMISSION), timeout=30)
         r.raise_for_status()
+        def start(key):
+            return s.post(f"{url}/submit", params={"assignment": "bench", "problem": "load"},
+                          headers={"Authorization": f"Bearer {key}"}, timeout=30).json()["submission_id"]
         for key in plan.keys:
-            plan.sids.append([s.post(f"{url}/submit", params={"assignment": "bench", "problem": "load"},
-                                     headers={"Authorization": f"Bearer {key}"}, timeout=30)
-                              .json()["submission_id"] for _ in range(SUBMISSIONS_PER_CLIENT)])
+            plan.sids.append([start(key) for _ in range(SUBMISSIONS_PER_CLIENT)])
+        plan.attacker_sid = start(plan.attacker_key)
+
+
+def _start_attacker(url: str, plan: Plan, seconds: float) -> subprocess.Popen:
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen([sys.executable, "-m", "grader.bench_attack", url, plan.attacker_key,
+                             str(plan.attacker_sid), str(seconds)], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _finish_attacker(proc) -> str:
+    if proc is None:
+        return ""
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
 
 
 def _cases(sids):
@@ -272,20 +322,23 @@ def _run_python(url, plan: Plan, clients, seconds, tmp) -> LoadResult:
 
 # --- report -----------------------------------------------------------------
 
-def _stored_cases(db: Path) -> set:
-    con = sqlite3.connect(str(db))
+def _stored_cases(db_url: str) -> set:
+    from sqlalchemy import create_engine, text
+    engine = create_engine(db_url)
     try:
-        return set(con.execute("select submission_id, test_case_index from case_results").fetchall())
+        with engine.connect() as conn:
+            return {tuple(r) for r in conn.execute(text("select submission_id, test_case_index from case_results"))}
     finally:
-        con.close()
+        engine.dispose()
 
 
 def _report(r: LoadResult, stored: set, args, groups: str) -> int:
     lost = len(r.acked - stored) if r.acked else max(0, r.acked_count - len(stored))
     rate = r.requests / r.seconds if r.seconds else 0.0
     met = rate >= 500 and r.p99_ms <= 100 and r.errors == 0 and lost == 0
+    store = "SQLite WAL synchronous=FULL" if getattr(args, "db", "sqlite") == "sqlite" else "PostgreSQL (fsync off)"
     print(f"server bench: {args.clients} connections for {args.seconds:g} s, load from {r.tool}, "
-          "SQLite WAL synchronous=FULL, group commit")
+          f"{store}, {getattr(args, 'workers', 1)} process(es), group commit")
     print(f"requests/s: {rate:.0f}")
     print(f"latency: p50 {r.p50_ms:.1f} ms, p99 {r.p99_ms:.1f} ms")
     print(f"errors: {r.errors}")

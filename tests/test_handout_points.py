@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import CASES, QUESTIONS
+from grader.cases import CASES, QUESTION
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDOUT = ROOT / "handout"
@@ -32,12 +32,12 @@ def conftest():
 
 
 def test_handout_tables_agree_with_the_case_registry(conftest):
-    hidden = Counter(QUESTIONS[c.question][0] for c in CASES if c.hidden)
+    hidden = Counter(QUESTION[c.question].label for c in CASES if c.hidden)
     assert conftest.HIDDEN_CASES == dict(hidden), (
         f"reference/handout_files/conftest.py: set HIDDEN_CASES = {dict(sorted(hidden.items()))}")
-    assert conftest.QUESTIONS == tuple((label, key, points) for key, (label, points) in QUESTIONS.items())
+    assert conftest.QUESTIONS == tuple((q.label, q.key, q.points) for q in QUESTION.values())
     check = load(HANDOUT / "hw1_check.py", "handout_hw1_check")
-    assert check.QUESTIONS == {key: label for key, (label, _) in QUESTIONS.items()}
+    assert check.QUESTIONS == {q.key: q.label for q in QUESTION.values()}
 
 
 def test_points_table_golden(conftest):

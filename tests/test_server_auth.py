@@ -6,14 +6,15 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
-from server_harness import Server, add_user  # noqa: E402
+from server_harness import DATABASES, Server, add_user, database_url, db_rows  # noqa: E402
 
 pytestmark = pytest.mark.server
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("auth") / "grader.db")
+@pytest.fixture(scope="module", params=DATABASES)
+def srv(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("auth")
+    server = Server(folder / "grader.db", db_url=database_url(request.param, folder))
     server.keys = {name: add_user(server.db_url, name, role) for name, role in
                    [("prof", "instructor"), ("alice", "student"), ("bob", "student")]}
     server.start()
@@ -76,10 +77,8 @@ def test_unknown_submission_is_404(srv):
 
 
 def test_keys_are_stored_hashed(srv):
-    import sqlite3
-    con = sqlite3.connect(str(srv.db_path))
-    dump = "\n".join(con.iterdump())
-    con.close()
+    tables = ("users", "settings", "sessions", "submissions", "case_results", "publications")
+    dump = "\n".join(repr(row) for t in tables for row in db_rows(srv.db_url, f"select * from {t}"))
     assert srv.keys["alice"] not in dump and srv.keys["prof"] not in dump
     from grader.server.accounts import hash_key
     assert hash_key(srv.keys["alice"]) in dump

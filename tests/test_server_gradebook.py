@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader import report
-from grader.cases import QUESTIONS
+from grader.cases import QUESTION
 from grader.cli import main as grader_main
 from grader.server import accounts, casenotes, details, gradebook, store
 from grader.server.db import make_engine
@@ -142,7 +142,7 @@ def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_pat
     assert "2 new, 0 replaced, 0 unchanged" in capsys.readouterr().out
     book = build(engine)
     labels = [q.label for q in book.questions]
-    assert labels == [f"hw1/{q}" for q in QUESTIONS] + ["hw1/p", "hw1/q"]  # the handout's order first
+    assert labels == [f"hw1/{q}" for q in QUESTION] + ["hw1/p", "hw1/q"]  # the handout's order first
     rows = {r.name: r for r in book.rows}
     assert rows["ann"].sources == ("batch batch1", "server")  # one row: account and folder share the name
     topo = labels.index("hw1/topo_sort")

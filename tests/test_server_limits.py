@@ -7,16 +7,17 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
-from server_harness import Server, add_user, enc  # noqa: E402
+from server_harness import DATABASES, Server, add_user, database_url, enc  # noqa: E402
 
 pytestmark = pytest.mark.server
 MAX_BODY = 4096
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("limits") / "grader.db", "--max-body", str(MAX_BODY),
-                    "--max-array", "1000", "--rate", "2", "--burst", "1000")
+@pytest.fixture(scope="module", params=DATABASES)
+def srv(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("limits")
+    server = Server(folder / "grader.db", "--max-body", str(MAX_BODY), "--max-array", "1000", "--rate", "2",
+                    "--burst", "1000", db_url=database_url(request.param, folder))
     server.keys = {"prof": add_user(server.db_url, "prof", "instructor"),
                    "alice": add_user(server.db_url, "alice"),
                    "rusty": add_user(server.db_url, "rusty")}

@@ -1,56 +1,25 @@
-"""Any SQLAlchemy URL works: the protocol and gradebook on a throwaway PostgreSQL.
-
-PostgreSQL runs as the `postgres` user in a temporary folder on a free
-loopback port with fsync off (DESIGN.md); about a second to start.
-"""
-import shutil
-import subprocess
+"""Any SQLAlchemy URL works: the protocol and gradebook on a throwaway PostgreSQL
+(see fixtures/server/pg_cluster.py; the protocol, limits, auth and hardening
+suites also run on both databases)."""
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
-from server_harness import Server, add_user, enc, free_port  # noqa: E402
+from server_harness import Server, add_user, database_url, enc  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 
-def as_postgres(*cmd, timeout=60):
-    return subprocess.run(["runuser", "-u", "postgres", "--", *cmd], capture_output=True, text=True,
-                          timeout=timeout, check=True)
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    if not (PG_BIN / "initdb").exists() or not shutil.which("runuser"):
-        pytest.skip("PostgreSQL 15 server binaries are not installed (Debian package postgresql)")
-    pytest.importorskip("psycopg")
-    folder = Path(tempfile.mkdtemp(prefix="grader-pg-"))
-    shutil.chown(folder, "postgres", "postgres")
-    port = free_port()
-    as_postgres(str(PG_BIN / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "--auth", "trust")
-    as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "log"), "-w", "-o",
-                f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
-    try:
-        as_postgres(str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(port), "grader")
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/grader"
-    finally:
-        as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate", "stop")
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-class PgServer(Server):
-    def __init__(self, url, tmp):
-        super().__init__(tmp / "unused.db")
-        self.db_url = url
+@pytest.fixture
+def postgres_url(tmp_path):
+    return database_url("postgresql", tmp_path)
 
 
 def test_protocol_and_gradebook_on_postgresql(postgres_url, tmp_path):
-    srv = PgServer(postgres_url, tmp_path)
+    srv = Server(tmp_path / "unused.db", db_url=postgres_url)
     prof, alice = add_user(postgres_url, "prof", "instructor"), add_user(postgres_url, "alice")
     srv.start()
     try:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures" / "server"))
-from server_harness import Server, add_user, enc, sqlite_rows  # noqa: E402
+from server_harness import DATABASES, Server, add_user, database_url, db_rows, enc  # noqa: E402
 
 pytestmark = pytest.mark.server
 
@@ -14,9 +14,10 @@ A = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
 CASES = [enc(A), 3.25, [enc(np.array([1, 2])), {"loss": 0.5}], True]
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("protocol") / "grader.db")
+@pytest.fixture(scope="module", params=DATABASES)
+def srv(request, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("protocol")
+    server = Server(folder / "grader.db", db_url=database_url(request.param, folder))
     keys = {name: add_user(server.db_url, name, role) for name, role in
             [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("carol", "student")]}
     server.start()
@@ -77,7 +78,7 @@ def test_retry_of_same_value_is_idempotent_and_changing_it_conflicts(srv):
     assert first.json() == again.json() == {"correct": True}
     assert other.status_code == 409
     assert other.text.startswith(f"test case 1 of submission {sid} was already answered with another value")
-    rows = sqlite_rows(srv.db_path, "select count(*) from case_results where submission_id=?", sid)
+    rows = db_rows(srv.db_url, "select count(*) from case_results where submission_id = :sid", sid=sid)
     assert rows == [(1,)]
 
 

@@ -1,23 +1,23 @@
 """Users, keys and browser sessions.
 
 Keys are 192 random bits shown once and stored as sha256 only. A browser
-session is a signed cookie `user_id.expiry.signature`, HMAC-SHA256 with a
-secret kept in the database, so every server process accepts it and a
-restart does not log anyone out.
+session is a random token in a cookie whose sha256 is a row of `sessions`:
+every server process accepts it, a restart does not log anyone out, and
+signing out deletes the row, so a copied cookie stops working at once.
 """
 import csv
+import datetime as dt
 import hashlib
-import hmac
 import secrets
-import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from .db import now, settings, users
+from .db import now, sessions, users
 
 ROLES = ("student", "instructor")
 KEY_PREFIX = "mg_"
@@ -59,8 +59,9 @@ def user_by_id(conn: Connection, user_id: int):
 
 
 def _check(name: str, role: str, where: str = ""):
-    if not name or len(name) > 200 or name != name.strip():
-        raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces")
+    if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
+        raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
+                           "or control characters")
     if role not in ROLES:
         raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
 
@@ -108,36 +109,32 @@ def read_roster(path: Path) -> list:
     return people
 
 
+def has_control_characters(text: str) -> bool:
+    """NUL and other control or unpaired-surrogate characters: PostgreSQL refuses NUL in text,
+    and none of them belongs in a name."""
+    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
 # --- sessions -----------------------------------------------------------
 
-def session_secret(engine: Engine) -> bytes:
-    """The cookie signing secret, created once and shared by every server process."""
-    with engine.begin() as conn:
-        row = conn.execute(select(settings.c.value).where(settings.c.name == "session_secret")).first()
-        if row:
-            return bytes.fromhex(row[0])
-        try:
-            conn.execute(insert(settings).values(name="session_secret", value=secrets.token_hex(32)))
-        except IntegrityError:  # another process won the race; use its secret
-            pass
-    return session_secret(engine)
+def open_session(conn: Connection, user_id: int, hours: float) -> str:
+    """A new session of `user_id`; the token goes in the cookie, only its hash in the database."""
+    token, t = secrets.token_urlsafe(32), now()
+    conn.execute(delete(sessions).where(sessions.c.expires_at < t))  # sweep, so the table stays small
+    conn.execute(insert(sessions).values(token_hash=hash_key(token), user_id=user_id,
+                                         expires_at=t + dt.timedelta(hours=hours)))
+    return token
 
 
-def make_session(secret: bytes, user_id: int, hours: float) -> str:
-    payload = f"{user_id}.{int(time.time() + hours * 3600)}"
-    return f"{payload}.{_sign(secret, payload)}"
-
-
-def read_session(secret: bytes, cookie: str):
-    """The user id of a valid, unexpired cookie, else None."""
-    parts = (cookie or "").split(".")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+def session_user(conn: Connection, token: str):
+    """The user of a live session token, else None."""
+    if not token or len(token) > 100:
         return None
-    payload = f"{parts[0]}.{parts[1]}"
-    if not hmac.compare_digest(parts[2], _sign(secret, payload)) or int(parts[1]) < time.time():
-        return None
-    return int(parts[0])
+    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
+                       .join(sessions, sessions.c.user_id == users.c.id)
+                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now())).first()
+    return User(*row) if row else None
 
 
-def _sign(secret: bytes, payload: str) -> str:
-    return hmac.new(secret, payload.encode(), hashlib.sha256).hexdigest()
+def close_session(conn: Connection, token: str):
+    conn.execute(delete(sessions).where(sessions.c.token_hash == hash_key(token or "")))

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from . import casenotes, store, values
+from .accounts import has_control_characters
 from .app import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
@@ -29,6 +30,9 @@ def required(value: Optional[str], name: str) -> str:
         raise Refused(400, f"missing query parameter '{name}'")
     if len(value) > 200:
         raise Refused(400, f"query parameter '{name}' is longer than 200 characters")
+    if has_control_characters(value):
+        raise Refused(400, f"query parameter '{name}' holds control characters (e.g. NUL); "
+                           "use printable text")
     return value.strip()
 
 
@@ -52,16 +56,24 @@ def number(value: Optional[str], name: str, default: Optional[float], positive=F
     return x
 
 
+DEADLINE_YEARS = (1970, 2999)  # wide enough for any course, and every database stores it
+
+
 def parse_deadline(value: Optional[str]):
     """An ISO 8601 time as naive UTC; a time without zone is taken as UTC."""
     if not value:
         return None
     try:
         t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        t = t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    except (ValueError, OverflowError):  # OverflowError: a zone pushes year 1 or 9999 out of range
         raise Refused(400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, "
                            f"got {value[:40]!r}") from None
-    return t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    low, high = DEADLINE_YEARS
+    if not low <= t.year <= high:
+        raise Refused(400, f"query parameter 'deadline' must be between the years {low} and {high}, "
+                           f"got {value[:40]!r}")
+    return t
 
 
 async def submit(request: Request):
@@ -69,7 +81,9 @@ async def submit(request: Request):
     user = await svc.authenticate(request, q.get("user_key"))
     assignment, problem = q.get("assignment"), q.get("problem")
     name_a, name_p = required(assignment, "assignment"), required(problem, "problem")
-    sub = await svc.writer.run(store.submission_job(name_a, name_p, user.id))
+    sub = await svc.writer.run(store.submission_job(name_a, name_p, user.id, svc.quota(user)))
+    if sub == store.OVER_QUOTA:
+        raise _over_quota(svc)
     if sub is None:
         raise Refused(404, f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
                            "check the names, or ask your instructor to publish")
@@ -89,12 +103,15 @@ async def submit_test(request: Request):
     if index >= sub.num_cases:
         raise Refused(400, f"test_case_index {index} is out of range: this problem has "
                            f"{sub.num_cases} cases (0..{sub.num_cases - 1})")
-    body = await request.body()
+    body = await request.body()  # only now, once the key is known (BodyLimit bounds it)
     pub = await svc.publication(sub.publication_id)
     verdict = await _grade(svc.config, body, pub, index)
-    keep = body.decode("utf-8", "replace") if len(body) <= svc.config.max_stored_value_bytes else None
-    write = store.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep)
+    keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
+    write = store.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
+                            user.id, svc.quota(user))
     record = await svc.writer.run_bulk(store.insert_cases, write)
+    if record.over_quota:
+        raise _over_quota(svc)
     if record.conflict:
         raise Refused(409, f"test case {index} of submission {sid} was already answered with another "
                            "value; start a new submission with /submit")
@@ -102,6 +119,12 @@ async def submit_test(request: Request):
     if not record.correct and verdict.reason:
         answer["reason"] = await casenotes.named_reason(svc, sub.publication_id, index, verdict.reason)
     return JSONResponse(answer)
+
+
+def _over_quota(svc) -> Refused:
+    mb = svc.config.quota_bytes / 2**20
+    return Refused(403, f"storage quota reached: this key has stored its {mb:.3g} MB; nothing more is "
+                        "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
 
 
 async def _grade(config, body: bytes, pub: store.Publication, index: int) -> values.Verdict:

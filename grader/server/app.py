@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
+import re
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -15,18 +17,40 @@ from typing import Optional
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from . import accounts, store
-from .config import ServerConfig
-from .db import Checkpointer, make_engine
-from .limits import BodyLimit, RateLimiter
+from .config import CONFIG_ENV, ServerConfig
+from .db import Checkpointer, StorageGuard, StorageLost, make_engine
+from .limits import BodyLimit, BodyTooLarge, SharedRateLimiter
 from .writer import Writer, WriterStopped
 
 log = logging.getLogger("grader.server")
 USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
+_KEY_IN_URL = re.compile(r"(user_key=)[^&\s\"]*", re.IGNORECASE)
+
+
+class RedactKeys(logging.Filter):
+    """Keys must never reach a log: the access log prints URLs, and a mugrade
+    client sends its key in the query string."""
+
+    def filter(self, record):
+        if isinstance(record.args, tuple):
+            record.args = tuple(_KEY_IN_URL.sub(r"\1[redacted]", a) if isinstance(a, str) else a
+                                for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = _KEY_IN_URL.sub(r"\1[redacted]", record.msg)
+        return True
+
+
+def redact_logs():
+    for name in ("uvicorn.access", "uvicorn.error", "grader.server"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactKeys) for f in logger.filters):
+            logger.addFilter(RedactKeys())
 
 
 class Refused(Exception):
@@ -43,10 +67,11 @@ class Services:
 
     def __post_init__(self):
         self.engine = make_engine(self.config.db_url)
-        self.writer = Writer(self.engine, self.config.max_batch)
-        self.checkpointer = Checkpointer(self.engine)
-        self.limiter = RateLimiter(self.config.rate_per_second, self.config.rate_burst)
-        self.secret = accounts.session_secret(self.engine)
+        self.guard = StorageGuard(self.engine)
+        self.writer = Writer(self.engine, self.config.max_batch, self.guard)
+        self.checkpointer = Checkpointer(self.engine, guard=self.guard)
+        self.limiter = SharedRateLimiter(self.engine, self.config.rate_per_second, self.config.rate_burst,
+                                         self.guard)
         self._users = {}  # key hash -> (user, time read)
         self._submissions = store.LRU(100_000)
         self._publications = store.LRU(512)
@@ -77,11 +102,23 @@ class Services:
         user = await self.user_for_key(key)
         if user is None:
             raise Refused(401, "unknown key: check the key your instructor gave you")
-        wait = self.limiter.retry_after(user.id)
+        wait = await self.limiter.retry_after(user.id)
         if wait:
             raise Refused(429, f"too many requests for this key: retry in {wait} s",
                           {"Retry-After": str(wait)})
         return user
+
+    def quota(self, user) -> int:
+        """The storage quota of a key in bytes; instructors have none."""
+        return 0 if user.is_instructor else self.config.quota_bytes
+
+    async def write(self, fn, *args):
+        """Run a small write outside the group writer (sessions), refused when the database is lost."""
+        def call():
+            self.guard.check()
+            with self.engine.begin() as conn:
+                return fn(conn, *args)
+        return await run_in_threadpool(call)
 
     async def submission(self, submission_id: int):
         sub = self._submissions.get(submission_id)
@@ -145,9 +182,23 @@ def _install_error_handlers(app: FastAPI):
     async def stopping(_request, _exc):
         return _text(503, "server is shutting down: retry in a few seconds", {"Retry-After": "5"})
 
-    @app.exception_handler(OperationalError)
-    async def database_down(_request, exc: OperationalError):
-        log.error("database error: %s", exc.orig)  # e.g. disk full, locked too long: clients retry
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(_request, exc: BodyTooLarge):
+        return _text(413, str(exc), {"Connection": "close"})
+
+    @app.exception_handler(ClientDisconnect)
+    async def gone(_request, _exc):  # e.g. dropped for a body that never finished: nobody reads this
+        return _text(400, "the client went away before its request body was complete")
+
+    @app.exception_handler(StorageLost)
+    async def storage_lost(_request, exc: StorageLost):
+        return _text(503, f"database unavailable: {exc}; nothing was saved, retry later",
+                     {"Retry-After": "30"})
+
+    @app.exception_handler(DBAPIError)
+    async def database_down(_request, exc: DBAPIError):
+        # e.g. disk full, locked too long, a dropped database or table: clients retry
+        log.error("database error: %s", str(exc.orig).strip().splitlines()[0][:300])
         return _text(503, "database unavailable: retry in a few seconds", {"Retry-After": "5"})
 
     @app.exception_handler(Exception)
@@ -167,9 +218,15 @@ def _document(app: FastAPI, paths: dict):
     app.openapi = openapi
 
 
+def app_from_environment() -> FastAPI:
+    """The app of one of `grader serve --workers N`'s processes (an uvicorn factory)."""
+    return create_app(ServerConfig.from_json(os.environ[CONFIG_ENV]))
+
+
 def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
     """A FastAPI app for `config`; the writer thread runs while the app is served."""
     config = config or ServerConfig()
+    redact_logs()
     services = Services(config)
 
     @contextlib.asynccontextmanager

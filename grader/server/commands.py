@@ -6,7 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .config import DEFAULT_DB, ServerConfig
+from .config import CONFIG_ENV, DEFAULT_DB, ServerConfig
 
 
 def add_arguments(parser, command):
@@ -22,7 +22,17 @@ def add_arguments(parser, command):
                             help="largest request body in bytes (default 8 MB)")
         parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
                             help="most array elements in one submitted value")
-        parser.add_argument("--access-log", action="store_true", help="log every request")
+        parser.add_argument("--quota-mb", type=float, default=ServerConfig.quota_bytes / 2**20,
+                            help="storage one student key may use, in MB (default 64; 0 for no quota)")
+        parser.add_argument("--workers", type=int, default=1,
+                            help="server processes (default 1); more than 1 is meant for PostgreSQL")
+        parser.add_argument("--header-timeout", type=float, default=ServerConfig.header_timeout,
+                            help="seconds a client has to send a request's headers (default 10)")
+        parser.add_argument("--body-timeout", type=float, default=ServerConfig.body_timeout,
+                            help="seconds a client has to send a request's body (default 30)")
+        parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
+                            help="open connections one client address may hold per process (default 256)")
+        parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
         parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
         parser.add_argument("--ssl-certfile")
     elif command == "users":
@@ -47,28 +57,55 @@ def run(args, command) -> int:
         return 1
 
 
-def _serve(args) -> int:
-    import logging
-    import uvicorn
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
-    from .app import create_app
+def _serve_problem(args):
+    """The first bad `grader serve` option, as one line, else None."""
     for bad, message in ((not 0 < args.port < 65536, f"--port {args.port}: use 1-65535"),
                          (args.rate < 0, f"--rate {args.rate:g}: use a number >= 0 (0 turns the limit off)"),
                          (args.burst < 1, f"--burst {args.burst}: use at least 1"),
                          (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes"),
-                         (args.max_array < 1, f"--max-array {args.max_array}: use at least 1")):
+                         (args.max_array < 1, f"--max-array {args.max_array}: use at least 1"),
+                         (args.quota_mb < 0, f"--quota-mb {args.quota_mb:g}: use a number >= 0 (0: no quota)"),
+                         (not 1 <= args.workers <= 64, f"--workers {args.workers}: use 1-64"),
+                         (args.header_timeout <= 0, f"--header-timeout {args.header_timeout:g}: use a positive number"),
+                         (args.body_timeout <= 0, f"--body-timeout {args.body_timeout:g}: use a positive number"),
+                         (args.max_conns_per_client < 1,
+                          f"--max-conns-per-client {args.max_conns_per_client}: use at least 1"),
+                         (bool(args.ssl_keyfile) != bool(args.ssl_certfile),
+                          "give both --ssl-keyfile and --ssl-certfile, or neither")):
         if bad:
-            print(f"grader serve: {message}", file=sys.stderr)
-            return 2
-    if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
-        print("grader serve: give both --ssl-keyfile and --ssl-certfile, or neither", file=sys.stderr)
+            return message
+    return None
+
+
+def _serve(args) -> int:
+    import logging
+    import uvicorn
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
+    from .db import make_engine
+    problem = _serve_problem(args)
+    if problem:
+        print(f"grader serve: {problem}", file=sys.stderr)
         return 2
     config = ServerConfig(db_url=args.db, rate_per_second=args.rate, rate_burst=args.burst,
-                          max_body_bytes=args.max_body, max_array_elements=args.max_array)
-    uvicorn.run(create_app(config), host=args.host, port=args.port, access_log=args.access_log,
-                ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
+                          max_body_bytes=args.max_body, max_array_elements=args.max_array,
+                          quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
+                          body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client)
+    make_engine(config.db_url).dispose()  # migrate once, before any server process starts
+    os.environ[CONFIG_ENV] = config.to_json()  # each process builds its app from this
+    _raise_open_files_limit()
+    uvicorn.run("grader.server.app:app_from_environment", factory=True, workers=args.workers,
+                http="grader.server.connections:GuardedHttp", host=args.host, port=args.port,
+                access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
                 timeout_graceful_shutdown=10, log_level="info")
     return 0
+
+
+def _raise_open_files_limit():
+    """Allow as many connections as the system lets this process have (the soft limit is often 1024)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def _users(args) -> int:

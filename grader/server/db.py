@@ -1,14 +1,18 @@
 """Database schema (SQLAlchemy Core) and engine set-up.
 
-Every table is append-only except `settings` and `assignments.deadline`:
+The schema is created and changed by the Alembic migrations in
+`migrations/` (`migrate.upgrade`); the tables here mirror the newest one.
+Every table is append-only except `settings`, `assignments.deadline` and
+the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
-may cache them forever (see `cache.py`), even with several server processes.
+may cache them forever (see `store.LRU`), even with several server processes.
 """
 import datetime as dt
 import logging
+import os
 import threading
 
-from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
+from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
                         String, Table, Text, UniqueConstraint, create_engine, event)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -83,7 +87,33 @@ case_results = Table(
     # NULL when the value was larger than ServerConfig.max_stored_value_bytes.
     Column("value_json", Text, nullable=True),
     Column("created_at", DateTime, nullable=False),
+    # Judged when the case is answered (the first answer decides): starting a
+    # submission before the deadline does not make answers sent after it on time.
+    Column("late", Boolean, nullable=False, default=False),
     UniqueConstraint("submission_id", "test_case_index"),
+)
+
+# Browser sessions, so that signing out ends a session on every server process.
+sessions = Table(
+    "sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("expires_at", DateTime, nullable=False),
+)
+
+# Per-key token buckets shared by every server process (see limits.SharedRateLimiter).
+rate_buckets = Table(
+    "rate_buckets", metadata,
+    Column("user_id", Integer, primary_key=True),
+    Column("tokens", Float, nullable=False),
+    Column("updated", Float, nullable=False),  # seconds since the epoch
+)
+
+# Bytes each key has stored (submissions and case values), for the storage quota.
+usage = Table(
+    "usage", metadata,
+    Column("user_id", Integer, primary_key=True),
+    Column("stored_bytes", BigInteger, nullable=False),
 )
 
 
@@ -113,8 +143,60 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    metadata.create_all(engine)
+    from .migrate import upgrade  # alembic is imported only when an engine is made
+    upgrade(engine)
     return engine
+
+
+class StorageLost(RuntimeError):
+    """The database files vanished or turned read-only: writes would be lost (HTTP 503)."""
+
+
+class StorageGuard:
+    """Notices an SQLite database file deleted, replaced or made read-only
+    under the running server.
+
+    SQLite keeps writing to a deleted file through its open descriptors, so
+    without this the server would acknowledge writes that nobody can ever
+    read. `check()` is a few stat calls: the writer runs it around every
+    group commit, the checkpointer every quarter second. Once lost, always
+    lost: a file put back is not the one the server had open. A no-op for
+    other databases (their errors surface as database errors).
+    """
+
+    def __init__(self, engine: Engine):
+        db = engine.url.database if engine.dialect.name == "sqlite" else None
+        self.path = os.path.abspath(db) if db and db != ":memory:" and not db.startswith("file:") else None
+        self.problem = None
+        self._ids = {}  # path -> (device, inode) when first seen
+        if self.path:
+            self._problem()
+
+    def check(self):
+        if self.path is None:
+            return
+        problem = self.problem or self._problem()
+        if problem and self.problem is None:
+            self.problem = problem
+            log.error("refusing writes: %s; restore the database and restart the server", problem)
+        if problem:
+            raise StorageLost(problem)
+
+    def _problem(self):
+        for path, required in ((self.path, True), (self.path + "-wal", False)):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                if required or path in self._ids:
+                    return f"database file {path} was deleted"
+                continue
+            seen = self._ids.setdefault(path, (st.st_dev, st.st_ino))
+            if seen != (st.st_dev, st.st_ino):
+                return f"database file {path} was replaced by another file"
+            # Mode bits too: os.access says yes to root whatever the mode.
+            if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+                return f"database file {path} is read-only"
+        return None
 
 
 class Checkpointer:
@@ -122,8 +204,8 @@ class Checkpointer:
     own connection, so the writer never waits for it (PASSIVE checkpoints do
     not block writers). A no-op for other databases."""
 
-    def __init__(self, engine: Engine, interval: float = 0.25):
-        self._engine, self._interval = engine, interval
+    def __init__(self, engine: Engine, interval: float = 0.25, guard: StorageGuard = None):
+        self._engine, self._interval, self._guard = engine, interval, guard
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="grader-checkpoint", daemon=True)
         self.enabled = engine.dialect.name == "sqlite"
@@ -136,7 +218,8 @@ class Checkpointer:
         if self.enabled and self._thread.is_alive():
             self._stop.set()
             self._thread.join(10)
-            self.checkpoint("TRUNCATE")  # leave a small WAL behind
+            if self._guard is None or self._guard.problem is None:
+                self.checkpoint("TRUNCATE")  # leave a small WAL behind
 
     def checkpoint(self, mode: str = "PASSIVE"):
         try:
@@ -147,6 +230,11 @@ class Checkpointer:
 
     def _loop(self):
         while not self._stop.wait(self._interval):
+            try:
+                if self._guard is not None:
+                    self._guard.check()  # logs the loss even when nobody writes
+            except StorageLost:
+                continue
             self.checkpoint()
 
 

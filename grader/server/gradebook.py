@@ -2,16 +2,18 @@
 
 A question's score is its best attempt (server: fraction of its cases
 correct, each submission against the publication it started on; imported:
-the grader's points over the maximum). A cell is flagged late when only
-late submissions reached that best score. The total is the weighted mean of
-question scores, in percent. Everything here is a pure function of the
-records `gradebook_load` reads, so it is tested without a server.
+the grader's points over the maximum). A case answered after the deadline is
+late, whenever its submission started: `on_time` is the best score counting
+on-time answers only, and a cell is flagged late when late answers raised the
+score above it. The total is the weighted mean of question scores, in percent.
+Everything here is a pure function of the records `gradebook_load` reads, so
+it is tested without a server.
 """
 import csv
 import datetime as dt
 import io
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from sqlalchemy.engine import Connection
@@ -28,6 +30,9 @@ class Cell:
     correct: int = 0
     total: int = 0
     late: bool = False
+    # Best score from on-time answers alone (None: never submitted). Left out of
+    # equality: it is derived from the same answers as `late`.
+    on_time: Optional[float] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -77,9 +82,9 @@ class Gradebook:
 def best(attempts) -> Cell:
     if not attempts:
         return Cell(None)
-    top = max(attempts, key=lambda a: (a.score, not a.late))
-    on_time = max((a.score for a in attempts if not a.late), default=-1.0)
-    return Cell(top.score, top.correct, top.total, late=on_time < top.score)
+    top = max(attempts, key=lambda a: (a.score, a.on_time))
+    on_time = max(a.on_time for a in attempts)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time)
 
 
 def build(conn: Connection, student: Optional[str] = None) -> Gradebook:

@@ -37,8 +37,9 @@ class Attempt:
     score: float               # 0..1
     correct: int
     total: int
-    late: bool
+    late: bool                 # started late, or late answers raised its score
     publication_id: int = 0    # server submissions only
+    on_time: float = 0.0       # 0..1 counting on-time answers only
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,8 @@ def questions(conn: Connection) -> tuple:
 
 def question_order(label: str):
     """By assignment; hw1's questions in the handout's order, others by name."""
-    from grader.cases import QUESTIONS
-    keys = list(QUESTIONS)
+    from grader.cases import QUESTION
+    keys = list(QUESTION)
     assignment, _, name = label.partition("/")
     return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
 
@@ -85,10 +86,14 @@ def students(conn: Connection) -> dict:
 
 
 def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
+    """Lateness is per answer: a case answered after the deadline is late,
+    and a submission started late has only late answers."""
     correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
+    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late
+    on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
     query = (select(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
                     submissions.c.created_at, submissions.c.late, publications.c.num_cases,
-                    submissions.c.publication_id, correct.label("correct"))
+                    submissions.c.publication_id, correct.label("correct"), on_time.label("on_time"))
              .join(users, users.c.id == submissions.c.user_id)
              .join(problems, problems.c.id == submissions.c.problem_id)
              .join(assignments, assignments.c.id == problems.c.assignment_id)
@@ -100,8 +105,8 @@ def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
                        submissions.c.publication_id)
              .order_by(submissions.c.id))
     return [Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
-                    bool(late), pid)
-            for sid, who, a, p, when, late, n, pid, right in conn.execute(query).all()]
+                    bool(late) or ok < right, pid, ok / n if n else 0.0)
+            for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all()]
 
 
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
@@ -121,8 +126,9 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
     out = []
     for rid, who, a, source, when, q, score, top in conn.execute(query).all():
         right, n = counts.get((rid, q), (0, 0))
-        out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, min(1.0, score / top),
-                           right, n, False))
+        fraction = min(1.0, score / top)
+        out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
+                           on_time=fraction))
     return out
 
 

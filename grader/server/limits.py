@@ -1,14 +1,32 @@
-"""Request limits: body size (an ASGI middleware) and a per-key rate limit."""
+"""Request limits: body size (an ASGI middleware, bounded reads) and a per-key
+rate limit shared by every server process through the database."""
 import math
 import threading
 import time
 
+from sqlalchemy import case, insert, literal, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from starlette.concurrency import run_in_threadpool
+
+from .db import rate_buckets
+
+
+class BodyTooLarge(Exception):
+    """A request body went over its limit (HTTP 413)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"request body too large: the limit is {limit} bytes")
+        self.limit = limit
+
 
 class BodyLimit:
-    """Refuse bodies over `max_bytes` with 413 before the app parses them.
+    """Refuse bodies over `max_bytes` with 413, without buffering them here.
 
-    The body is read here (counting as it arrives, so a lying or missing
-    Content-Length does not help) and replayed to the app.
+    A declared Content-Length over the limit is refused at once. Otherwise the
+    body is counted as the app reads it (a lying or missing Content-Length
+    does not help), so routes check the key first and read the body only
+    afterwards: nobody without a key can make the server hold a body.
     """
 
     def __init__(self, app, max_bytes: int):
@@ -19,36 +37,38 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            return await self._too_large(send)
-        chunks, size, more = [], 0, True
-        while more:
+            return await too_large(send, self.max_bytes)
+        size = 0
+
+        async def counted():
+            nonlocal size
             message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
+            size += len(message.get("body", b""))
             if size > self.max_bytes:
-                return await self._too_large(send)
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body, sent = b"".join(chunks), False
+                raise BodyTooLarge(self.max_bytes)
+            return message
 
-        async def replay():
-            nonlocal sent
-            if sent:
-                return await receive()  # after the body: wait for a disconnect
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
+        await self.app(scope, counted, send)
 
-        await self.app(scope, replay, send)
 
-    async def _too_large(self, send):
-        text = f"request body too large: the limit is {self.max_bytes} bytes\n".encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(text)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": text})
+async def too_large(send, limit: int):
+    text = f"request body too large: the limit is {limit} bytes\n".encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(text)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": text})
+
+
+async def read_body(request, limit: int) -> bytes:
+    """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _content_length(scope):
@@ -61,27 +81,62 @@ def _content_length(scope):
     return None
 
 
-class RateLimiter:
-    """Token bucket per key: `rate` tokens per second up to `burst`.
+class SharedRateLimiter:
+    """Token bucket per key (`rate` tokens a second up to `burst`), kept in the
+    database so that it holds across server processes and machines.
 
-    In memory, per server process: with several processes each enforces its own bucket.
+    A process takes tokens from the database bucket a few at a time (a lease)
+    and spends them locally, so the database sees one small write per lease,
+    not one per request. Leasing never lets a key exceed its limit: a token
+    is spent at most once; tokens leased by a process the key stops using are
+    simply unused (at most `lease` per process).
     """
 
-    def __init__(self, rate: float, burst: int):
-        self.rate, self.burst = rate, burst
-        self._buckets = {}
+    def __init__(self, engine: Engine, rate: float, burst: int, guard=None):
+        self.engine, self.rate, self.burst, self.guard = engine, rate, burst, guard
+        self.lease = max(1, min(32, burst // 8))
+        self._local = {}  # user id -> leased tokens not yet spent
         self._lock = threading.Lock()
 
-    def retry_after(self, key) -> int:
-        """0 when the request may go ahead (a token is taken), else seconds to wait."""
+    async def retry_after(self, user_id: int) -> int:
+        """0 when the request may go ahead (a token is spent), else seconds to wait."""
         if self.rate <= 0:
             return 0
-        t = time.monotonic()
         with self._lock:
-            tokens, last = self._buckets.get(key, (self.burst, t))
-            tokens = min(self.burst, tokens + (t - last) * self.rate)
-            if tokens >= 1:
-                self._buckets[key] = (tokens - 1, t)
+            if self._local.get(user_id, 0) > 0:
+                self._local[user_id] -= 1
                 return 0
-            self._buckets[key] = (tokens, t)
-        return max(1, math.ceil((1 - tokens) / self.rate))
+        granted, wait = await run_in_threadpool(self._take, user_id)
+        if granted:
+            with self._lock:
+                self._local[user_id] = self._local.get(user_id, 0) + granted - 1
+        return wait
+
+    def _take(self, user_id: int):
+        """(tokens granted, seconds to wait) from the database bucket, in one transaction."""
+        if self.guard is not None:
+            self.guard.check()
+        try:
+            return self._take_from_db(user_id, time.time())
+        except IntegrityError:  # another process made the bucket first: let this request go
+            return 0, 0
+
+    def _take_from_db(self, user_id: int, t: float):
+        refill = rate_buckets.c.tokens + (literal(t) - rate_buckets.c.updated) * self.rate
+        avail = case((refill > self.burst, literal(float(self.burst))), else_=refill)
+        with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":  # losing a bucket in a crash is harmless
+                conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+            for want in dict.fromkeys((self.lease, 1)):
+                done = conn.execute(update(rate_buckets).where(rate_buckets.c.user_id == user_id, avail >= want)
+                                    .values(tokens=avail - want, updated=t))
+                if done.rowcount:
+                    return want, 0
+            row = conn.execute(select(rate_buckets.c.tokens, rate_buckets.c.updated)
+                               .where(rate_buckets.c.user_id == user_id)).first()
+            if row is None:
+                want = min(self.lease, self.burst)
+                conn.execute(insert(rate_buckets).values(user_id=user_id, tokens=self.burst - want, updated=t))
+                return want, 0
+        tokens = min(self.burst, row.tokens + (t - row.updated) * self.rate)
+        return 0, max(1, math.ceil((1 - tokens) / self.rate))

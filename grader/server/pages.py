@@ -2,17 +2,22 @@
 page per student and CSV) for instructors.
 
 The session cookie is HttpOnly (scripts cannot read it), SameSite=Strict (no
-cross-site request carries it, which is the CSRF defence for the only
-cookie-authenticated POST, /logout) and Secure when served over HTTPS.
+cross-site request carries it) and Secure when served over HTTPS; the session
+itself lives in the database, so signing out ends it. POSTs to /login and
+/logout must come from this server's own pages (`_same_origin`): otherwise a
+hostile page could sign a visitor in as the attacker (login CSRF).
 """
 from typing import Optional
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.concurrency import run_in_threadpool
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from . import accounts, casenotes, charts, details, gradebook
 from .app import Refused
+from .limits import read_body
 from .templates import SCRIPT, render
 
 router = APIRouter(include_in_schema=False)
@@ -29,9 +34,29 @@ def _page(name: str, status: int = 200, csp: Optional[str] = None, **context) ->
 
 
 async def _session_user(request: Request):
-    svc = request.app.state.services
-    user_id = accounts.read_session(svc.secret, request.cookies.get(COOKIE, ""))
-    return await svc.read(accounts.user_by_id, user_id) if user_id is not None else None
+    token = request.cookies.get(COOKIE, "")
+    return await request.app.state.services.read(accounts.session_user, token) if token else None
+
+
+def _same_origin(request: Request):
+    """Refuse a POST that a browser sent from another site (Fetch metadata, then Origin, then Referer).
+
+    Scripts that send none of these headers are let through: CSRF needs a browser.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if source is not None and urlsplit(source).netloc != request.headers.get("host", ""):
+        raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
+
+
+def _form_key(body: bytes) -> str:
+    try:
+        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+    except ValueError:
+        raise Refused(400, "sign-in form: too many fields; send only 'key'") from None
+    return (form.get("key") or [""])[0].strip()
 
 
 def _home(user) -> str:
@@ -52,20 +77,26 @@ async def login_form(request: Request):
 @router.post("/login")
 async def login(request: Request):
     svc = request.app.state.services
-    form = parse_qs((await request.body()).decode("utf-8", "replace"))
-    key = (form.get("key") or [""])[0].strip()
+    _same_origin(request)
+    # A small bound on the form, and its parsing off the event loop: an 8 MB
+    # form once stalled every request for half a second.
+    key = await run_in_threadpool(_form_key, await read_body(request, svc.config.max_form_bytes))
     user = await svc.user_for_key(key) if key else None
     if user is None:
         return _page("login", status=401, title="Sign in", error="Unknown key: check the key your instructor gave you.")
+    token = await svc.write(accounts.open_session, user.id, svc.config.session_hours)
     response = RedirectResponse(_home(user), status_code=303)
-    response.set_cookie(COOKIE, accounts.make_session(svc.secret, user.id, svc.config.session_hours),
-                        max_age=int(svc.config.session_hours * 3600), httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https", path="/")
+    response.set_cookie(COOKIE, token, max_age=int(svc.config.session_hours * 3600), httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https", path="/")
     return response
 
 
 @router.post("/logout")
-async def logout():
+async def logout(request: Request):
+    _same_origin(request)
+    token = request.cookies.get(COOKIE)
+    if token:
+        await request.app.state.services.write(accounts.close_session, token)
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(COOKIE, path="/")
     return response

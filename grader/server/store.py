@@ -15,7 +15,11 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from . import values
-from .db import assignments, case_results, now, problems, publications, submissions
+from .db import assignments, case_results, now, problems, publications, submissions, usage
+
+# What a stored row costs a key's quota besides its value (indexes, row headers).
+ROW_BYTES = 100
+OVER_QUOTA = "over quota"  # submission_job's answer when the key's storage is used up
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class Submission:
 class CaseRecord:
     correct: bool
     conflict: bool = False  # the case was already answered with another value
+    over_quota: bool = False  # not stored: the key's storage quota is used up
+    late: bool = False
 
 
 def load_submission(conn: Connection, submission_id: int) -> Optional[Submission]:
@@ -89,9 +95,35 @@ def publish_job(assignment: str, problem: str, user_id: int, raw_values: list,
     return job
 
 
-def submission_job(assignment: str, problem: str, user_id: int):
-    """Write: a submission against the problem's latest publication; None if unpublished."""
-    def job(conn: Connection) -> Optional[Submission]:
+def charge(conn: Connection, user_id: int, nbytes: int, quota: int) -> bool:
+    """Add `nbytes` to the key's stored bytes if that stays within `quota` (0: no quota).
+
+    One conditional UPDATE in the caller's transaction, so the check holds
+    across server processes: the database serializes the updates.
+    """
+    if quota <= 0:
+        return True
+    grow = update(usage).where(usage.c.user_id == user_id, usage.c.stored_bytes + nbytes <= quota) \
+        .values(stored_bytes=usage.c.stored_bytes + nbytes)
+    if conn.execute(grow).rowcount:
+        return True
+    if conn.execute(select(usage.c.user_id).where(usage.c.user_id == user_id)).first():
+        return False
+    if nbytes > quota:
+        return False
+    conn.execute(insert(usage).values(user_id=user_id, stored_bytes=nbytes))
+    return True
+
+
+def stored_bytes(conn: Connection, user_id: int) -> int:
+    row = conn.execute(select(usage.c.stored_bytes).where(usage.c.user_id == user_id)).first()
+    return row[0] if row else 0
+
+
+def submission_job(assignment: str, problem: str, user_id: int, quota: int = 0):
+    """Write: a submission against the problem's latest publication; None if
+    unpublished, OVER_QUOTA when the key may store nothing more."""
+    def job(conn: Connection):
         row = conn.execute(
             select(problems.c.id, assignments.c.deadline)
             .join(assignments, assignments.c.id == problems.c.assignment_id)
@@ -101,6 +133,8 @@ def submission_job(assignment: str, problem: str, user_id: int):
                                    .order_by(publications.c.id.desc()).limit(1)).first()
         if not pub:
             return None
+        if not charge(conn, user_id, ROW_BYTES, quota):
+            return OVER_QUOTA
         created = now()
         late = row.deadline is not None and created > row.deadline
         sid = conn.execute(insert(submissions).values(
@@ -117,6 +151,37 @@ class CaseWrite:
     correct: bool
     sha256: str
     value_json: Optional[str]  # None when too large to keep
+    user_id: int = 0
+    quota: int = 0  # the key's storage quota in bytes, 0 for none
+
+    @property
+    def cost(self) -> int:
+        return ROW_BYTES + len(self.value_json or "")
+
+
+def _deadlines(conn: Connection, sids) -> dict:
+    """submission id -> its assignment's deadline now (None: no deadline)."""
+    return dict(conn.execute(
+        select(submissions.c.id, assignments.c.deadline)
+        .join(problems, problems.c.id == submissions.c.problem_id)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)
+        .where(submissions.c.id.in_(sids))).all())
+
+
+def _charge_all(conn: Connection, fresh: list) -> set:
+    """Charge each key for its new rows; the ids (in `fresh`) of writes refused for quota.
+
+    A key's writes in one group are charged together; only when they do not
+    all fit are they charged one by one, in order.
+    """
+    by_user, refused = {}, set()
+    for w in fresh:
+        by_user.setdefault((w.user_id, w.quota), []).append(w)
+    for (uid, quota), ws in by_user.items():
+        if charge(conn, uid, sum(w.cost for w in ws), quota):
+            continue
+        refused.update(id(w) for w in ws if not charge(conn, uid, w.cost, quota))
+    return refused
 
 
 def insert_cases(conn: Connection, writes: list) -> list:
@@ -125,22 +190,37 @@ def insert_cases(conn: Connection, writes: list) -> list:
     Resending the same value for a case is answered from the stored result (a
     client retry after a lost response); a different value for an answered
     case is a conflict, so a case cannot be guessed twice in one submission.
+    A case is late when answered after its assignment's deadline.
     """
     sids, indexes = {w.submission_id for w in writes}, {w.index for w in writes}
-    known = {(r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256) for r in conn.execute(
+    known = {(r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256, bool(r.late))
+             for r in conn.execute(
         select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
-               case_results.c.value_sha256)
+               case_results.c.value_sha256, case_results.c.late)
         .where(case_results.c.submission_id.in_(sids), case_results.c.test_case_index.in_(indexes)))}
-    records, rows, created = [], [], now()
+    fresh, seen = [], set(known)
+    for w in writes:
+        if (w.submission_id, w.index) not in seen:
+            seen.add((w.submission_id, w.index))
+            fresh.append(w)
+    refused = _charge_all(conn, fresh)
+    deadlines, created = _deadlines(conn, sids), now()
+    records, rows, blocked = [], [], set()
     for w in writes:
         old = known.get((w.submission_id, w.index))
         if old is not None:
-            records.append(CaseRecord(old[0]) if old[1] == w.sha256 else CaseRecord(False, True))
+            records.append(CaseRecord(old[0], late=old[2]) if old[1] == w.sha256 else CaseRecord(False, True))
             continue
-        known[(w.submission_id, w.index)] = (w.correct, w.sha256)  # a duplicate later in this group
+        if id(w) in refused or (w.submission_id, w.index) in blocked:
+            blocked.add((w.submission_id, w.index))  # a resend later in this group is refused too
+            records.append(CaseRecord(False, over_quota=True))
+            continue
+        due = deadlines.get(w.submission_id)
+        late = due is not None and created > due
+        known[(w.submission_id, w.index)] = (w.correct, w.sha256, late)  # a duplicate later in this group
         rows.append({"submission_id": w.submission_id, "test_case_index": w.index, "correct": w.correct,
-                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created})
-        records.append(CaseRecord(w.correct))
+                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created, "late": late})
+        records.append(CaseRecord(w.correct, late=late))
     if rows:
         conn.execute(insert(case_results), rows)
     return records

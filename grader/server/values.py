@@ -38,7 +38,7 @@ def parse(body: bytes, max_depth: int, max_elements: int):
     if not body:
         raise BadValue("empty body: send the encoded value as JSON")
     try:
-        raw = json.loads(body)
+        raw = json.loads(body.decode("utf-8"))  # UTF-8 only: no UTF-16 bodies hiding NUL bytes
     except RecursionError:
         raise BadValue(f"body nests deeper than {max_depth} levels") from None
     except (UnicodeDecodeError, ValueError) as e:
@@ -60,7 +60,18 @@ def _decode(obj, depth, max_depth, budget):
         if "_encoded_type" in obj:
             return _decode_tagged(obj, budget)
         return {k: _decode(v, depth + 1, max_depth, budget) for k, v in obj.items()}
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        _check_int(obj)
     return obj  # str, int, float, bool, None
+
+
+def _check_int(x: int):
+    """JSON integers are unbounded; one beyond float range would break the comparison."""
+    try:
+        float(x)
+    except OverflowError:
+        raise BadValue(f"a number in the body has {len(str(abs(x)))} digits, beyond the range of a "
+                       "64-bit float; send numbers as floats or arrays") from None
 
 
 def _decode_tagged(obj, budget):

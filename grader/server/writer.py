@@ -33,8 +33,9 @@ class WriterStopped(RuntimeError):
 
 
 class Writer:
-    def __init__(self, engine: Engine, max_batch: int = 512):
+    def __init__(self, engine: Engine, max_batch: int = 512, guard=None):
         self._engine = engine
+        self._guard = guard  # db.StorageGuard: no acknowledgement for a write to a lost file
         self._max_batch = max_batch
         self._queue: "queue.SimpleQueue" = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="grader-writer", daemon=True)
@@ -114,14 +115,31 @@ class Writer:
             batch.append(job)
         return _claim(batch), False
 
+    def _check(self):
+        if self._guard is not None:
+            self._guard.check()
+
     def _commit(self, batch):
         t0 = time.perf_counter()
+        try:
+            self._check()
+        except Exception as e:  # nothing is written while the database is lost
+            for job in batch:
+                job[2].set_exception(e)
+            return
         try:
             conn = self._connection()
             with conn.begin():
                 results = _run_group(conn, batch)
-        except Exception:  # one bad write must not sink its group: retry each alone
-            log.warning("group of %d writes failed; retrying them one by one", len(batch))
+            self._check()  # the file vanished during the commit: the client must not count on it
+        except Exception as e:
+            if self._guard is not None and self._guard.problem:
+                for job in batch:
+                    job[2].set_exception(e)
+                return
+            # one bad write must not sink its group: retry each alone
+            log.warning("group of %d writes failed (%s); retrying them one by one", len(batch),
+                        e.__class__.__name__)
             self._drop_connection()
             for job in batch:
                 self._commit_one(job)

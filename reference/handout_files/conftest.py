@@ -14,7 +14,7 @@ QUESTIONS = (  # (question, keyword in the case names, points)
 )
 TOTAL_POINTS = sum(points for _, _, points in QUESTIONS)
 # Cases the grader runs on top of these, whose inputs are not in the handout.
-HIDDEN_CASES = {"Q1": 8, "Q2": 24, "Q3": 4, "Q4": 5, "Q5": 2, "Q6": 2}
+HIDDEN_CASES = {"Q1": 17, "Q2": 22, "Q3": 3, "Q4": 4, "Q5": 4, "Q6": 2}
 
 _passed = {}  # case id -> True while every phase so far passed
 
