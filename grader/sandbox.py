@@ -144,8 +144,8 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
     The worker sees a copy of `student_dir` (regular files only) as its
     working directory, writable up to Limits.tmp_mb; a copy of the script's
     folder; each `shared` folder read-only in the working directory under its
-    name; and its output folder: an argument equal to `out_dir` (or OUT) is
-    replaced by the path the worker sees. When this returns, no process the
+    name; and its output folder: an argument equal to `out_dir` (or OUT), or
+    a path in it, is replaced by the path the worker sees. When this returns, no process the
     worker started is alive, and the plain files it wrote to its output
     folder are in `out_dir` (read them with read_npy_safe/read_json_safe).
     `group`: the submission's control group (Group), for fair CPU.
@@ -174,13 +174,21 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
             if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
                 for name, path in shared.items():
                     (view.host_cwd / name).symlink_to(path)
-            argv = [view.out if str(a) in (str(out_dir), OUT) else str(a) for a in args]
+            argv = [_map_out(str(a), out_dir, view.out) for a in args]
             popen = _start(tier, slot.uid, view, script.name, argv, limits, cg)
             return _supervise(popen, tier, slot.uid if dedicated else None, view, limits, cg)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
             _collect(stage / "out", out_dir)
             remove_stage(stage)
+
+
+def _map_out(arg: str, out_dir: Path, seen: str) -> str:
+    """OUT, out_dir, or a path in it, as the worker sees it."""
+    for prefix in (OUT, str(out_dir)):
+        if arg == prefix or arg.startswith(prefix + "/"):
+            return seen + arg[len(prefix):]
+    return arg
 
 
 def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
