@@ -6,7 +6,9 @@ fresh copy of the pristine handout with the library files overlaid, the
 worker script and a copy of the cases package beside it, MNIST mounted
 read-only. The parent never imports the library.
 """
+import os
 import shutil
+import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -81,8 +83,17 @@ def build_copy(base: Path, files: dict, dest: Path) -> Path:
     for sub in ("python", "apps"):
         shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for rel, src in files.items():
-        shutil.copyfile(src, dest / rel)
+        _copy_nofollow(Path(src), dest / rel)
     return dest
+
+
+def _copy_nofollow(src: Path, dest: Path) -> None:
+    """Copy a student file only if it is still a plain file (not a link swapped in since it was checked)."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{src}: not a regular file")
+        dest.write_bytes(f.read())
 
 
 def build_runner(dest: Path) -> Path:

@@ -68,7 +68,7 @@ def test_limit_flags_reach_every_question():
     assert config.tier == "rlimit" and config.jobs == 2
     assert {q: (lim.wall_seconds, lim.cpu_seconds) for q, lim in config.limits.items()} == \
         {q: (7, 7) for q in config.limits}
-    assert config.limits["nn_epoch_ndl"].memory_mb == 768 and config.limits["forward"].memory_mb == 512
+    assert config.limits["nn_epoch_ndl"].memory_mb == 1024 and config.limits["forward"].memory_mb == 512
 
 
 def cli_args(argv):
