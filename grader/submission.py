@@ -98,7 +98,7 @@ def _extract_one(archive, zip_path: Path, name: str, info, dest: Path) -> None:
         with archive.open(info) as src, open(target, "xb") as out:
             out.write(src.read(MAX_ZIP_BYTES + 1)[:MAX_ZIP_BYTES])
     except FileExistsError:
-        raise SubmissionError(f"{zip_path}: {name!r} appears twice, or as a file and a folder; "
+        raise SubmissionError(f"{zip_path}: {name!r} appears twice, or is both a file and a folder in the zip; "
                               "zip the handout folder again") from None
     except (NotADirectoryError, IsADirectoryError):
         raise SubmissionError(f"{zip_path}: {name!r} is both a file and a folder in the zip; "
