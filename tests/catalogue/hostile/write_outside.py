@@ -2,10 +2,9 @@
 # folder: the grader's code, the answer cache, shared temp folders, the
 # folder above its working directory. Every write must fail (a private /tmp
 # that dies with the run is not tried); then it fails honestly.
-import os
 
 paths = ["@ROOT@/grader/pwned_@TOKEN@.py", "@CACHE@/pwned_@TOKEN@", "/var/tmp/pwned_@TOKEN@",
-         "/dev/shm/pwned_@TOKEN@", "../pwned_@TOKEN@", os.path.expanduser("~/pwned_@TOKEN@")]
+         "/dev/shm/pwned_@TOKEN@", "../pwned_@TOKEN@", "../../pwned_@TOKEN@"]
 written = []
 for path in paths:
     try:
