@@ -76,13 +76,13 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     (`refusal(report)` gives it)."""
     start, submission = time.monotonic(), Path(submission)
     warnings = _security_notes(config)
-    answers = expected.load(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
             files, notes = _student_files(submission, Path(scratch))
         except SubmissionError as exc:  # refused: 0, nothing of it runs
             return report.Report(str(submission), (), report.question_scores(()), REFUSED,
                                  time.monotonic() - start, (str(exc),))
+        answers = expected.load(config)
         runs = run_all(files, config)
     cases = grade_cases(runs, answers)
     tier = next(iter(runs.values())).tier

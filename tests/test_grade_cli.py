@@ -334,3 +334,32 @@ def test_links_elsewhere_are_ignored(tmp_path):
     (tmp_path / "data").symlink_to("/nonexistent")
     (tmp_path / "notes.txt").symlink_to("/etc/passwd")
     assert sorted(locate(tmp_path).files) == sorted(STUDENT_FILES)
+
+
+# ---------------------------------------------------------------- a tier that cannot hide our files
+
+def test_an_insecure_tier_is_refused_without_the_flag(tmp_path, handout, monkeypatch, capsys):
+    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier: "a tier that hides nothing")
+    rep, ok = grader.grade.grade_to(REFERENCE, tmp_path / "out")
+    assert not ok and rep.score == 0
+    assert "a tier that hides nothing" in rep.error and "pass --insecure" in rep.error
+    assert "pass --insecure" in results(tmp_path / "out")["output"]
+
+
+def test_a_secure_tier_needs_no_flag():
+    """Control: as root, or with user namespaces, the probed tier is secure."""
+    tier = grader.sandbox.probe()
+    if tier == "rlimit" and os.geteuid() != 0:
+        pytest.skip("a non-root user without user namespaces: no secure tier here")
+    assert grader.sandbox.security_problem(tier) == ""
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypatch):
+    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier: "a tier that hides nothing")
+    config = grader.workers.RunConfig(insecure=True)
+    rep, ok = grader.grade.grade_to(REFERENCE, tmp_path / "out", config)
+    assert ok and rep.score == 100
+    assert rep.notes[0] == "INSECURE: graded with --insecure: a tier that hides nothing"
+    assert "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
