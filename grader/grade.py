@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import HANDOUT, REFERENCE, expected, report, sandbox
+from grader import HANDOUT, REFERENCE, ROOT, expected, report, sandbox
 from grader.cases import CASES, QUESTIONS
 from grader.checks import check
 from grader.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
@@ -64,7 +64,7 @@ def _student_files(submission: Path, scratch: Path):
 
 def _security_notes(config: RunConfig) -> tuple:
     """Refuse a tier that cannot hide our files, unless --insecure (then say so)."""
-    problem = sandbox.security_problem(config.tier or sandbox.probe())
+    problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, expected.cache_root()])
     if problem and not config.insecure:
         raise sandbox.SandboxError(f"sandbox: {problem}: student code could read the reference and the "
                                    "answers; run as root or where user namespaces work, or pass --insecure")

@@ -339,7 +339,7 @@ def test_links_elsewhere_are_ignored(tmp_path):
 # ---------------------------------------------------------------- a tier that cannot hide our files
 
 def test_an_insecure_tier_is_refused_without_the_flag(tmp_path, handout, monkeypatch, capsys):
-    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier: "a tier that hides nothing")
+    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
     rep, ok = grader.grade.grade_to(REFERENCE, tmp_path / "out")
     assert not ok and rep.score == 0
     assert "a tier that hides nothing" in rep.error and "pass --insecure" in rep.error
@@ -357,7 +357,7 @@ def test_a_secure_tier_needs_no_flag():
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypatch):
-    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier: "a tier that hides nothing")
+    monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
     config = grader.workers.RunConfig(insecure=True)
     rep, ok = grader.grade.grade_to(REFERENCE, tmp_path / "out", config)
     assert ok and rep.score == 100

@@ -142,3 +142,18 @@ def test_the_attack_reads_and_writes_without_the_sandbox(arena, tmp_path):
     finally:
         for path in targets["write"]:
             Path(path).unlink(missing_ok=True)
+
+
+def test_without_landlock_or_mounts_root_needs_modes_that_hide_the_secrets(monkeypatch):
+    monkeypatch.setattr(sandbox, "landlock_abi", lambda: 0)
+    monkeypatch.setattr(sandbox, "_has_sys_admin", lambda: False)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    base = Path(tempfile.mkdtemp(prefix="tier-modes-", dir="/tmp"))
+    base.chmod(0o755)
+    secret = base / "project"
+    secret.mkdir(mode=0o755)
+    assert "other users can reach" in sandbox.security_problem("rlimit", secrets=[secret])
+    secret.chmod(0o750)  # others may not enter: the sandbox uid cannot reach what is inside
+    assert sandbox.security_problem("rlimit", secrets=[secret]) == ""
+    assert sandbox.security_problem("bwrap", secrets=[secret]) == ""
+    shutil.rmtree(base)
