@@ -71,11 +71,16 @@ class Group:
 
     @classmethod
     def create(cls, parent: "Group | None" = None, memory_bytes: int | None = None,
-               pids: int | None = None) -> "Group | None":
+               pids: int | None = None, cpu_tasks: int = 1) -> "Group | None":
+        """A new group under `parent` (else under ours), or None where none can be made.
+        `cpu_tasks`: how many busy processes' worth of CPU the group weighs
+        against its siblings (a submission graded 2 questions at a time: 2)."""
         found = (parent.version, parent.dirs) if parent else layout()
         if not found or os.geteuid() != 0 and found[0] == "v1":
             return None
         version, base = found
+        if parent is None and "cleaned" not in _LAYOUT:
+            _LAYOUT["cleaned"] = _remove_stale(version, base)
         name = f"needle-grader-{os.getpid()}-{next(_COUNTER)}"
         dirs = {key: path / name for key, path in base.items()}
         group = cls(version, dirs)
@@ -88,6 +93,9 @@ class Group:
                 group._limit_memory(memory_bytes)
             if pids is not None:
                 group._write("pids", "pids.max", str(pids))
+            if cpu_tasks != 1:
+                group._write("cpu", "cpu.weight" if version == "v2" else "cpu.shares",
+                             str(cpu_tasks * (100 if version == "v2" else 1024)))
         except OSError:
             group.remove()
             return None
@@ -164,6 +172,20 @@ class Group:
                     break
                 except OSError:
                     time.sleep(0.02)
+
+
+def _remove_stale(version: str, base: dict[str, Path]) -> int:
+    """Remove the groups a killed grader left (its pid is in their name)."""
+    removed = 0
+    for path in base.values():
+        for stale in path.glob("needle-grader-*-*"):
+            pid = stale.name.split("-")[2]
+            if pid.isdigit() and not Path("/proc", pid).exists():
+                for folder in [*sorted(stale.glob("needle-grader-*")), stale]:  # runs before their submission
+                    key = "unified" if version == "v2" else "pids"
+                    Group(version, {key: folder, "memory": folder}).remove()
+                removed += 1
+    return removed
 
 
 def join(procs_files: list[str]) -> None:

@@ -122,7 +122,7 @@ def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=
     with keep_outputs, each question's raw worker output is moved there."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
-    group = sandbox.Group.create()
+    group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
             tmp = Path(tmp)

@@ -363,3 +363,30 @@ def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypa
     assert ok and rep.score == 100
     assert rep.notes[0] == "INSECURE: graded with --insecure: a tier that hides nothing"
     assert "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
+
+
+# ---------------------------------------------------------------- the course's environment
+
+def course_style_submission(dest: Path) -> Path:
+    """The reference as real students wrote it, run from the homework root:
+    a package import from the root, a debug log written to the working
+    directory, and an nn_epoch that keeps 1.5 GB resident."""
+    for rel in STUDENT_FILES:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REFERENCE / rel, dest / rel)
+    simple_ml = dest / "apps" / "simple_ml.py"
+    text = simple_ml.read_text()
+    text = text.replace("import needle as ndl\n", "import needle as ndl\nfrom python.needle.ops import *  # noqa\n", 1)
+    text = text.replace("    # Q6\n", "    # Q6\n    _hold = np.ones(1500 << 17)  # 1.5 GB, every page touched\n"
+                        "    with open('debug.log', 'a') as log:\n        log.write('epoch\\n')\n", 1)
+    assert text.count("_hold") == 1 and "from python.needle" in text
+    simple_ml.write_text(text)
+    return dest
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_a_course_style_submission_scores_100(tmp_path, handout):
+    rep, ok = grader.grade.grade_to(course_style_submission(tmp_path / "sub"), tmp_path / "out")
+    failed = [c.output for c in rep.cases if not c.passed]
+    assert ok and rep.score == 100, failed[:5]
