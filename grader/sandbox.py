@@ -21,7 +21,6 @@ claims its own uid; the child setup before exec takes no locks.
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import resource
@@ -38,23 +37,24 @@ from grader.sandbox_cgroup import Group
 from grader.sandbox_env import environment, make_stage, remove_stage, shared_copy
 from grader.sandbox_io import read_json_safe, read_npy_safe
 from grader.sandbox_result import RunResult, make_result
+from grader.sandbox_security import landlock_abi, security_problem
 from grader.sandbox_procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files,
                                   uid_task_count)
 
 __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
-           "make_out_dir", "share_readonly", "security_problem", "read_npy_safe", "read_json_safe", "Group"]
+           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
-_COMMON = ("the submission copy, case code, data and a copied interpreter only (regular files), "
-           "a {tmp} MB writable working directory, rlimits, a control group per run where the grader can make one")
+_SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
+         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made")
 # One line per tier for reports: what the worker was up against.
 TIER_NOTES = {
-    "bwrap": "bubblewrap: own root file system at fixed paths holding " + _COMMON + "; no network, own PID "
-             "namespace, a non-root uid of its own (or a user namespace), Landlock where available",
-    "unshare": "unshare: no network, own PID namespace; as root a uid of its own and every private folder "
-               "hidden by mounts, else Landlock; " + _COMMON,
-    "rlimit": "rlimits, a uid of its own and Landlock (file access limited to " + _COMMON.split(",")[0]
-              + "; TCP blocked); no PID namespace: host processes visible",
+    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID namespace, "
+             "a uid of its own (root) or a user namespace, Landlock where the kernel has it",
+    "unshare": "unshare: " + _SEES + "; no network, own PID namespace; as root a uid of its own and every "
+               "private folder hidden by mounts, else Landlock alone",
+    "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
+              "limited to the above, TCP blocked), else file modes; no PID namespace: host processes visible",
 }
 OUT = "@out@"  # an argument standing for the output folder as the worker sees it
 MB = 1 << 20
@@ -98,52 +98,6 @@ def make_out_dir(parent: Path | None = None) -> Path:
     path = Path(tempfile.mkdtemp(prefix="sandbox-out-", dir=parent))
     path.chmod(0o700)
     return path
-
-
-def share_readonly(root: Path) -> None:
-    """Kept for callers: the sandbox now copies what the worker sees itself."""
-    for dirpath, _dirnames, filenames in os.walk(root):
-        os.chmod(dirpath, 0o755)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o644)
-
-
-def landlock_abi() -> int:
-    """The kernel's Landlock ABI version, 0 without Landlock."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return max(0, libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
-
-
-def _has_sys_admin() -> bool:
-    caps = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("CapEff"))
-    return bool(int(caps.split()[1], 16) & (1 << 21))
-
-
-def _hidden_by_modes(path: Path) -> bool:
-    """No other uid can reach `path`: it or a folder above it lets others nowhere."""
-    path = Path(path).resolve()
-    return any(p.exists() and not os.stat(p).st_mode & 0o001 for p in (path, *path.parents))
-
-
-def security_problem(tier: str, secrets=None) -> str:
-    """"" if student code in `tier` cannot read our secrets or outlive its
-    run outside its output folder; else why not (grade only with --insecure).
-    `secrets`: folders that must stay unreadable (the project, the answer
-    cache); as root without Landlock or mounts, their modes must hide them."""
-    root, landlock = os.geteuid() == 0, landlock_abi() > 0
-    if tier == "rlimit" and not root:
-        return "the rlimit tier as a non-root user runs student code as your own uid"
-    if tier == "rlimit" and not (landlock or _has_sys_admin()):
-        exposed = [str(p) for p in (secrets or [Path("/")]) if not _hidden_by_modes(p)]
-        if exposed:
-            return (f"the rlimit tier has neither Landlock nor a mount namespace, and other users can reach "
-                    f"{', '.join(exposed)} (chmod o-rwx it)")
-    if tier == "unshare" and not root and not landlock:
-        return "the unshare tier as a non-root user hides no files without Landlock"
-    return ""
 
 
 # ---------------------------------------------------------------- run

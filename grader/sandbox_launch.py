@@ -1,27 +1,31 @@
 """How one worker is started in each tier: command lines and child setup.
 
-Three tiers, strongest first:
+Three tiers, strongest first; in each the worker runs the copied
+interpreter (sandbox_env) from the run's stage, as described by a View:
 
-- "bwrap": bubblewrap builds a new root holding only the interpreter, /usr,
-  the student copy (read-only), out_dir (writable), extra read-only paths and
-  a small private /tmp; new PID, network, IPC, UTS and cgroup namespaces.
-  As root, bwrap runs without a user namespace (a user namespace would map
-  the worker to host uid 0, which RLIMIT_NPROC exempts) and `setpriv`
-  inside drops to the run's sandbox uid with no capabilities and
-  no_new_privs. As non-root, `--unshare-all` (user namespace) keeps our uid.
+- "bwrap": bubblewrap builds a new root holding /usr and friends, the
+  interpreter at /env, the case code at /runner, the working directory at
+  /submission (a size-capped tmpfs holding read-only binds of the copy and
+  the shared data), /out (writable) and a small private /tmp; new PID,
+  network, IPC, UTS and cgroup namespaces. As root, bwrap runs without a
+  user namespace (a user namespace would map the worker to host uid 0,
+  which RLIMIT_NPROC exempts) and `setpriv` inside drops to the run's
+  sandbox uid with no capabilities and no_new_privs. As non-root,
+  `--unshare-all` (user namespace) keeps our uid.
 - "unshare": util-linux `unshare` for PID/network/IPC/UTS namespaces, then
   `setpriv` to the sandbox uid; the file system is the host's, narrowed by
-  the mount plumbing below.
+  the mount plumbing below (root) or by Landlock (sandbox_entry).
 - "rlimit": no PID or network namespace: rlimits, a new session, the
-  sandbox uid; a tree is killed through its process group and its uid.
+  sandbox uid, Landlock; a tree is killed through its group, process group
+  and uid.
 
 Mount plumbing (unshare and rlimit tiers, root only, where a mount namespace
 can be made): every top-level directory but the system ones (/root, /home,
 /work, /var, /run, /opt, ...), the grader's repository and the shared temp
-dirs are covered by fresh tmpfs mounts, and only the paths the worker needs
-are bound back, read-only except out_dir. This is also what lets a non-root
-uid reach an interpreter installed under /root. Without a mount namespace
-the rlimit tier relies on host file permissions alone.
+dirs are covered by fresh tmpfs mounts, and only the stage and the
+interpreter are bound back, read-only except the working directory and
+out/. Without a mount namespace the stage's modes (root:run-gid 0750) and
+Landlock are the walls.
 """
 from __future__ import annotations
 

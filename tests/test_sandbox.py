@@ -53,7 +53,6 @@ def work():
     root.chmod(0o755)
     (root / "student").mkdir(mode=0o755)
     (root / "student" / "hw.py").write_text("ANSWER = 42\n")
-    sandbox.share_readonly(root / "student")
     yield root, root / "student", sandbox.make_out_dir(root)
     shutil.rmtree(root, ignore_errors=True)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import REFERENCE, ROOT, sandbox
+from grader import REFERENCE, ROOT, sandbox, sandbox_security
 from grader.sandbox_env import environment
 
 pytestmark = pytest.mark.sandbox
@@ -145,8 +145,8 @@ def test_the_attack_reads_and_writes_without_the_sandbox(arena, tmp_path):
 
 
 def test_without_landlock_or_mounts_root_needs_modes_that_hide_the_secrets(monkeypatch):
-    monkeypatch.setattr(sandbox, "landlock_abi", lambda: 0)
-    monkeypatch.setattr(sandbox, "_has_sys_admin", lambda: False)
+    monkeypatch.setattr(sandbox_security, "landlock_abi", lambda: 0)
+    monkeypatch.setattr(sandbox_security, "_has_sys_admin", lambda: False)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     base = Path(tempfile.mkdtemp(prefix="tier-modes-", dir="/tmp"))
     base.chmod(0o755)
