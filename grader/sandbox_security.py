@@ -35,7 +35,11 @@ def security_problem(tier: str, secrets=None) -> str:
     run outside its output folder; else why not (grade only with --insecure).
     `secrets`: folders that must stay unreadable (the project, the answer
     cache); as root without Landlock or mounts, their modes must hide them."""
-    root, landlock = os.geteuid() == 0, landlock_abi() > 0
+    from grader.sandbox_launch import SYSTEM_READ
+
+    # Landlock lets the worker read the system folders: a project under /usr is not hidden by it.
+    under_system = any(Path(p).resolve().is_relative_to(d) for p in secrets or () for d in SYSTEM_READ)
+    root, landlock = os.geteuid() == 0, landlock_abi() > 0 and not under_system
     if tier == "rlimit" and not root:
         return "the rlimit tier as a non-root user runs student code as your own uid"
     if tier == "rlimit" and not (landlock or _has_sys_admin()):

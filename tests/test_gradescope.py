@@ -49,6 +49,7 @@ def test_setup_script_installs_what_the_grader_needs(bundle):
     assert "apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap" in setup
     assert 'pip" install --quiet -e "$SRC"' in setup
     assert "reference/tools/fetch_mnist.py data" in setup and "expected.expected_dir" in setup
+    assert setup.rstrip().endswith('chmod 0750 "$SRC"')  # modes hide the reference where nothing else can
     assert subprocess.run(["bash", "-n", "-c", setup]).returncode == 0
 
 

@@ -157,3 +157,11 @@ def test_without_landlock_or_mounts_root_needs_modes_that_hide_the_secrets(monke
     assert sandbox.security_problem("rlimit", secrets=[secret]) == ""
     assert sandbox.security_problem("bwrap", secrets=[secret]) == ""
     shutil.rmtree(base)
+
+
+def test_landlock_does_not_hide_a_project_under_the_system_folders(monkeypatch):
+    monkeypatch.setattr(sandbox_security, "landlock_abi", lambda: 7)
+    monkeypatch.setattr(sandbox_security, "_has_sys_admin", lambda: False)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert "other users can reach /usr/share" in sandbox.security_problem("rlimit", secrets=[Path("/usr/share")])
+    assert sandbox.security_problem("rlimit", secrets=[Path("/tmp")]) == ""  # Landlock hides it
