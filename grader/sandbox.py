@@ -133,7 +133,8 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
             _reset_uid(slot.uid)
         stage = make_stage(slot.uid, script.parent, student_dir)
         view = launch.View(env, stage / "runner", stage / "submission", stage / "out", shared, tier == "bwrap")
-        cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes)
+        # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
+        cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
         popen = None
         try:
             if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
@@ -274,6 +275,8 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits
     popen.stdout.close()
     if not reason and cg is not None and cg.oom_killed():
         reason = f"memory limit ({limits.memory_mb} MB for all the worker's processes together): killed"
+    elif not reason and popen.returncode and cg is not None and cg.pids_exhausted():
+        reason = f"process limit ({limits.processes} processes, and the sandbox's own): a fork was refused"
     return make_result(popen.returncode, tier, reason, wall, log, limits)
 
 

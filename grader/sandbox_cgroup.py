@@ -145,6 +145,14 @@ class Group:
         return self.version == "v1" and self._read("memory", "memory.failcnt").strip() not in ("", "0") \
             and "oom_kill " not in self._read("memory", key)
 
+    def pids_exhausted(self) -> bool:
+        """Was a fork refused because the group had its maximum of processes?"""
+        for line in self._read("pids", "pids.events").splitlines():
+            name, _, value = line.partition(" ")
+            if name == "max" and value.strip() not in ("", "0"):
+                return True
+        return False
+
     def peak_bytes(self) -> int:
         text = self._read("memory", "memory.peak" if self.version == "v2" else "memory.max_usage_in_bytes")
         return int(text) if text.strip().isdigit() else 0

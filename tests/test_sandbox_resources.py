@@ -102,3 +102,22 @@ def test_without_groups_the_neighbour_starves_it(student, monkeypatch):
     monkeypatch.setattr(sandbox, "Group", type("NoGroup", (), {"create": staticmethod(lambda *a, **k: None)}))
     alone, beside = starve(student, use_groups=False)
     assert beside > 3 * alone + 1.0, (alone, beside)
+
+
+def _fork_in(group) -> int:
+    code = "import os\ntry:\n    pid = os.fork()\nexcept OSError:\n    raise SystemExit(3)\nif pid == 0:\n    os._exit(0)\nos.wait()"
+    import subprocess
+    import sys
+    from grader.sandbox_cgroup import join
+    return subprocess.run([sys.executable, "-c", code], preexec_fn=lambda: join(group.procs_files())).returncode
+
+
+@needs_cgroups
+@pytest.mark.parametrize("cap, refused", [(1, True), (5, False)])
+def test_a_refused_fork_is_seen_by_the_group(cap, refused):
+    group = Group.create(pids=cap)
+    try:
+        assert (_fork_in(group) == 3) == refused
+        assert group.pids_exhausted() == refused
+    finally:
+        group.remove()
