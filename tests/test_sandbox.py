@@ -361,3 +361,14 @@ def test_read_json_safe_reads_good_json_and_names_bad_json(tmp_path):
         read_json_safe(bad, 1024)
     with pytest.raises(ValueError, match="over the 10-byte cap"):
         read_json_safe(good, 10)
+
+
+@pytest.mark.parametrize("megabytes, fits", [(2, True), (200, False)])
+def test_working_directory_is_writable_up_to_its_cap(work, tier, megabytes, fits):
+    res = run("fill_cwd.py", [megabytes], work, tier, limits=Limits(wall_seconds=20, tmp_mb=16))
+    if fits:
+        assert res.ok and f"WROTE {megabytes}" in res.log, (res.reason, res.log)
+    else:  # a full tmpfs (bwrap), or the parent's size check (other tiers)
+        assert "FULL" in res.log or res.reason == "working directory over its limit (16 MB)", (res.reason, res.log)
+        assert f"WROTE {megabytes}" not in res.log
+    assert not (work[1] / "scratch.bin").exists()  # the host's folder is never written
