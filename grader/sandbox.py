@@ -24,8 +24,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
-import stat
 import subprocess
 import tempfile
 import time
@@ -34,7 +32,7 @@ from pathlib import Path
 
 from grader import sandbox_launch as launch
 from grader.sandbox_cgroup import Group
-from grader.sandbox_env import environment, make_stage, remove_stage, shared_copy
+from grader.sandbox_env import collect_out, environment, make_stage, remove_stage, shared_copy
 from grader.sandbox_io import read_json_safe, read_npy_safe
 from grader.sandbox_result import RunResult, make_result
 from grader.sandbox_security import landlock_abi, security_problem
@@ -145,7 +143,7 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
             return _supervise(popen, tier, slot.uid if dedicated else None, view, limits, cg)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
-            _collect(stage / "out", out_dir)
+            collect_out(stage / "out", out_dir)
             remove_stage(stage)
 
 
@@ -176,20 +174,6 @@ def _reset_uid(uid: int) -> None:
     if survivors:
         raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
     remove_uid_files(uid)
-
-
-def _collect(stage_out: Path, out_dir: Path) -> None:
-    """Move the plain files the (dead) worker left at the top of its output
-    folder into out_dir, ours and private; anything else stays behind."""
-    me = os.getuid()
-    for entry in list(os.scandir(stage_out)):
-        st = entry.stat(follow_symlinks=False)
-        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
-            target = out_dir / entry.name
-            shutil.move(entry.path, target)
-            if os.geteuid() == 0:
-                os.chown(target, me, me, follow_symlinks=False)
-            os.chmod(target, 0o600, follow_symlinks=False)
 
 
 def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
