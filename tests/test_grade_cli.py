@@ -16,6 +16,8 @@ import grader.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli, expected
 from grader.submission import STUDENT_FILES
 
+from catalogue import hostile
+
 REPORTS = {"results.json", "junit.xml", "report.md"}
 
 
@@ -279,50 +281,14 @@ def test_backslash_zip_is_read_as_folders(tmp_path):
         {rel: (REFERENCE / rel).read_bytes() for rel in STUDENT_FILES}
 
 
-def linked_folders(sub):
-    (sub / "python").symlink_to(REFERENCE / "python")
-    (sub / "apps").symlink_to(REFERENCE / "apps")
-
-
-def linked_file(sub):
-    for rel in STUDENT_FILES[:2]:
-        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REFERENCE / rel, sub / rel)
-    (sub / "apps").mkdir()
-    (sub / "apps" / "simple_ml.py").symlink_to(REFERENCE / "apps" / "simple_ml.py")
-
-
-def nested_link(sub):
-    (sub / "hw1" / "python" / "needle").mkdir(parents=True)
-    (sub / "hw1" / "python" / "needle" / "ops").symlink_to(REFERENCE / "python" / "needle" / "ops")
-
-
-def hard_link(sub, tmp_path):
-    twin = tmp_path / "twin.py"  # a hard link to a copy, so the reference itself keeps one name
-    shutil.copyfile(REFERENCE / "apps" / "simple_ml.py", twin)
-    (sub / "apps").mkdir()
-    os.link(twin, sub / "apps" / "simple_ml.py")
-
-
-def fifo(sub):
-    (sub / "apps").mkdir()
-    os.mkfifo(sub / "apps" / "simple_ml.py")
-
-
-@pytest.mark.parametrize("make, words", [
-    (linked_folders, "python: a symbolic link in the submission; refused"),
-    (linked_file, "apps/simple_ml.py: a symbolic link in the submission; refused"),
-    (nested_link, "hw1/python/needle/ops: a symbolic link in the submission; refused"),
-    (hard_link, "apps/simple_ml.py: a hard link (2 names for one file); refused"),
-    (fifo, "apps/simple_ml.py: not a regular file or folder; refused"),
-])
-def test_links_and_special_files_in_a_folder_are_refused(tmp_path, handout, make, words):
+@pytest.mark.parametrize("entry", hostile.REFUSED, ids=lambda e: e.name)
+def test_links_and_special_files_in_a_folder_are_refused(tmp_path, handout, entry):
     sub = tmp_path / "sub"
     sub.mkdir()
-    make(sub, tmp_path) if make is hard_link else make(sub)
+    entry.build(sub)
     assert grade_cli(sub, "--out", tmp_path / "out") == 3
     doc = results(tmp_path / "out")
-    assert doc["score"] == 0 and words in doc["output"]
+    assert doc["score"] == 0 and entry.words in doc["output"]
 
 
 def test_links_elsewhere_are_ignored(tmp_path):
