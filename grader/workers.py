@@ -2,9 +2,11 @@
 question, and collect their outcomes.
 
 The same path serves the reference (expected values) and submissions: a
-fresh copy of the pristine handout with the library files overlaid, the
-worker script and a copy of the cases package beside it, MNIST mounted
-read-only. The parent never imports the library.
+fresh copy of the pristine handout with the library files overlaid (the
+worker's working directory, with MNIST read-only in its data/), the worker
+script and a copy of the cases package in a folder of their own, and a
+control group per submission so that concurrent submissions share the CPU
+fairly. The parent never imports the library.
 """
 import os
 import shutil
