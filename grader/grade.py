@@ -10,13 +10,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import HANDOUT, REFERENCE, expected, report
+from grader import HANDOUT, REFERENCE, ROOT, expected, report, sandbox
 from grader.cases import BEYOND, CASES, CONTRACT, QUESTION
 from grader.checks import check
 from grader.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
 from grader.workers import RunConfig, add_limit_arguments, config_from_args, run_all
 
 NOT_IMPLEMENTED = "NotImplementedError: "
+REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
+EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
 
 
 UNIT = 10_000  # case scores are whole multiples of 1e-4 points, so totals add up exactly
@@ -92,7 +94,7 @@ def import_notes(runs):
 
 
 def _student_files(submission: Path, scratch: Path):
-    if submission.is_file() and submission.suffix == ".zip":
+    if submission.is_file() and submission.suffix.lower() == ".zip":
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
         raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
@@ -101,23 +103,39 @@ def _student_files(submission: Path, scratch: Path):
     return {**{rel: HANDOUT / rel for rel in STUDENT_FILES}, **located.files}, located.notes
 
 
+def _security_notes(config: RunConfig) -> tuple:
+    """Refuse a tier that cannot hide our files, unless --insecure (then say so)."""
+    problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, expected.cache_root()])
+    if problem and not config.insecure:
+        raise sandbox.SandboxError(f"sandbox: {problem}: student code could read the reference and the "
+                                   "answers; run as root or where user namespaces work, or pass --insecure")
+    return (f"INSECURE: graded with --insecure: {problem}",) if problem else ()
+
+
 def grade_submission(submission, config: RunConfig = RunConfig(), strict=False) -> report.Report:
-    """Grade one submission; a bad submission is graded 0 with the reason.
-    `strict` scores the advisory cases too (an instructor's choice)."""
+    """Grade one submission; a bad submission is graded 0 with the reason
+    (`refusal(report)` gives it). `strict` scores the advisory cases too
+    (an instructor's choice)."""
     start, submission = time.monotonic(), Path(submission)
-    answers = expected.load(config)
+    warnings = _security_notes(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
             files, notes = _student_files(submission, Path(scratch))
         except SubmissionError as exc:  # refused: 0, nothing of it runs
-            return report.Report(str(submission), (), report.question_scores(()), "none",
+            return report.Report(str(submission), (), report.question_scores(()), REFUSED,
                                  time.monotonic() - start, (str(exc),))
+        answers = expected.load(config)
         runs = run_all(files, config)
     cases = grade_cases(runs, answers, strict)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if strict else report.CONTRACT_MODE
     return report.Report(str(submission), cases, report.question_scores(cases), tier,
-                         time.monotonic() - start, tuple(notes) + tuple(import_notes(runs)), mode=mode)
+                         time.monotonic() - start, (*warnings, *notes, *import_notes(runs)), mode=mode)
+
+
+def refusal(rep: report.Report) -> str:
+    """Why the submission could not be read ("" when it was graded)."""
+    return rep.notes[0] if rep.tier == REFUSED and not rep.error and rep.notes else ""
 
 
 def failed_report(submission, reason, elapsed):
@@ -178,10 +196,14 @@ def run(args, command):
     status = 0
     for submission, out in targets:
         rep, ok = grade_to(submission, out, config, args.score_advisories)
+        if refusal(rep):
+            print(f"grader grade: {refusal(rep)} (results in {out}/results.json)", file=sys.stderr)
+            status = max(status, EXIT_REFUSED)
+            continue
         print(f"{submission}: {report._fmt(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
               f"{rep.execution_time:.1f} s, reports in {out}/)")
         print(report.score_table(rep))
         if not ok:
             print(rep.error, file=sys.stderr)
-            status = 1
+            status = 1 if status != EXIT_REFUSED else status
     return status

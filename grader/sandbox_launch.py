@@ -1,27 +1,31 @@
 """How one worker is started in each tier: command lines and child setup.
 
-Three tiers, strongest first:
+Three tiers, strongest first; in each the worker runs the copied
+interpreter (sandbox_env) from the run's stage, as described by a View:
 
-- "bwrap": bubblewrap builds a new root holding only the interpreter, /usr,
-  the student copy (read-only), out_dir (writable), extra read-only paths and
-  a small private /tmp; new PID, network, IPC, UTS and cgroup namespaces.
-  As root, bwrap runs without a user namespace (a user namespace would map
-  the worker to host uid 0, which RLIMIT_NPROC exempts) and `setpriv`
-  inside drops to the run's sandbox uid with no capabilities and
-  no_new_privs. As non-root, `--unshare-all` (user namespace) keeps our uid.
+- "bwrap": bubblewrap builds a new root holding /usr and friends, the
+  interpreter at /env, the case code at /runner, the working directory at
+  /submission (a size-capped tmpfs holding read-only binds of the copy and
+  the shared data), /out (writable) and a small private /tmp; new PID,
+  network, IPC, UTS and cgroup namespaces. As root, bwrap runs without a
+  user namespace (a user namespace would map the worker to host uid 0,
+  which RLIMIT_NPROC exempts) and `setpriv` inside drops to the run's
+  sandbox uid with no capabilities and no_new_privs. As non-root,
+  `--unshare-all` (user namespace) keeps our uid.
 - "unshare": util-linux `unshare` for PID/network/IPC/UTS namespaces, then
   `setpriv` to the sandbox uid; the file system is the host's, narrowed by
-  the mount plumbing below.
+  the mount plumbing below (root) or by Landlock (sandbox_entry).
 - "rlimit": no PID or network namespace: rlimits, a new session, the
-  sandbox uid; a tree is killed through its process group and its uid.
+  sandbox uid, Landlock; a tree is killed through its group, process group
+  and uid.
 
 Mount plumbing (unshare and rlimit tiers, root only, where a mount namespace
 can be made): every top-level directory but the system ones (/root, /home,
 /work, /var, /run, /opt, ...), the grader's repository and the shared temp
-dirs are covered by fresh tmpfs mounts, and only the paths the worker needs
-are bound back, read-only except out_dir. This is also what lets a non-root
-uid reach an interpreter installed under /root. Without a mount namespace
-the rlimit tier relies on host file permissions alone.
+dirs are covered by fresh tmpfs mounts, and only the stage and the
+interpreter are bound back, read-only except the working directory and
+out/. Without a mount namespace the stage's modes (root:run-gid 0750) and
+Landlock are the walls.
 """
 from __future__ import annotations
 
@@ -29,8 +33,10 @@ import ctypes
 import os
 import resource
 import signal
-import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from grader.sandbox_cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
@@ -40,19 +46,52 @@ SETPRIV = "/usr/bin/setpriv"
 TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
-def interpreter_paths() -> list[Path]:
-    """Directories the interpreter and numpy need, as real, existing paths."""
-    import numpy  # the worker's numpy is ours: same venv
+@dataclass(frozen=True)
+class View:
+    """Where the worker's things are on the host, and where it sees them.
 
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-             Path(sys.executable).resolve().parent.parent, Path(numpy.__file__).resolve().parent.parent}
-    paths |= {p.resolve() for p in list(paths)}
-    return sorted(p for p in paths if p.is_dir() and not _is_system(p))
+    In the bwrap tier it sees fixed paths (/env, /runner, /submission, /out);
+    in the others the stage's own paths (same layout, same relative names).
+    """
+    host_env: Path
+    host_runner: Path
+    host_cwd: Path
+    host_out: Path
+    shared: dict          # name in the working directory -> host folder (read-only)
+    neutral: bool
+
+    def _at(self, fixed: str, host: Path) -> str:
+        return fixed if self.neutral else str(host)
+
+    @property
+    def env(self) -> str:
+        return self._at("/env", self.host_env)
+
+    @property
+    def runner(self) -> str:
+        return self._at("/runner", self.host_runner)
+
+    @property
+    def cwd(self) -> str:
+        return self._at("/submission", self.host_cwd)
+
+    @property
+    def out(self) -> str:
+        return self._at("/out", self.host_out)
+
+    def landlock_spec(self, required: bool) -> dict:
+        """What the entry script lets the worker touch (see sandbox_entry)."""
+        shared = [f"/submission/{n}" for n in self.shared] if self.neutral else [str(p) for p in self.shared.values()]
+        read = [*SYSTEM_READ, self.env, self.runner, *shared]
+        write = [self.cwd, self.out, *DEVICES] + (["/tmp"] if self.neutral else [])
+        return {"landlock": "required" if required else "off", "read": read, "write": write}
 
 
-def _is_system(path: Path) -> bool:
-    """Paths already mounted whole by the bwrap tier (/usr and friends)."""
-    return path == Path("/") or path.parts[1] in ("usr", "lib", "lib64", "lib32", "bin", "sbin")
+# Read-only system paths a worker may read under Landlock (nothing private:
+# a sandbox uid or user namespace cannot read root-only files anyway).
+SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc",
+               "/sys/devices/system/cpu")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
 # Top-level dirs the unshare/rlimit tiers leave visible: the system, read-only
@@ -70,9 +109,11 @@ def private_dirs() -> list[Path]:
 
 # ---------------------------------------------------------------- bwrap
 
-def bwrap_argv(cmd: list[str], *, uid: int, student_dir: Path, out_dir: Path,
-               ro_paths: list[Path], tmp_bytes: int) -> list[str]:
-    """The bwrap command line running `cmd` as `uid` in `student_dir`."""
+def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int) -> list[str]:
+    """The bwrap command line running `cmd` as `uid` in the view's fixed paths:
+    /env (interpreter), /runner (case code), /submission (the working
+    directory: a size-capped tmpfs holding read-only binds of the copy and
+    the shared data), /out (writable)."""
     root = os.geteuid() == 0
     argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv"]
     if root:
@@ -84,10 +125,13 @@ def bwrap_argv(cmd: list[str], *, uid: int, student_dir: Path, out_dir: Path,
     # /dev read-only: its tmpfs would otherwise take unbounded writes (RAM).
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
              "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    binds = [(p, "--ro-bind") for p in interpreter_paths() + [Path(p) for p in ro_paths]]
-    binds += [(student_dir, "--ro-bind"), (out_dir, "--bind")]
-    argv += _bind_args(binds)
-    argv += ["--chdir", str(student_dir)]
+    argv += ["--ro-bind", str(view.host_env), "/env", "--ro-bind", str(view.host_runner), "/runner",
+             "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/submission"]
+    for entry in sorted(os.listdir(view.host_cwd)):
+        argv += ["--ro-bind", str(view.host_cwd / entry), f"/submission/{entry}"]
+    for name, path in sorted(view.shared.items()):
+        argv += ["--ro-bind", str(path), f"/submission/{name}"]
+    argv += ["--bind", str(view.host_out), "/out", "--chdir", "/submission"]
     if root:
         cmd = drop_to(uid) + cmd
     return argv + ["--"] + cmd
@@ -119,22 +163,6 @@ def _system_mounts() -> list[str]:
     return args
 
 
-def _bind_args(binds: list[tuple[Path, str]]) -> list[str]:
-    """Bind mounts, parents first, with 0755 parent dirs (bwrap makes 0700 ones)."""
-    args, made = [], {Path("/"), Path("/tmp"), Path("/usr"), Path("/proc"), Path("/dev")}
-    mounted: list[Path] = []
-    # Parents before children; for one path bound both ways, writable last (wins).
-    for path, flag in sorted(set(binds), key=lambda b: (len(b[0].parts), b[1] == "--bind", str(b[0]))):
-        for parent in reversed(path.parents):
-            if parent in made or any(parent.is_relative_to(m) for m in mounted):
-                continue
-            args += ["--perms", "0755", "--dir", str(parent)]
-            made.add(parent)
-        args += [flag, str(path), str(path)]
-        mounted.append(path)
-    return args
-
-
 # ---------------------------------------------------------------- unshare
 
 def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
@@ -148,14 +176,16 @@ def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
 # ---------------------------------------------------------------- child setup
 
 def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: Path,
-                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int):
-    """A preexec_fn: mount plumbing (root), rlimits, chdir, then the uid drop.
+                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int, cgroup_files=()):
+    """A preexec_fn: join the run's control group, mount plumbing (root),
+    rlimits, chdir, then the uid drop.
 
     Runs in the forked child before exec, so it only makes system calls.
     """
     parent = os.getpid()  # the grader, as seen before the fork
 
     def setup() -> None:
+        join_cgroup(cgroup_files)  # first: everything after, wrappers included, is counted
         # No mount namespace (e.g. an unprivileged container): the rlimit
         # tier goes on with the host's file permissions as its only wall.
         if hide and _libc.unshare(CLONE_NEWNS) == 0:
@@ -222,4 +252,6 @@ def _bind_back(fd: int, path: Path, writable: bool) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))  # a file mount point
     _mount(f"/proc/self/fd/{fd}", str(path), None, MS_BIND | MS_REC)
     if not writable:
-        _mount(None, str(path), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        # Keep the flags the original mount has (noexec, ...): dropping one is refused.
+        kept = os.statvfs(path).f_flag & (MS_NOSUID | MS_NODEV | 8 | 1024 | 2048)  # + noexec, noatime, nodiratime
+        _mount(None, str(path), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)

@@ -1,8 +1,9 @@
 """Probing a sandbox tier: really run a tiny worker under it and check it.
 
 A tier works when its worker imports numpy, writes a value the parent reads
-back, runs as a non-root uid (when we are root) and, for the namespace
-tiers, cannot reach a socket listening on the host's 127.0.0.1.
+back, runs as a non-root uid (when we are root) and cannot reach a socket
+listening on the host's 127.0.0.1 (a network namespace, or Landlock in the
+rlimit tier).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from grader.sandbox import Limits, RunResult, SandboxError, make_out_dir, run, share_readonly
+from grader.sandbox import OUT, Limits, RunResult, SandboxError, make_out_dir, run
 from grader.sandbox_io import read_npy_safe
 
 PROBE_SCRIPT = """\
@@ -32,18 +33,18 @@ np.save(os.path.join(sys.argv[2], "probe.npy"), np.arange(3))
 
 def check_tier(tier: str) -> str:
     """Run a tiny worker under `tier`; "" if it imported numpy, wrote a value,
-    ran as a non-root uid (when we are root) and, for namespace tiers, could
-    not reach a socket listening on 127.0.0.1. Else the reason."""
+    ran as a non-root uid (when we are root) and could not reach a socket
+    listening on 127.0.0.1. Else the reason."""
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp, socket.socket() as listener:
         work = Path(tmp)
-        work.chmod(0o755)
-        (work / "probe.py").write_text(PROBE_SCRIPT)
-        share_readonly(work)
+        (work / "runner").mkdir()
+        (work / "runner" / "probe.py").write_text(PROBE_SCRIPT)
+        (work / "student").mkdir()
         out = make_out_dir(work)
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         try:
-            res = run(work / "probe.py", [str(listener.getsockname()[1]), str(out)], student_dir=work,
+            res = run(work / "runner" / "probe.py", [str(listener.getsockname()[1]), OUT], student_dir=work / "student",
                       out_dir=out, limits=Limits(wall_seconds=20), tier=tier)
         except (OSError, subprocess.SubprocessError, ValueError, SandboxError) as exc:
             return f"could not start ({exc})"
@@ -60,6 +61,6 @@ def _probe_problem(res: RunResult, tier: str, out: Path) -> str:
         return f"probe value unreadable: {exc}"
     if os.geteuid() == 0 and "UID 0" in res.log:
         return "worker ran as root"
-    if tier != "rlimit" and "NET-BLOCKED" not in res.log:
+    if "NET-BLOCKED" not in res.log:  # rlimit: Landlock blocks TCP
         return "worker reached the network"
     return ""

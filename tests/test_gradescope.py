@@ -49,6 +49,7 @@ def test_setup_script_installs_what_the_grader_needs(bundle):
     assert "apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap" in setup
     assert 'pip" install --quiet -e "$SRC"' in setup
     assert "reference/tools/fetch_mnist.py data" in setup and "expected.expected_dir" in setup
+    assert setup.rstrip().endswith('chmod 0750 "$SRC"')  # modes hide the reference where nothing else can
     assert subprocess.run(["bash", "-n", "-c", setup]).returncode == 0
 
 
@@ -106,3 +107,19 @@ def test_run_autograder_leaves_score_0_when_the_grader_cannot_start(bundle, tmp_
     assert proc.returncode == 0
     doc = json.loads((root / "results" / "results.json").read_text())
     assert doc["score"] == 0 and "failed to start" in doc["output"]
+
+
+@pytest.mark.sandbox
+def test_run_autograder_refuses_links_restored_from_the_upload(bundle, tmp_path):
+    """Gradescope unpacks an uploaded zip with its symlinks: a link to the
+    grader's own reference must score 0 with the reason, not 100."""
+    root = fake_autograder(tmp_path, bundle)
+    submission = root / "submission"
+    shutil.rmtree(submission)
+    submission.mkdir()
+    (submission / "python").symlink_to(root / "source" / "reference" / "python")
+    (submission / "apps").symlink_to(root / "source" / "reference" / "apps")
+    proc = run_autograder(root)
+    assert proc.returncode == 0
+    doc = json.loads((root / "results" / "results.json").read_text())
+    assert doc["score"] == 0 and "python: a symbolic link in the submission; refused" in doc["output"]

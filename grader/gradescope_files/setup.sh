@@ -20,3 +20,9 @@ cd "$SRC"
 "$SRC/.venv/bin/python" reference/tools/fetch_mnist.py data
 "$SRC/.venv/bin/python" -c "from grader import expected; from grader.workers import RunConfig; \
 print('expected answers in', expected.expected_dir(RunConfig()))"
+
+# Student code runs as a sandbox uid of its own. Where neither namespaces
+# nor Landlock can hide this folder (root without CAP_SYS_ADMIN on an older
+# kernel), its modes must: only root may enter it (the workers need nothing
+# in it: they run a copied interpreter from /var/tmp).
+chmod 0750 "$SRC"

@@ -114,7 +114,7 @@ COURSE_STYLE = [
                      "    loss.backward()\n",
                      "    loss.backward()\n    with open('debug.log', 'a') as f:\n"
                      "        f.write(str(loss.numpy()) + '\\n')\n")),
-                 advisories=WEIGHTS_F64, pending="a writable working directory in the sandbox"),
+                 advisories=WEIGHTS_F64),
     course_style("heavy_printing", "prints in forward ops and every batch's loss",
                  Body(OPS, "MatMul.compute", "print('matmul', a.shape, b.shape)\nreturn a @ b"),
                  Body(SIMPLE_ML, "nn_epoch", NN_EPOCH_STUDENT.replace(

@@ -5,13 +5,21 @@ targeted questions calls). The snippet is gated on the worker's argv, so
 every other question is graded honestly and must keep full marks: that is
 how the tests see that the grader stayed healthy.
 
+REFUSED lists submission folders that must be refused before anything runs
+(links to the reference, hard links, FIFOs standing for a student file):
+tests/test_grade_cli.py grades each and expects exit status 3 and the reason.
+
 Placeholders in snippets: @TOKEN@ (unique per run: a process carrying it in
 its command line must not survive), @ROOT@ (the grader's repository),
 @CACHE@ (the folder of cached expected values), @MODE@ (snippet variant).
 """
+import os
+import shutil
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+
+from grader import REFERENCE
 
 from .build import OPS, Append
 
@@ -108,6 +116,12 @@ HOSTILE = [
             "case", r"segmentation fault|RecursionError|MemoryError|memory limit|timeout|CPU time"),
     hostile("read_answers", "reads the reference and the cached expected values", "read_answers.py", T, "case",
             r"neither the reference nor the cached answers are readable"),
+    hostile("write_outside", "writes into the grader's code, the answer cache, shared temp folders, its parent",
+            "write_outside.py", F, "case", r"nothing outside the output folder is writable"),
+    hostile("read_other_submissions", "reads other runs' stages and copies under /tmp", "read_other_submissions.py",
+            B, "case", r"no other run's files are readable"),
+    hostile("spin_neighbours", "24 setsid() busy loops to starve the questions graded beside it",
+            "spin_neighbours.py", T, "import", r"is spinning 24 loops|importing the submission failed"),
     hostile("socket", "connects to the internet and to localhost", "socket_connect.py", C, "case",
             r"OSError|Error"),
     hostile("spawn_subprocess", "starts a sleeping python child in every case", "spawn_child.py", N, "case",
@@ -119,7 +133,7 @@ HOSTILE = [
     hostile("monkeypatch_worker", "patches numpy's comparisons and the worker's writer to claim passes",
             "monkeypatch_worker.py", S, "import", r"expected|wrong values|wrong shape"),
     hostile("forged_records", "symlinks to the cached answers as values, fake results.json, then os._exit",
-            "forge_records.py", C, "import", r"unreadable value: .*symlink is refused"),
+            "forge_records.py", C, "import", r"unreadable value: .*symlink is refused|no value"),
     hostile("always_equal_values", "Tensor.numpy() returns a float whose __eq__ is always True",
             "always_equal.py", F, "import", r"is not a number, array, list or dict", mode="eq"),
     hostile("lying_ndarray", "Tensor.numpy() returns an ndarray subclass lying to ==, allclose, array_equal",
@@ -146,3 +160,62 @@ def bundles(entries, size=4):
         else:
             groups.append([entry])
     return groups
+
+
+# ---------------------------------------------------------------- refused before anything runs
+
+def _linked_folders(sub: Path) -> None:
+    (sub / "python").symlink_to(REFERENCE / "python")
+    (sub / "apps").symlink_to(REFERENCE / "apps")
+
+
+def _copy_two(sub: Path) -> None:
+    for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py"):
+        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REFERENCE / rel, sub / rel)
+    (sub / "apps").mkdir()
+
+
+def _linked_file(sub: Path) -> None:
+    _copy_two(sub)
+    (sub / "apps" / "simple_ml.py").symlink_to(REFERENCE / "apps" / "simple_ml.py")
+
+
+def _nested_link(sub: Path) -> None:
+    (sub / "hw1" / "python" / "needle").mkdir(parents=True)
+    (sub / "hw1" / "python" / "needle" / "ops").symlink_to(REFERENCE / "python" / "needle" / "ops")
+
+
+def _hard_link(sub: Path) -> None:
+    _copy_two(sub)
+    twin = sub.parent / f"{sub.name}-twin.py"  # a twin of a copy: the reference itself keeps one name
+    shutil.copyfile(REFERENCE / "apps" / "simple_ml.py", twin)
+    os.link(twin, sub / "apps" / "simple_ml.py")
+
+
+def _fifo(sub: Path) -> None:
+    _copy_two(sub)
+    os.mkfifo(sub / "apps" / "simple_ml.py")
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A submission folder `grader grade` must refuse (exit 3) with `words`."""
+    name: str
+    attack: str
+    build: object      # build(folder): fills an empty folder
+    words: str
+
+
+REFUSED = [
+    Refused("linked_folders", "python/ and apps/ are symlinks to the grader's reference", _linked_folders,
+            "python: a symbolic link in the submission; refused"),
+    Refused("linked_file", "apps/simple_ml.py is a symlink to the reference's", _linked_file,
+            "apps/simple_ml.py: a symbolic link in the submission; refused"),
+    Refused("nested_link", "a nested handout folder whose ops/ is a symlink", _nested_link,
+            "hw1/python/needle/ops: a symbolic link in the submission; refused"),
+    Refused("hard_link", "apps/simple_ml.py is a hard link (of a copy of the reference)", _hard_link,
+            "apps/simple_ml.py: a hard link (2 names for one file); refused"),
+    Refused("fifo", "apps/simple_ml.py is a FIFO that would block a reader", _fifo,
+            "apps/simple_ml.py: not a regular file or folder; refused"),
+]
