@@ -44,8 +44,10 @@ class StageError(RuntimeError):
 def cache_base() -> Path:
     """Our own 0755 folder for the caches, under /var/tmp (or a private one)."""
     uid = os.geteuid()
-    base = Path(tempfile.gettempdir() if not Path("/var/tmp").is_dir() else "/var/tmp")
-    path = base / ("needle-grader-env" if uid == 0 else f"needle-grader-env-{uid}")
+    # The copied interpreter is executed from here: skip file systems mounted noexec.
+    bases = [b for b in ("/var/tmp", tempfile.gettempdir(), "/tmp", "/dev/shm")
+             if os.path.isdir(b) and not os.statvfs(b).f_flag & os.ST_NOEXEC] or ["/var/tmp"]
+    path = Path(bases[0]) / ("needle-grader-env" if uid == 0 else f"needle-grader-env-{uid}")
     try:
         path.mkdir(mode=0o755)
     except FileExistsError:
@@ -166,7 +168,10 @@ STAGE_PARTS = ("runner", "submission", "out")
 
 def make_stage(uid: int, runner: Path, student_dir: Path) -> Path:
     """A fresh stage for one run as `uid`: runner/, submission/ (copies), out/."""
-    stage = Path(tempfile.mkdtemp(prefix="needle-run-", dir="/tmp" if Path("/tmp").is_dir() else None))
+    base = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+    if "stale" not in _BUILT:
+        _BUILT["stale"] = _remove_stale_stages(Path(base))
+    stage = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=base))
     dedicated = uid != os.getuid()
     try:
         copy_regular(runner, stage / "runner")
@@ -200,6 +205,16 @@ def collect_out(stage_out: Path, out_dir: Path) -> None:
             if os.geteuid() == 0:
                 os.chown(target, me, me, follow_symlinks=False)
             os.chmod(target, 0o600, follow_symlinks=False)
+
+
+def _remove_stale_stages(base: Path) -> Path:
+    """Remove the stages a killed grader left behind (its pid is in their name)."""
+    for stage in base.glob("needle-run-*-*"):
+        pid = stage.name.split("-")[2]
+        st = os.lstat(stage)
+        if pid.isdigit() and not Path("/proc", pid).exists() and st.st_uid == os.geteuid() and stat.S_ISDIR(st.st_mode):
+            remove_stage(stage)
+    return base
 
 
 def remove_stage(stage: Path) -> None:

@@ -86,7 +86,7 @@ def test_normal_worker_writes_a_value_the_parent_reads(work, tier):
     res = run("ok_numpy.py", [work[2]], work, tier, limits=Limits())
     assert res.ok, res.log
     assert (res.tier, res.exit_code, res.signal, res.timed_out, res.reason) == (tier, 0, None, False, "")
-    assert "cwd /submission" in res.log if tier == "bwrap" else re.search(r"cwd /tmp/needle-run-\w+/submission", res.log)
+    assert "cwd /submission" in res.log if tier == "bwrap" else re.search(r"cwd /tmp/needle-run-[\w-]+/submission", res.log)
     value = read_npy_safe(work[2] / "values.npy", 4096)
     np.testing.assert_array_equal(value, np.arange(6, dtype=np.float32).reshape(2, 3))
     assert value.dtype == np.float32
