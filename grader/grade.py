@@ -51,7 +51,7 @@ def grade_cases(runs, answers):
 
 
 def _student_files(submission: Path, scratch: Path):
-    if submission.is_file() and submission.suffix == ".zip":
+    if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
         raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "

@@ -1,0 +1,106 @@
+"""grade-batch on a Dask distributed cluster: one task per submission.
+
+Each task runs the same pure function as the local pool (`grade_one`) on a
+worker, which grades in its own sandbox there, into a private temporary
+folder; the task returns the reports as text and this process, the only
+writer, puts them into OUTDIR/<name>/ and updates the gradebook as each one
+finishes. So OUTDIR needs to exist on this machine only, and a task that
+ran twice (its first worker died after grading) is still written once.
+
+Dask's scheduler reschedules the tasks of a worker that dies on the other
+workers; a task that keeps killing its workers ends as KilledWorker and is
+reported "not graded" (no results.json, so the next run retries it). The
+submissions must be readable at the same path on every worker (a shared
+filesystem, or one machine), and every worker must run the same grader
+checkout: each task checks both and refuses with the reason otherwise.
+"""
+import socket
+import tempfile
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from grader import expected
+from grader.batch_jobs import Done
+from grader.grade import write_atomic
+
+REPORT_FILES = ("results.json", "junit.xml", "report.md")
+CONNECT_SECONDS = 10
+RETRIES = 2  # a task that raised (not a lost worker: that one is rescheduled anyway)
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be used; the message says what to start or install."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    done: Done
+    files: tuple        # (report file name, text) pairs
+
+
+def grade_remote(job, grade_fn, grader_key: str) -> Graded:
+    """Runs on a Dask worker: grade_fn(job) into a temporary folder there,
+    the reports returned as text."""
+    where = socket.gethostname()
+    if expected.cache_key() != grader_key:
+        raise ClusterError(f"worker on {where} runs a different grader (reference, cases, worker or "
+                           "numpy differ from the client's): install the same checkout on every worker")
+    if not Path(job.submission).exists():
+        raise ClusterError(f"{job.submission}: not visible on the worker on {where}; put the "
+                           "submissions on a filesystem every worker mounts at the same path")
+    with tempfile.TemporaryDirectory(prefix="grade-task-") as tmp:
+        out = Path(tmp) / "out"
+        done = grade_fn(replace(job, out_dir=out))
+        files = tuple((name, (out / name).read_text(encoding="utf-8"))
+                      for name in REPORT_FILES if (out / name).is_file())
+    return Graded(done, files)
+
+
+def connect(address: str, timeout: float = CONNECT_SECONDS):
+    """A Dask client for the scheduler at `address`, or ClusterError."""
+    try:
+        from distributed import Client  # optional extra: only --cluster needs it
+    except ImportError:
+        raise ClusterError("--cluster needs the distributed package: pip install -e '.[cluster]'") from None
+    try:
+        return Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({exc}); start one with "
+                           "`dask scheduler` and pass its address") from None
+
+
+def save(graded: Graded, out_dir: Path) -> None:
+    """The returned reports into out_dir, each atomically; results.json last,
+    since its presence is what marks the submission graded."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = dict(graded.files)
+    for name in sorted(files, key=lambda n: n == "results.json"):
+        if name in REPORT_FILES:
+            write_atomic(out_dir / name, files[name])
+
+
+def run_jobs(client, jobs: list, grade_fn, on_done) -> list:
+    """One task per job on the client's cluster; results saved and passed to
+    on_done(Done) in the order they finish. Closes the client."""
+    from distributed import as_completed  # optional extra, present once connect() worked
+
+    key = expected.cache_key()
+    batch_id = uuid.uuid4().hex[:12]  # two batches with the same names never share a task
+    results = []
+    with client:
+        futures = {client.submit(grade_remote, job, grade_fn, key, key=f"grade-{job.name}-{batch_id}",
+                                 pure=False, retries=RETRIES): job for job in jobs}
+        for future in as_completed(futures, loop=client.loop):
+            job = futures.pop(future)
+            try:
+                graded = future.result()
+                save(graded, Path(job.out_dir))
+                done = graded.done
+            except Exception as exc:  # KilledWorker, a refused task, a lost scheduler
+                done = Done(job.name, 0.0, False, 0.0, f"not graded: {type(exc).__name__}: {exc}",
+                            graded=False)
+            future.release()
+            results.append(done)
+            on_done(done)
+    return results
