@@ -57,8 +57,9 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     return Graded(done, files)
 
 
-def connect(address: str, timeout: float = CONNECT_SECONDS):
+def connect(address: str, timeout: float | None = None):
     """A Dask client for the scheduler at `address`, or ClusterError."""
+    timeout = CONNECT_SECONDS if timeout is None else timeout
     try:
         from distributed import Client  # optional extra: only --cluster needs it
     except ImportError:

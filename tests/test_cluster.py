@@ -1,0 +1,188 @@
+"""grade-batch --cluster: a real Dask scheduler and two workers, each a
+separate process group on 127.0.0.1. One worker is killed mid-batch: no
+submission is lost, none is graded twice into the gradebook, and the batch
+stays resumable."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from grader import HANDOUT, REFERENCE, ROOT, batch, cli, cluster, expected  # noqa: E402
+from grader.batch_jobs import Job  # noqa: E402
+from grader.cluster_local import BLAS_ONE_THREAD, LocalDask  # noqa: E402
+from grader.workers import RunConfig  # noqa: E402
+
+needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
+                                   reason="handout/ not generated yet: run `make handout`")
+
+
+def sandboxed(test):
+    return pytest.mark.slow(pytest.mark.sandbox(needs_handout(test)))
+
+
+ENV = {**os.environ, **BLAS_ONE_THREAD}
+REFS = [f"ref{k}" for k in range(2)]     # about 4 s each: long enough to be killed mid-way
+STUBS = [f"stub{k}" for k in range(3)]   # the handout: about 1 s each
+
+
+def library_copy(src: Path, dest: Path) -> Path:
+    for sub in ("python", "apps"):
+        shutil.copytree(src / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    expected.load(RunConfig(jobs=1))  # answers cached once, not built by both workers at once
+    with LocalDask(tmp_path_factory.mktemp("dask"), workers=2) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def subs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("subs")
+    for name in REFS:
+        library_copy(REFERENCE, root / name)
+    for name in STUBS:
+        library_copy(HANDOUT, root / name)
+    return root
+
+
+def grade_batch_cli(*args, wait=True):
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade-batch", *map(str, args)], cwd=ROOT,
+                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait:
+        return proc
+    out, err = proc.communicate(timeout=180)
+    return proc.returncode, out, err
+
+
+def gradebook_rows(out: Path) -> list:
+    """Every row as written (a dict would hide a duplicate)."""
+    with open(out / "gradebook.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def wait_until(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def killed_run(dask_cluster, subs, tmp_path_factory):
+    """The batch on two workers; w1 is SIGKILLed (nanny and all) while it grades."""
+    out = tmp_path_factory.mktemp("out")
+    with dask_cluster.client() as watcher:
+        victim = dask_cluster.worker_address(watcher, "w1")
+        proc = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address, wait=False)
+        def grading_a_reference():
+            keys = watcher.processing(workers=[victim]).get(victim, ())
+            return {key for key in keys if key.startswith("grade-ref")}
+
+        wait_until(grading_a_reference, 60, "w1 to grade a reference copy")
+        time.sleep(1.0)  # well inside its grading (about 4 s)
+        lost = wait_until(grading_a_reference, 5, "w1 to still grade it")
+        dask_cluster.kill_worker(0)
+        stdout, stderr = proc.communicate(timeout=180)
+        workers_left = len(watcher.scheduler_info()["workers"])
+    names = {key.split("-")[1] for key in lost}  # keys are grade-<name>-<batch id>
+    print(stderr)  # shown on failure
+    return out, proc.returncode, stdout, stderr, names, workers_left
+
+
+@sandboxed
+def test_a_worker_killed_mid_batch_loses_nothing_and_grades_nothing_twice(killed_run):
+    out, status, stdout, stderr, lost, workers_left = killed_run
+    assert status == 0, stderr
+    assert workers_left == 1 and lost  # w1 really died holding work
+    assert "graded 5 submission(s)" in stdout
+    rows = gradebook_rows(out)
+    assert [row["submission"] for row in rows] == sorted(REFS + STUBS)  # each once, none missing
+    assert all(row["reason"] == "" for row in rows)
+    totals = {row["submission"]: row["total"] for row in rows}
+    assert all(totals[name] == "100" for name in REFS)
+    assert len({totals[name] for name in STUBS}) == 1 and totals["stub0"] != "100"
+    assert lost <= set(totals)  # what w1 was grading was graded again elsewhere
+    finished = [line.split("last ", 1)[1].split(":")[0] for line in stderr.splitlines() if "last " in line]
+    assert sorted(finished) == sorted(REFS + STUBS)  # each result arrived (and was written) once
+
+
+@sandboxed
+def test_cluster_batch_resumes_and_grades_only_what_is_missing(killed_run, dask_cluster, subs):
+    out = killed_run[0]
+    stamp = (out / "ref0" / "results.json").stat().st_mtime_ns
+    shutil.rmtree(out / "stub1")
+    status, stdout, stderr = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address)
+    assert status == 0, stderr
+    assert "skipped 4 already graded" in stderr and "graded 1 submission(s)" in stdout
+    assert (out / "ref0" / "results.json").stat().st_mtime_ns == stamp
+    rows = {row["submission"]: row for row in gradebook_rows(out)}
+    assert sorted(rows) == sorted(REFS + STUBS)
+    assert rows["stub1"]["total"] == rows["stub2"]["total"] and rows["stub1"]["reason"] == ""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_no_scheduler_is_one_line_exit_1_and_no_output(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    assert cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"),
+                     "--cluster", address]) == 1
+    err = capsys.readouterr().err
+    assert f"--cluster {address}: no Dask scheduler answered" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "gradebook.csv").exists() and not (tmp_path / "out" / "alice").exists()
+
+
+def test_a_cluster_address_without_a_scheme_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    assert cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"),
+                     "--cluster", "localhost:8786"]) == 2
+    err = capsys.readouterr().err
+    assert "--cluster localhost:8786: not a scheduler address; pass e.g. tcp://HOST:8786" in err
+    assert not (tmp_path / "out").exists()
+
+
+def fake_grade(job):
+    """Stands in for grade_one: writes a results.json into the job's folder."""
+    job.out_dir.mkdir(parents=True)
+    (job.out_dir / "results.json").write_text('{"score": 7}')
+    return batch.Done(job.name, 7.0, True, 0.0)
+
+
+def test_grade_remote_returns_the_reports_and_refuses_what_it_cannot_grade(tmp_path):
+    (tmp_path / "alice").mkdir()
+    key = expected.cache_key()
+    graded = cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "unused"), fake_grade, key)
+    assert graded.done.score == 7 and graded.files == (("results.json", '{"score": 7}'),)
+    assert not (tmp_path / "unused").exists()  # graded into the worker's own temp folder
+    with pytest.raises(cluster.ClusterError, match="not visible on the worker.*shared|same path"):
+        cluster.grade_remote(Job("bob", tmp_path / "bob", tmp_path / "o"), fake_grade, key)
+    with pytest.raises(cluster.ClusterError, match="runs a different grader"):
+        cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "o"), fake_grade, "0" * 24)
+
+
+def test_save_writes_only_the_report_files(tmp_path):
+    graded = cluster.Graded(batch.Done("a", 1.0, True, 0.0),
+                            (("report.md", "# r"), ("results.json", "{}"), ("../escape", "x"), ("x.sh", "x")))
+    cluster.save(graded, tmp_path / "a")
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["report.md", "results.json"]
+    assert not (tmp_path / "escape").exists()
