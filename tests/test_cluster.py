@@ -186,3 +186,13 @@ def test_save_writes_only_the_report_files(tmp_path):
     cluster.save(graded, tmp_path / "a")
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["report.md", "results.json"]
     assert not (tmp_path / "escape").exists()
+
+
+def test_deadline_projection_counts_whole_waves():
+    from grader.bench_batch import deadline_line, deadline_minutes
+
+    assert deadline_minutes(6.0, 1) == 100.0           # 1,000 x 6 s on one worker
+    assert deadline_minutes(6.0, 2) == 50.0
+    assert deadline_minutes(6.0, 3) == 334 * 6.0 / 60  # the last, partial wave takes as long as a full one
+    assert deadline_minutes(6.0, 1000) == 0.1
+    assert deadline_line(6.0).startswith("1,000 submissions at 6.0 s each: 1 worker 100 min, 2 workers 50 min")
