@@ -20,11 +20,12 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader import expected
+from grader import expected, sandbox
 from grader.batch_jobs import Done
 from grader.grade import write_atomic
 
 REPORT_FILES = ("results.json", "junit.xml", "report.md")
+OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network
 CONNECT_SECONDS = 10
 RETRIES = 2  # a task that raised (not a lost worker: that one is rescheduled anyway)
 
@@ -49,12 +50,36 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     if not Path(job.submission).exists():
         raise ClusterError(f"{job.submission}: not visible on the worker on {where}; put the "
                            "submissions on a filesystem every worker mounts at the same path")
+    problem = network_problem(job.config.tier or sandbox.probe(), _worker_address())
+    if problem:
+        raise ClusterError(f"worker on {where}: {problem}")
     with tempfile.TemporaryDirectory(prefix="grade-task-") as tmp:
         out = Path(tmp) / "out"
         done = grade_fn(replace(job, out_dir=out))
         files = tuple((name, (out / name).read_text(encoding="utf-8"))
                       for name in REPORT_FILES if (out / name).is_file())
     return Graded(done, files)
+
+
+def _worker_address() -> str:
+    """This Dask worker's own address ("" when not running in a worker)."""
+    from distributed import get_worker
+
+    try:
+        return get_worker().address
+    except ValueError:
+        return ""
+
+
+def network_problem(tier: str, worker_address: str) -> str:
+    """Why grading here would be unsafe, or "". Dask runs any pickled task
+    sent to its ports; without TLS, student code in a sandbox tier that can
+    reach the network could send one and run as the grader (pure)."""
+    if tier in OFFLINE_TIERS or worker_address.startswith("tls://"):
+        return ""
+    return (f"the sandbox tier here ({tier}) lets student code reach the network, and this Dask "
+            f"cluster ({worker_address or 'no address'}) has no TLS, so a submission could send tasks "
+            "to it: start the cluster with TLS (see README) or on machines where bubblewrap works")
 
 
 def connect(address: str, timeout: float | None = None):

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from grader import HANDOUT, REFERENCE, ROOT, batch, cli, cluster, expected  # noqa: E402
+from grader import HANDOUT, REFERENCE, ROOT, batch, cli, cluster, expected, sandbox  # noqa: E402
 from grader.batch_jobs import Job  # noqa: E402
 from grader.cluster_local import BLAS_ONE_THREAD, LocalDask  # noqa: E402
 from grader.workers import RunConfig  # noqa: E402
@@ -23,8 +23,19 @@ needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
                                    reason="handout/ not generated yet: run `make handout`")
 
 
+def offline_sandbox() -> bool:
+    try:
+        return sandbox.probe() in cluster.OFFLINE_TIERS
+    except sandbox.SandboxError:
+        return False
+
+
+# Without an offline tier, grade-batch refuses a cluster without TLS (tested below).
+needs_offline_tier = pytest.mark.skipif(not offline_sandbox(), reason="no bwrap or unshare sandbox here")
+
+
 def sandboxed(test):
-    return pytest.mark.slow(pytest.mark.sandbox(needs_handout(test)))
+    return pytest.mark.slow(pytest.mark.sandbox(needs_offline_tier(needs_handout(test))))
 
 
 ENV = {**os.environ, **BLAS_ONE_THREAD}
@@ -133,6 +144,19 @@ def test_cluster_batch_resumes_and_grades_only_what_is_missing(killed_run, dask_
     assert rows["stub1"]["total"] == rows["stub2"]["total"] and rows["stub1"]["reason"] == ""
 
 
+@sandboxed
+def test_a_networked_tier_on_a_cluster_without_tls_grades_nothing(dask_cluster, subs, tmp_path):
+    out = tmp_path / "out"
+    status, stdout, stderr = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address,
+                                             "--tier", "rlimit")
+    assert status == 1 and "5 not graded (run again to retry them)" in stdout
+    rows = gradebook_rows(out)
+    assert [row["submission"] for row in rows] == sorted(REFS + STUBS)
+    assert all(row["total"] == "" and "(rlimit) lets student code reach the network" in row["reason"]
+               for row in rows)
+    assert not any((out / name / "results.json").exists() for name in REFS + STUBS)  # retried next run
+
+
 def free_port() -> int:
     import socket
 
@@ -171,13 +195,17 @@ def fake_grade(job):
 def test_grade_remote_returns_the_reports_and_refuses_what_it_cannot_grade(tmp_path):
     (tmp_path / "alice").mkdir()
     key = expected.cache_key()
-    graded = cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "unused"), fake_grade, key)
+    offline = RunConfig(jobs=1, tier="bwrap")  # the tier is only read, not run, here
+    graded = cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "unused", offline), fake_grade, key)
     assert graded.done.score == 7 and graded.files == (("results.json", '{"score": 7}'),)
     assert not (tmp_path / "unused").exists()  # graded into the worker's own temp folder
     with pytest.raises(cluster.ClusterError, match="not visible on the worker.*shared|same path"):
-        cluster.grade_remote(Job("bob", tmp_path / "bob", tmp_path / "o"), fake_grade, key)
+        cluster.grade_remote(Job("bob", tmp_path / "bob", tmp_path / "o", offline), fake_grade, key)
     with pytest.raises(cluster.ClusterError, match="runs a different grader"):
-        cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "o"), fake_grade, "0" * 24)
+        cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "o", offline), fake_grade, "0" * 24)
+    networked = RunConfig(jobs=1, tier="rlimit")
+    with pytest.raises(cluster.ClusterError, match="reach the network"):
+        cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "o", networked), fake_grade, key)
 
 
 def test_save_writes_only_the_report_files(tmp_path):
@@ -196,3 +224,18 @@ def test_deadline_projection_counts_whole_waves():
     assert deadline_minutes(6.0, 3) == 334 * 6.0 / 60  # the last, partial wave takes as long as a full one
     assert deadline_minutes(6.0, 1000) == 0.1
     assert deadline_line(6.0).startswith("1,000 submissions at 6.0 s each: 1 worker 100 min, 2 workers 50 min")
+
+
+@pytest.mark.parametrize("tier, address, unsafe", [
+    ("bwrap", "tcp://127.0.0.1:1234", False),
+    ("unshare", "tcp://10.0.0.2:1234", False),
+    ("rlimit", "tls://10.0.0.2:1234", False),
+    ("rlimit", "tcp://127.0.0.1:1234", True),
+    ("rlimit", "", True),
+    ("some-new-tier", "tcp://127.0.0.1:1234", True),  # unknown: assumed to reach the network
+])
+def test_a_networked_sandbox_on_a_cluster_without_tls_is_refused(tier, address, unsafe):
+    problem = cluster.network_problem(tier, address)
+    assert bool(problem) == unsafe
+    if unsafe:
+        assert f"({tier}) lets student code reach the network" in problem and "TLS" in problem
