@@ -116,11 +116,11 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     """Grade everything under folder, locally or on the Dask scheduler at
     `address`; returns (Done list, skipped names)."""
     folder, out_root = Path(folder), Path(out_root)
-    out_root.mkdir(parents=True, exist_ok=True)
     todo, skipped = plan(folder, out_root, force, config)
     client = None
     if address and todo:  # reach the scheduler before writing anything
         client = cluster.connect(address)
+    out_root.mkdir(parents=True, exist_ok=True)
     book = Gradebook(out_root)
     book.pending(job.name for job in todo)
     book.write()

@@ -82,18 +82,27 @@ def network_problem(tier: str, worker_address: str) -> str:
             "to it: start the cluster with TLS (see README) or on machines where bubblewrap works")
 
 
+TLS_ENV = ("DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY")
+
+
 def connect(address: str, timeout: float | None = None):
     """A Dask client for the scheduler at `address`, or ClusterError."""
     timeout = CONNECT_SECONDS if timeout is None else timeout
     try:
+        import dask.config
         from distributed import Client  # optional extra: only --cluster needs it
     except ImportError:
         raise ClusterError("--cluster needs the distributed package: pip install -e '.[cluster]'") from None
+    if address.startswith("tls://") and not (dask.config.get("distributed.comm.tls.ca-file", None)
+                                             and dask.config.get("distributed.comm.tls.client.cert", None)):
+        raise ClusterError(f"--cluster {address}: a TLS scheduler needs this client's certificate: "
+                           f"set {TLS_ENV} (PEM files)")
     try:
         return Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({exc}); start one with "
-                           "`dask scheduler` and pass its address") from None
+    except Exception as exc:  # refused, timed out, TLS handshake, bad address: all mean "not usable"
+        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(exc).__name__}: "
+                           f"{exc}); start one with `dask scheduler` and pass its address") from None
 
 
 def save(graded: Graded, out_dir: Path) -> None:

@@ -4,7 +4,8 @@ scheduler` / `dask worker` commands) bound to 127.0.0.1, so a worker can be
 killed as a lost machine would be.
 
 Each worker has one thread: one submission at a time per worker, since a
-submission grades its questions one after the other on one core.
+submission grades its questions one after the other on one core. With
+`tls` (PEM paths: ca, cert, key), every connection is mutual TLS.
 """
 import json
 import os
@@ -33,8 +34,9 @@ def _killpg(pgid: int, sig: int) -> None:
 class LocalDask:
     """Use as a context manager; `address` is the scheduler's tcp:// address."""
 
-    def __init__(self, workdir: Path, workers: int = 2, start_seconds: float = 60):
+    def __init__(self, workdir: Path, workers: int = 2, start_seconds: float = 60, tls: dict | None = None):
         self.workdir, self.count, self.start_seconds = Path(workdir), workers, start_seconds
+        self.tls = tls
         self.env = {**os.environ, **BLAS_ONE_THREAD}
         self.scheduler = None
         self.workers = []  # Popen, each the leader of its own process group
@@ -49,7 +51,8 @@ class LocalDask:
         self.workdir.mkdir(parents=True, exist_ok=True)
         info = self.workdir / "scheduler.json"
         self.scheduler = self._spawn([*_dask("scheduler"), "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard", "--scheduler-file", str(info)], "scheduler.log")
+                                      "--no-dashboard", "--scheduler-file", str(info),
+                                      *self._tls_args("--protocol", "tls")], "scheduler.log")
         deadline = time.monotonic() + self.start_seconds
         while not info.exists():
             self._check(deadline, "scheduler.log")
@@ -63,7 +66,23 @@ class LocalDask:
 
     def add_worker(self, name: str) -> None:
         self.workers.append(self._spawn([*_dask("worker"), self.address, "--name", name, "--nthreads", "1",
-                                         "--host", "127.0.0.1", "--no-dashboard"], f"{name}.log"))
+                                         "--host", "127.0.0.1", "--no-dashboard", *self._tls_args()],
+                                        f"{name}.log"))
+
+    def _tls_args(self, *extra) -> list:
+        if not self.tls:
+            return []
+        return [*extra, "--tls-ca-file", str(self.tls["ca"]), "--tls-cert", str(self.tls["cert"]),
+                "--tls-key", str(self.tls["key"])]
+
+    def client_env(self) -> dict:
+        """Environment for a client process (grade-batch): Dask reads its TLS files from it."""
+        if not self.tls:
+            return {}
+        return {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(self.tls["ca"]),
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(self.tls["cert"]),
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(self.tls["key"]),
+                "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
 
     def _check(self, deadline: float, log: str) -> None:
         if time.monotonic() > deadline or self.scheduler.poll() is not None:
@@ -71,9 +90,11 @@ class LocalDask:
             raise RuntimeError(f"local Dask cluster did not start; {log} ends:\n{tail}")
 
     def client(self):
-        from distributed import Client
+        from distributed import Client, Security
 
-        return Client(self.address, timeout=self.start_seconds, set_as_default=False)
+        security = Security(tls_ca_file=str(self.tls["ca"]), tls_client_cert=str(self.tls["cert"]),
+                            tls_client_key=str(self.tls["key"]), require_encryption=True) if self.tls else None
+        return Client(self.address, timeout=self.start_seconds, set_as_default=False, security=security)
 
     def wait_for_workers(self, count: int, deadline: float) -> None:
         with self.client() as client:

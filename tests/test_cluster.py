@@ -66,9 +66,9 @@ def subs(tmp_path_factory):
     return root
 
 
-def grade_batch_cli(*args, wait=True):
+def grade_batch_cli(*args, wait=True, env=ENV):
     proc = subprocess.Popen([sys.executable, "-m", "grader", "grade-batch", *map(str, args)], cwd=ROOT,
-                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not wait:
         return proc
     out, err = proc.communicate(timeout=180)
@@ -155,6 +155,40 @@ def test_a_networked_tier_on_a_cluster_without_tls_grades_nothing(dask_cluster, 
     assert all(row["total"] == "" and "(rlimit) lets student code reach the network" in row["reason"]
                for row in rows)
     assert not any((out / name / "results.json").exists() for name in REFS + STUBS)  # retried next run
+
+
+def self_signed(folder: Path) -> dict:
+    """One certificate for 127.0.0.1, its own CA, used by every party."""
+    folder.mkdir(exist_ok=True)
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    key.chmod(0o600)  # as in production: no sandbox uid may read it
+    return {"ca": cert, "cert": cert, "key": key}
+
+
+@sandboxed
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
+def test_a_tls_cluster_grades_in_a_networked_tier_and_refuses_clients_without_the_key(tmp_path):
+    subs = tmp_path / "subs"
+    library_copy(REFERENCE, subs / "ref")
+    library_copy(HANDOUT, subs / "stub")
+    with LocalDask(tmp_path / "dask", workers=1, tls=self_signed(tmp_path)) as local:
+        assert local.address.startswith("tls://")
+        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out", "--cluster", local.address,
+                                                 "--tier", "rlimit", env={**ENV, **local.client_env()})
+        assert status == 0 and "graded 2 submission(s)" in stdout, stderr
+        rows = {row["submission"]: row for row in gradebook_rows(tmp_path / "out")}
+        assert rows["ref"]["total"] == "100" and rows["stub"]["total"] != "100"
+        assert "sandbox: rlimit" in (tmp_path / "out" / "ref" / "results.json").read_text()
+        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address)
+        assert status == 1 and "a TLS scheduler needs this client's certificate" in stderr
+        other = self_signed(tmp_path / "other")  # a certificate the cluster does not trust
+        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address,
+                                                 env={**ENV, **LocalDask(tmp_path, tls=other).client_env()})
+        assert status == 1 and "no Dask scheduler answered" in stderr, stderr
+        assert len(stderr.strip().splitlines()) == 1 and not (tmp_path / "out2").exists()
 
 
 def free_port() -> int:
