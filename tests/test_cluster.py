@@ -189,6 +189,13 @@ def test_a_tls_cluster_grades_in_a_networked_tier_and_refuses_clients_without_th
                                                  env={**ENV, **LocalDask(tmp_path, tls=other).client_env()})
         assert status == 1 and "no Dask scheduler answered" in stderr, stderr
         assert len(stderr.strip().splitlines()) == 1 and not (tmp_path / "out2").exists()
+        # knowing the (public) CA is not enough: the scheduler wants a client key it trusts
+        stranger = {**local.client_env(), "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(other["cert"]),
+                    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(other["key"])}
+        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address,
+                                                 env={**ENV, **stranger})
+        assert status == 1 and "no Dask scheduler answered" in stderr, stderr
+        assert not (tmp_path / "out2").exists()
 
 
 def free_port() -> int:
