@@ -161,6 +161,11 @@ def _usage_error(args):
         return f"{folder}: not a folder; pass the folder holding one subfolder or .zip per submission"
     if args.jobs < 1:
         return f"--jobs {args.jobs}: must be at least 1"
+    out = Path(args.out)
+    if out.resolve() == folder.resolve():
+        return f"--out {out}: is the submissions folder; pass a folder of its own for the results"
+    if (out / GRADEBOOK).is_dir():
+        return f"--out {out}: {GRADEBOOK} there is a folder (left by an older grader); move it away"
     if args.cluster is not None and "://" not in args.cluster:
         return f"--cluster {args.cluster}: not a scheduler address; pass e.g. tcp://HOST:8786"
     try:
