@@ -81,6 +81,16 @@ def gradebook_rows(out: Path) -> list:
         return list(csv.DictReader(f))
 
 
+def mixed_gradebook(out: Path):
+    """A mid-batch gradebook.csv: some rows scored, some still pending (or False)."""
+    try:
+        rows = gradebook_rows(out)
+    except OSError:
+        return False
+    totals = [row["total"] for row in rows]
+    return rows if "" in totals and any(totals) else False
+
+
 def wait_until(condition, seconds: float, what: str):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -106,22 +116,25 @@ def killed_run(dask_cluster, subs, tmp_path_factory):
         time.sleep(1.0)  # well inside its grading (about 4 s)
         lost = wait_until(grading_a_reference, 5, "w1 to still grade it")
         dask_cluster.kill_worker(0)
+        partial = wait_until(lambda: mixed_gradebook(out) or proc.poll() is not None, 120, "results to stream")
         stdout, stderr = proc.communicate(timeout=180)
         workers_left = len(watcher.scheduler_info()["workers"])
     names = {key.split("-")[1] for key in lost}  # keys are grade-<name>-<batch id>
     print(stderr)  # shown on failure
-    return out, proc.returncode, stdout, stderr, names, workers_left
+    return out, proc.returncode, stdout, stderr, names, workers_left, partial
 
 
 @sandboxed
 def test_a_worker_killed_mid_batch_loses_nothing_and_grades_nothing_twice(killed_run):
-    out, status, stdout, stderr, lost, workers_left = killed_run
+    out, status, stdout, stderr, lost, workers_left, partial = killed_run
     assert status == 0, stderr
     assert workers_left == 1 and lost  # w1 really died holding work
     assert "graded 5 submission(s)" in stdout
     rows = gradebook_rows(out)
     assert [row["submission"] for row in rows] == sorted(REFS + STUBS)  # each once, none missing
     assert all(row["reason"] == "" for row in rows)
+    assert partial is not True, "the batch ended before gradebook.csv showed a finished and a pending row"
+    assert all(row["reason"].startswith("not graded yet") for row in partial if row["total"] == "")
     totals = {row["submission"]: row["total"] for row in rows}
     assert all(totals[name] == "100" for name in REFS)
     assert len({totals[name] for name in STUBS}) == 1 and totals["stub0"] != "100"
