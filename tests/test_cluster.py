@@ -293,3 +293,9 @@ def test_a_networked_sandbox_on_a_cluster_without_tls_is_refused(tier, address, 
     assert bool(problem) == unsafe
     if unsafe:
         assert f"({tier}) lets student code reach the network" in problem and "TLS" in problem
+
+
+def test_without_the_cluster_extra_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(cluster.ClusterError, match=r"pip install -e '\.\[cluster\]'"):
+        cluster.connect("tcp://127.0.0.1:8786")
