@@ -9,6 +9,7 @@ depends only on its own entry and the entries it collides with, so the same
 folder always gives the same names (a batch resumes into the same folders).
 """
 import hashlib
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -25,13 +26,26 @@ def preferred_name(path: Path) -> str:
     return path.name if path.is_dir() else path.name[:-len(path.suffix)]
 
 
+MAX_BYTES = 200  # a file name may have 255 bytes; room for the hash and temp-file prefixes
+
+
+def _clean(name: str) -> str:
+    """Control characters and undecodable bytes (surrogates) as "_": such a
+    name cannot go into a UTF-8 gradebook or a one-line progress report."""
+    return "".join("_" if ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF else c for c in name)
+
+
 def _safe(name: str) -> bool:
-    return bool(name) and not name.startswith(".") and name.casefold() not in RESERVED
+    return (bool(name) and not name.startswith(".") and name.casefold() not in RESERVED
+            and _clean(name) == name and len(name.encode("utf-8")) <= MAX_BYTES)
 
 
 def _tagged(name: str, source: str) -> str:
-    """The name plus a short hash of the full entry name: unique per entry."""
-    return f"{name}-{hashlib.sha256(source.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+    """A printable, short prefix of the name plus a hash of the full entry
+    name: unique per entry."""
+    digest = hashlib.sha256(os.fsencode(source)).hexdigest()[:8]
+    prefix = _clean(name).lstrip(".")[:60] or "submission"
+    return f"{prefix}-{digest}"
 
 
 def output_names(entries: list) -> list:

@@ -176,6 +176,7 @@ def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
 @pytest.mark.parametrize("entries", [
     ["alice.zip", "alice.ZIP"], ["alice/", "alice.zip"], ["alice/", "Alice.zip", "ALICE.ZIP"],
     ["Bob/", "bob/"], ["gradebook.csv.zip"], ["gradebook.csv/"], ["GRADEBOOK.CSV.zip", "gradebook.csv.ZIP"],
+    ["a\nb.zip", "a\rb/"], ["x" * 250 + ".zip", "x" * 250 + "/"], [os.fsdecode(b"\xff\xfe.zip"), "\xff\xfe.zip"],
 ])
 def test_output_names_never_collide_nor_take_the_gradebook(tmp_path, entries):
     for entry in entries:
@@ -187,6 +188,7 @@ def test_output_names_never_collide_nor_take_the_gradebook(tmp_path, entries):
     names = batch_names.output_names(paths)
     assert len({n.casefold() for n in names}) == len(paths)  # distinct on a case-insensitive disk too
     assert all(n.casefold() != "gradebook.csv" and not n.startswith(".") for n in names)
+    assert all(n.isprintable() and len(n.encode("utf-8")) <= 200 for n in names)  # one CSV line, a valid file name
     assert names == batch_names.output_names(paths)  # stable: a rerun resumes into the same folders
 
 
