@@ -164,6 +164,32 @@ def test_gradebook_reason_for_refused_failed_and_ungraded(tmp_path):
     assert text.splitlines()[0].endswith(",total,reason") and text.splitlines()[1].startswith("b,")
 
 
+GOLDEN_BOOK = Path(__file__).parent / "golden" / "batch" / "gradebook.csv"
+
+
+def test_gradebook_writer_matches_golden():
+    """Regenerate after an intended change with UPDATE_GOLDEN=1, then review the diff."""
+    graded = {"score": 72.5, "output": "needle hw1: 72.50 / 100 (sandbox: bwrap)", "tests": [{"name": "a"}],
+              "extra_data": {"questions": {"forward": {"score": 10}, "backward": {"score": 12.5},
+                                           "topo_sort": {"score": 20}, "compute_gradient": {"score": 25},
+                                           "softmax_loss_ndl": {"score": 5}}}}
+    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+               "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again"}
+    failed = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+              "grader error: the grading process died on this submission"}
+    rows = {"alice": batch_book.row_from_results("alice", graded),
+            "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused),
+            "carol": batch_book.row_from_results("carol", failed),
+            "dave": batch_book.ungraded_row("dave", batch_book.PENDING),
+            "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers")}
+    text = batch_book.render(rows)
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN_BOOK.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN_BOOK.write_text(text, encoding="utf-8")
+    assert text == GOLDEN_BOOK.read_text(encoding="utf-8"), \
+        f"{GOLDEN_BOOK} differs from the writer's output; if intended, run UPDATE_GOLDEN=1 and review the diff"
+
+
 def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
     for name in ("b", "a", "out", ".hidden"):
         (tmp_path / name).mkdir()
