@@ -112,7 +112,7 @@ def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
 
 
 def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
-                config=RunConfig(jobs=1), address=None):
+                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE):
     """Grade everything under folder, locally or on the Dask scheduler at
     `address`; returns (Done list, skipped names)."""
     folder, out_root = Path(folder), Path(out_root)
@@ -135,7 +135,7 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
         progress.update(done)
 
     if client is not None:
-        results = cluster.run_jobs(client, todo, grade_fn, on_done)
+        results = cluster.run_jobs(client, todo, grade_fn, on_done, patience)
     else:
         results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
     return results, skipped
@@ -150,6 +150,9 @@ def add_arguments(parser, command):
     parser.add_argument("--cluster", metavar="tcp://HOST:8786",
                         help="grade on this Dask scheduler's workers, one task per submission "
                         "(DIR must be at the same path on every worker)")
+    parser.add_argument("--no-worker-timeout", type=float, default=cluster.PATIENCE, metavar="SECONDS",
+                        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
+                        f"them) once the cluster has had no worker this long (default {cluster.PATIENCE:g})")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
     add_limit_arguments(parser)
 
@@ -166,6 +169,8 @@ def _usage_error(args):
         return f"--out {out}: is the submissions folder; pass a folder of its own for the results"
     if (out / GRADEBOOK).is_dir():
         return f"--out {out}: {GRADEBOOK} there is a folder (left by an older grader); move it away"
+    if not args.no_worker_timeout > 0:
+        return f"--no-worker-timeout {args.no_worker_timeout:g}: must be a positive number of seconds"
     if args.cluster is not None and "://" not in args.cluster:
         return f"--cluster {args.cluster}: not a scheduler address; pass e.g. tcp://HOST:8786"
     try:
@@ -189,7 +194,7 @@ def run(args, command):
     start = time.monotonic()
     try:
         results, skipped = grade_batch(args.folder, args.out, args.jobs, args.force, config=config,
-                                       address=args.cluster)
+                                       address=args.cluster, patience=args.no_worker_timeout)
     except RuntimeError as exc:  # the cluster cannot be reached (ClusterError)
         print(f"grader grade-batch: {exc}", file=sys.stderr)
         return 1

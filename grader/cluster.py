@@ -16,6 +16,7 @@ checkout: each task checks both and refuses with the reason otherwise.
 """
 import socket
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,6 +29,8 @@ REPORT_FILES = ("results.json", "junit.xml", "report.md")
 OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network
 CONNECT_SECONDS = 10
 RETRIES = 2  # a task that raised (not a lost worker: that one is rescheduled anyway)
+PATIENCE = 600.0  # seconds without any worker before the waiting tasks are given up
+POLL_SECONDS = 0.2
 
 
 class ClusterError(RuntimeError):
@@ -115,9 +118,11 @@ def save(graded: Graded, out_dir: Path) -> None:
             write_atomic(out_dir / name, files[name])
 
 
-def run_jobs(client, jobs: list, grade_fn, on_done) -> list:
+def run_jobs(client, jobs: list, grade_fn, on_done, patience: float = PATIENCE) -> list:
     """One task per job on the client's cluster; results saved and passed to
-    on_done(Done) in the order they finish. Closes the client."""
+    on_done(Done) in the order they finish. Jobs still waiting when the
+    cluster has had no worker for `patience` seconds end "not graded" (the
+    next run grades them). Closes the client."""
     from distributed import as_completed  # optional extra, present once connect() worked
 
     key = expected.cache_key()
@@ -126,16 +131,43 @@ def run_jobs(client, jobs: list, grade_fn, on_done) -> list:
     with client:
         futures = {client.submit(grade_remote, job, grade_fn, key, key=f"grade-{job.name}-{batch_id}",
                                  pure=False, retries=RETRIES): job for job in jobs}
-        for future in as_completed(futures, loop=client.loop):
-            job = futures.pop(future)
-            try:
-                graded = future.result()
-                save(graded, Path(job.out_dir))
-                done = graded.done
-            except Exception as exc:  # KilledWorker, a refused task, a lost scheduler
-                done = Done(job.name, 0.0, False, 0.0, f"not graded: {type(exc).__name__}: {exc}",
-                            graded=False)
-            future.release()
+        for future in _finished(as_completed(futures, loop=client.loop), client, patience):
+            done = _collect(future, futures.pop(future))
+            results.append(done)
+            on_done(done)
+        for future, job in futures.items():  # given up: no worker left
+            future.cancel()
+            done = Done(job.name, 0.0, False, 0.0, f"not graded: the cluster had no worker for "
+                        f"{patience:g} s; start workers and run grade-batch again", graded=False)
             results.append(done)
             on_done(done)
     return results
+
+
+def _collect(future, job) -> Done:
+    try:
+        graded = future.result()
+        save(graded, Path(job.out_dir))
+        return graded.done
+    except Exception as exc:  # KilledWorker, a refused task, a lost scheduler
+        return Done(job.name, 0.0, False, 0.0, f"not graded: {type(exc).__name__}: {exc}", graded=False)
+    finally:
+        future.release()
+
+
+def _finished(pending, client, patience: float):
+    """Futures as they finish; stops early once the scheduler has reported
+    no worker for `patience` seconds (tasks would wait for one forever)."""
+    idle_since = None
+    while not pending.is_empty():
+        ready = pending.next_batch(block=False)
+        if ready:
+            yield from ready
+            continue
+        if client.scheduler_info().get("workers"):
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since > patience:
+            return
+        time.sleep(POLL_SECONDS)

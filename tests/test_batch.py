@@ -268,6 +268,7 @@ def test_progress_on_a_tty_redraws_one_line_with_eta():
     (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
     (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
     (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: must be at least 1"),
+    (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
     (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
     (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),
 ])
@@ -276,7 +277,7 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, words):
     args = [a.replace("EMPTY", str(tmp_path / "empty")).replace("OUT", str(tmp_path / "out"))
             .replace("OLD", str(tmp_path / "old")) for a in args]
     (tmp_path / "old" / "gradebook.csv").mkdir(parents=True)
-    if "--jobs" in args or args[2] in (str(tmp_path / "empty"), str(tmp_path / "old")):
+    if "--jobs" in args or "--no-worker-timeout" in args or args[2] in (str(tmp_path / "empty"), str(tmp_path / "old")):
         (tmp_path / "empty" / "alice").mkdir()
     assert cli.main(["grade-batch", *args]) == 2
     err = capsys.readouterr().err

@@ -170,6 +170,32 @@ def test_a_networked_tier_on_a_cluster_without_tls_grades_nothing(dask_cluster, 
     assert not any((out / name / "results.json").exists() for name in REFS + STUBS)  # retried next run
 
 
+@sandboxed
+def test_losing_every_worker_ends_the_batch_and_a_rerun_grades_the_rest(tmp_path):
+    subs = tmp_path / "subs"
+    for name in ("a_ref", "b_ref", "c_stub"):
+        library_copy(REFERENCE if name.endswith("ref") else HANDOUT, subs / name)
+    out = tmp_path / "out"
+    with LocalDask(tmp_path / "dask", workers=1) as local:
+        with local.client() as watcher:
+            victim = local.worker_address(watcher, "w1")
+            proc = grade_batch_cli(subs, "--out", out, "--cluster", local.address, "--no-worker-timeout", "3",
+                                   wait=False)
+            wait_until(lambda: watcher.processing(workers=[victim]).get(victim), 60, "w1 to get a task")
+            local.kill_worker(0)
+            stdout, stderr = proc.communicate(timeout=60)  # ends: does not wait for a worker forever
+            assert proc.returncode == 1 and "not graded (run again to retry them)" in stdout, stderr
+            rows = gradebook_rows(out)
+            lost = [row for row in rows if row["total"] == ""]
+            assert lost and all("the cluster had no worker for 3 s" in row["reason"] for row in lost)
+            local.add_worker("w2")
+            local.wait_for_workers(1, time.monotonic() + 60)
+        status, stdout, stderr = grade_batch_cli(subs, "--out", out, "--cluster", local.address)
+    assert status == 0 and f"graded {len(lost)} submission(s)" in stdout, stderr
+    totals = {row["submission"]: row["total"] for row in gradebook_rows(out)}
+    assert totals == {"a_ref": "100", "b_ref": "100", "c_stub": totals["c_stub"]} and totals["c_stub"] != ""
+
+
 def self_signed(folder: Path) -> dict:
     """One certificate for 127.0.0.1, its own CA, used by every party."""
     folder.mkdir(exist_ok=True)
