@@ -108,6 +108,10 @@ class LocalDask:
         _killpg(self.workers[index].pid, signal.SIGKILL)
         self.workers[index].wait()
 
+    def kill_scheduler(self) -> None:
+        _killpg(self.scheduler.pid, signal.SIGKILL)
+        self.scheduler.wait()
+
     def stop(self) -> None:
         procs = [p for p in [*self.workers, self.scheduler] if p is not None]
         for proc in procs:  # the group, not just the leader: a nanny's worker too

@@ -196,6 +196,25 @@ def test_losing_every_worker_ends_the_batch_and_a_rerun_grades_the_rest(tmp_path
     assert totals == {"a_ref": "100", "b_ref": "100", "c_stub": totals["c_stub"]} and totals["c_stub"] != ""
 
 
+@sandboxed
+def test_losing_the_scheduler_ends_the_batch_with_the_reason(tmp_path):
+    subs = tmp_path / "subs"
+    for name in ("a_ref", "b_stub", "c_stub"):
+        library_copy(REFERENCE if name.endswith("ref") else HANDOUT, subs / name)
+    out = tmp_path / "out"
+    with LocalDask(tmp_path / "dask", workers=1) as local:
+        with local.client() as watcher:
+            victim = local.worker_address(watcher, "w1")
+            proc = grade_batch_cli(subs, "--out", out, "--cluster", local.address, wait=False)
+            wait_until(lambda: watcher.processing(workers=[victim]).get(victim), 60, "w1 to get a task")
+        local.kill_scheduler()
+        stdout, stderr = proc.communicate(timeout=90)
+    assert proc.returncode == 1 and "not graded (run again to retry them)" in stdout, stderr
+    lost = [row for row in gradebook_rows(out) if row["total"] == ""]
+    assert lost and all("lost the connection to the scheduler" in row["reason"] for row in lost)
+    assert not any((out / row["submission"] / "results.json").exists() for row in lost)
+
+
 def self_signed(folder: Path) -> dict:
     """One certificate for 127.0.0.1, its own CA, used by every party."""
     folder.mkdir(exist_ok=True)
