@@ -1,7 +1,8 @@
-"""grade-batch --cluster: a real Dask scheduler and two workers, each a
-separate process group on 127.0.0.1. One worker is killed mid-batch: no
+"""grade-batch --cluster: a real Dask scheduler and workers, each a separate
+process group on 127.0.0.1. One of two workers is killed mid-batch: no
 submission is lost, none is graded twice into the gradebook, and the batch
-stays resumable."""
+stays resumable. Losing every worker or the scheduler ends the batch with
+the reason; TLS keeps strangers (and networked student code) out."""
 import csv
 import os
 import shutil
@@ -108,6 +109,7 @@ def killed_run(dask_cluster, subs, tmp_path_factory):
     with dask_cluster.client() as watcher:
         victim = dask_cluster.worker_address(watcher, "w1")
         proc = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address, wait=False)
+
         def grading_a_reference():
             keys = watcher.processing(workers=[victim]).get(victim, ())
             return {key for key in keys if key.startswith("grade-ref")}
