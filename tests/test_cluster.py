@@ -325,6 +325,7 @@ def test_deadline_projection_counts_whole_waves():
     assert deadline_minutes(6.0, 3) == 334 * 6.0 / 60  # the last, partial wave takes as long as a full one
     assert deadline_minutes(6.0, 1000) == 0.1
     assert deadline_line(6.0).startswith("1,000 submissions at 6.0 s each: 1 worker 100 min, 2 workers 50 min")
+    assert deadline_line(6.0).endswith("32 workers 3.2 min, 100 workers 1.0 min")
 
 
 @pytest.mark.parametrize("tier, address, unsafe", [
