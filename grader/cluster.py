@@ -12,7 +12,9 @@ workers; a task that keeps killing its workers ends as KilledWorker and is
 reported "not graded" (no results.json, so the next run retries it). The
 submissions must be readable at the same path on every worker (a shared
 filesystem, or one machine), and every worker must run the same grader
-checkout: each task checks both and refuses with the reason otherwise.
+checkout: each task checks both and refuses with the reason otherwise. It
+also refuses where the sandbox tier lets student code reach the network and
+the cluster has no TLS, since any task sent to a Dask port runs.
 """
 import socket
 import tempfile
