@@ -43,11 +43,10 @@ class Progress:
         width = 24
         filled = width * self.done // max(1, self.total)
         bar = "#" * filled + "-" * (width - filled)
-        last = f"{done.name}: {report._fmt(done.score)}" + ("" if done.ok else " (grader error)")
-        if not done.graded:
-            last = f"{done.name}: not graded"
+        last = "not graded" if not done.graded else \
+            report._fmt(done.score) + ("" if done.ok else " (grader error)")
         return (f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  "
-                f"ETA {_clock(eta)}  last {last}")
+                f"ETA {_clock(eta)}  last {done.name}: {last}")
 
     def update(self, done: Done) -> None:
         self.done += 1
@@ -195,7 +194,7 @@ def run(args, command):
     try:
         results, skipped = grade_batch(args.folder, args.out, args.jobs, args.force, config=config,
                                        address=args.cluster, patience=args.no_worker_timeout)
-    except RuntimeError as exc:  # the cluster cannot be reached (ClusterError)
+    except cluster.ClusterError as exc:  # the cluster cannot be reached or used
         print(f"grader grade-batch: {exc}", file=sys.stderr)
         return 1
     if skipped:
