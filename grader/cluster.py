@@ -55,10 +55,13 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     if not Path(job.submission).exists():
         raise ClusterError(f"{job.submission}: not visible on the worker on {where}; put the "
                            "submissions on a filesystem every worker mounts at the same path")
-    problem = network_problem(job.config.tier or sandbox.probe(), _worker_address())
+    worker = _this_worker()
+    problem = network_problem(job.config.tier or sandbox.probe(), worker.address if worker else "")
     if problem:
         raise ClusterError(f"worker on {where}: {problem}")
-    with tempfile.TemporaryDirectory(prefix="grade-task-") as tmp:
+    # In the worker's own scratch folder, which Dask clears even after a SIGKILL.
+    scratch = worker.local_directory if worker else None
+    with tempfile.TemporaryDirectory(prefix="grade-task-", dir=scratch) as tmp:
         out = Path(tmp) / "out"
         done = grade_fn(replace(job, out_dir=out))
         files = tuple((name, (out / name).read_text(encoding="utf-8"))
@@ -66,14 +69,14 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     return Graded(done, files)
 
 
-def _worker_address() -> str:
-    """This Dask worker's own address ("" when not running in a worker)."""
+def _this_worker():
+    """The Dask worker running this task (None when not in a worker)."""
     from distributed import get_worker
 
     try:
-        return get_worker().address
+        return get_worker()
     except ValueError:
-        return ""
+        return None
 
 
 def network_problem(tier: str, worker_address: str) -> str:
