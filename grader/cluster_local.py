@@ -66,7 +66,8 @@ class LocalDask:
 
     def add_worker(self, name: str) -> None:
         self.workers.append(self._spawn([*_dask("worker"), self.address, "--name", name, "--nthreads", "1",
-                                         "--host", "127.0.0.1", "--no-dashboard", *self._tls_args()],
+                                         "--host", "127.0.0.1", "--no-dashboard", *self._tls_args(),
+                                         "--local-directory", str(self.workdir / "scratch")],
                                         f"{name}.log"))
 
     def _tls_args(self, *extra) -> list:
