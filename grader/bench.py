@@ -1,18 +1,15 @@
 """`grader bench`: speed figures, each a ratio of two timings taken side by
 side in one run (absolute times on these shared 2-core machines are noisy).
 """
-import io
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from grader import REFERENCE
+from grader import REFERENCE, bench_batch
 
 EPOCH_TARGET = 1.3  # issue 2: reference nn_epoch at most 1.3x a numpy epoch
 
@@ -38,7 +35,6 @@ def epoch_ratio(rounds):
 
 
 OVERHEAD_TARGET = 1.3  # issue 4: grading (sandbox included) vs the same cases in-process
-BATCH_TARGET = 1.7     # issue 4: 8 submissions, --jobs 2 vs --jobs 1, on 2 cores
 
 
 def _in_process_cases():
@@ -85,38 +81,6 @@ def grading_overhead(rounds):
     return ok
 
 
-def _batch_seconds(folder, out, jobs):
-    from grader import batch
-
-    start = time.perf_counter()
-    done, _ = batch.grade_batch(folder, out, jobs=jobs, force=True, stream=io.StringIO())
-    if len(done) != 8 or any(d.score != 100 for d in done):
-        raise RuntimeError(f"batch bench: expected 8 submissions at 100, got {[d.score for d in done]}")
-    return time.perf_counter() - start, statistics.mean(d.seconds for d in done)
-
-
-def batch_speedup():
-    """8 copies of the reference graded with --jobs 2 vs --jobs 1; True if on target."""
-    from grader import expected
-    from grader.workers import RunConfig
-
-    os.environ.update({k: v for k, v in bench_env().items() if k.endswith("_NUM_THREADS")})
-    expected.load(RunConfig())
-    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
-        subs = Path(tmp) / "subs"
-        for k in range(8):
-            for sub in ("python", "apps"):
-                shutil.copytree(REFERENCE / sub, subs / f"student{k}" / sub,
-                                ignore=shutil.ignore_patterns("__pycache__"))
-        two, each_two = _batch_seconds(subs, Path(tmp) / "out2", 2)
-        one, each_one = _batch_seconds(subs, Path(tmp) / "out1", 1)
-    ok = one / two >= BATCH_TARGET
-    print(f"grade-batch, 8 submissions: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s, speed-up "
-          f"{one / two:.2f} (target >= {BATCH_TARGET}) {'ok' if ok else 'MISSED'}; one submission "
-          f"took {each_one:.1f} s alone, {each_two:.1f} s two at a time (load {os.getloadavg()[0]:.1f})")
-    return ok
-
-
 def server_load():
     """submit_test load against real servers on loopback: SQLite and PostgreSQL, 1 and 2
     processes, with and without an attacker (grader/bench_server_matrix.py)."""
@@ -128,7 +92,8 @@ def server_load():
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
     "grading": lambda args: grading_overhead(args.rounds),
-    "batch": lambda args: batch_speedup(),
+    "batch": lambda args: bench_batch.local_speedup(),
+    "dask": lambda args: bench_batch.dask_speedup(),
     "server": lambda args: server_load(),
 }
 

@@ -94,7 +94,7 @@ def import_notes(runs):
 
 
 def _student_files(submission: Path, scratch: Path):
-    if submission.is_file() and submission.suffix.lower() == ".zip":
+    if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
         raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
@@ -112,10 +112,10 @@ def _security_notes(config: RunConfig) -> tuple:
     return (f"INSECURE: graded with --insecure: {problem}",) if problem else ()
 
 
-def grade_submission(submission, config: RunConfig = RunConfig(), strict=False) -> report.Report:
+def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Report:
     """Grade one submission; a bad submission is graded 0 with the reason
-    (`refusal(report)` gives it). `strict` scores the advisory cases too
-    (an instructor's choice)."""
+    (`refusal(report)` gives it). `config.score_advisories` scores the
+    advisory cases too (an instructor's choice)."""
     start, submission = time.monotonic(), Path(submission)
     warnings = _security_notes(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
@@ -126,9 +126,9 @@ def grade_submission(submission, config: RunConfig = RunConfig(), strict=False) 
                                  time.monotonic() - start, (str(exc),))
         answers = expected.load(config)
         runs = run_all(files, config)
-    cases = grade_cases(runs, answers, strict)
+    cases = grade_cases(runs, answers, config.score_advisories)
     tier = next(iter(runs.values())).tier
-    mode = report.STRICT_MODE if strict else report.CONTRACT_MODE
+    mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     return report.Report(str(submission), cases, report.question_scores(cases), tier,
                          time.monotonic() - start, (*warnings, *notes, *import_notes(runs)), mode=mode)
 
@@ -158,11 +158,11 @@ def write_reports(rep, out_dir: Path):
     write_atomic(out_dir / "report.md", report.markdown(rep))
 
 
-def grade_to(submission, out_dir, config=RunConfig(), strict=False):
+def grade_to(submission, out_dir, config=RunConfig()):
     """Grade and write the three reports; returns (report, grader_ok)."""
     start = time.monotonic()
     try:
-        rep, ok = grade_submission(submission, config, strict), True
+        rep, ok = grade_submission(submission, config), True
     except Exception as exc:  # the grader broke: still leave a results.json
         rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
                                 time.monotonic() - start), False
@@ -175,8 +175,6 @@ def add_arguments(parser, command):
                         "three student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
-    parser.add_argument("--score-advisories", action="store_true",
-                        help="also score the checks beyond the course's contract (default: listed, no points)")
     add_limit_arguments(parser)
 
 
@@ -195,7 +193,7 @@ def run(args, command):
         targets = [(Path(args.submission), Path(args.out))]
     status = 0
     for submission, out in targets:
-        rep, ok = grade_to(submission, out, config, args.score_advisories)
+        rep, ok = grade_to(submission, out, config)
         if refusal(rep):
             print(f"grader grade: {refusal(rep)} (results in {out}/results.json)", file=sys.stderr)
             status = max(status, EXIT_REFUSED)

@@ -43,6 +43,7 @@ class RunConfig:
     tier: str | None = None       # None: the strongest tier the machine allows
     insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
     limits: dict = field(default_factory=_default_limits)
+    score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
 
 
 def add_limit_arguments(parser):
@@ -56,13 +57,15 @@ def add_limit_arguments(parser):
     parser.add_argument("--insecure", action="store_true",
                         help="grade even where the sandbox cannot hide the reference and answers from "
                         "student code (a non-root user without user namespaces); the report says so")
+    parser.add_argument("--score-advisories", action="store_true",
+                        help="also score the checks beyond the course's contract (default: listed, no points)")
 
 
 def config_from_args(args, jobs):
     if args.timeout <= 0 or args.memory_mb < 128:
         raise ValueError("--timeout must be positive and --memory-mb at least 128")
     return RunConfig(jobs=jobs, tier=args.tier, limits=_default_limits(args.memory_mb, args.timeout),
-                     insecure=args.insecure)
+                     insecure=args.insecure, score_advisories=args.score_advisories)
 
 
 @dataclass(frozen=True)

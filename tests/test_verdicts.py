@@ -267,7 +267,7 @@ def _hostile_config(group):
     limits = workers._default_limits()
     for h in group:
         if h.target and h.short_limits:
-            limits[h.target] = Limits(memory_mb=limits[h.target].memory_mb, wall_seconds=4, cpu_seconds=4)
+            limits[h.target] = Limits(memory_mb=limits[h.target].memory_mb, wall_seconds=8, cpu_seconds=8)
     return RunConfig(limits=limits)
 
 

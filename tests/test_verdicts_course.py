@@ -90,3 +90,13 @@ def test_strict_mode_scores_the_advisories(monkeypatch):
     lost = next(c for c in strict if c.name == bad.name)
     assert lost.max_score > 0 and lost.score == 0
     assert round(sum(c.score for c in strict), 4) == round(100 - lost.max_score, 4) < 100
+
+
+def test_score_advisories_flag_makes_them_cost_points(tmp_path):
+    """The instructor's flag, end to end: the same submission loses its
+    advisory's points, and the report says which mode was used."""
+    entry = next(e for e in course_style.COURSE_STYLE if e.name == "tuple_only_summation")
+    sources = build.apply_edits(build.reference_sources(), entry.edits)
+    report = grade_submission(build.write_submission(tmp_path / "s", sources), RunConfig(score_advisories=True))
+    assert report.mode == report_mod.STRICT_MODE and report.score < 100
+    assert "strict" in report_mod.markdown(report) and '"scoring": "strict"' in report_mod.gradescope_json(report)
