@@ -74,19 +74,20 @@ def softmax_loss(Z, y_one_hot):
     """
     # Q5
     ### BEGIN YOUR SOLUTION
-    # Shift each row by its max (a constant: the loss does not change) so
-    # exp cannot overflow. The shift also keeps float32 round-off in the
-    # gradient from drifting along the direction the loss cannot see.
-    # (Constants are combined in numpy, outside the graph: fewer ops to run
-    # and to differentiate.)
+    # lse(z) = m + log(sum(exp(z - m))) for any m; with m the row's max,
+    # exp cannot overflow. m is a constant, taken from the data and combined
+    # in numpy (fewer ops to run and to differentiate); the shift also keeps
+    # float32 round-off in the gradient from drifting along the direction
+    # the loss cannot see. The true logits come from Z itself, so that the
+    # adjoint of y_one_hot is -Z / batch, as the loss's formula says.
     logits = Z.realize_cached_data()
-    neg_row_max = -logits.max(axis=1, keepdims=True)
-    shifted = Z + ndl.Tensor.make_const(neg_row_max)  # (n, k) + (n, 1) broadcasts
+    row_max = logits.max(axis=1, keepdims=True)
+    shifted = Z + ndl.Tensor.make_const(np.broadcast_to(-row_max, logits.shape))
     log_sum_exp = ndl.log(ndl.summation(ndl.exp(shifted), axes=(1,)))
     # sum(lse - z_true) = sum(lse) - sum(z * y): the true logits are summed
     # over the whole batch at once, which saves a reshape in the backward pass.
-    minus_true_logits = ndl.summation(shifted * ndl.Tensor.make_const(-y_one_hot.realize_cached_data()))
-    return (ndl.summation(log_sum_exp) + minus_true_logits) / logits.shape[0]
+    total = ndl.summation(log_sum_exp) - ndl.summation(Z * y_one_hot)
+    return (total + float(row_max.sum())) / logits.shape[0]
     ### END YOUR SOLUTION
 
 
@@ -113,17 +114,24 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
     # Row i of the identity is the one-hot vector of class i; in the weights'
     # dtype, so that float32 stays float32.
     identity = np.eye(W2.shape[1], dtype=W2.dtype)
+    # Adjoints are linear in the seed given to backward(): seeded with lr,
+    # the weights' .grads are the SGD steps themselves. The steps are taken
+    # in place on private copies of the weights (the caller's stay as they
+    # are), which saves two full-size temporaries per step.
+    seed = ndl.init.constant(c=lr, dtype=W2.dtype)
+    W1_data, W2_data = W1.numpy().copy(), W2.numpy().copy()
     for start in range(0, X.shape[0], batch):
-        X_b = X[start:start + batch]
+        W1 = ndl.Tensor.make_const(W1_data, requires_grad=True)
+        W2 = ndl.Tensor.make_const(W2_data, requires_grad=True)
         y_one_hot = identity[y[start:start + batch]]
-        # The batch and labels are constants: no adjoint is computed for them.
-        inputs = ndl.Tensor.make_const(X_b)
+        # The batch and labels are constants. They get adjoints too, as every
+        # input does, but the batch's (a full-size matmul) is built lazily
+        # and never computed here.
+        inputs = ndl.Tensor.make_const(X[start:start + batch])
         logits = ndl.relu(inputs @ W1) @ W2
         loss = softmax_loss(logits, ndl.Tensor.make_const(y_one_hot))
-        loss.backward()
-        # The step is plain array arithmetic on fresh arrays: no graph, no copy.
-        W1_next = W1.realize_cached_data() - lr * W1.grad.realize_cached_data()
-        W2_next = W2.realize_cached_data() - lr * W2.grad.realize_cached_data()
+        loss.backward(seed)
+        W1_step, W2_step = W1.grad.numpy(), W2.grad.numpy()
         # Every node's .grad is a graph that refers back to the nodes: a
         # reference cycle, which only the garbage collector frees, late and in
         # bulk (measured: a fifth of the epoch's time, with a dozen steps of
@@ -134,9 +142,10 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
         # Free the graph now rather than when the next step rebinds these
         # names: the next step's arrays then reuse memory still in cache.
         del node, loss, logits, inputs
-        W1 = ndl.Tensor.make_const(W1_next, requires_grad=True)
-        W2 = ndl.Tensor.make_const(W2_next, requires_grad=True)
-    return W1, W2
+        W1_data -= W1_step
+        W2_data -= W2_step
+    return (ndl.Tensor.make_const(W1_data, requires_grad=True),
+            ndl.Tensor.make_const(W2_data, requires_grad=True))
     ### END YOUR SOLUTION
 
 

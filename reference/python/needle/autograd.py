@@ -324,20 +324,19 @@ def compute_gradient_of_variables(output_tensor, out_grad):
     # (This loop runs for every node of every training step, so it spells
     # out what sum_node_list and gradient_as_tuple would do.)
     for node in reverse_topo_order:
-        partials = node_to_output_grads_list.pop(node, None)
-        if partials is None:
-            continue  # nothing downstream of this node reaches the output
-        # A single consumer is the common case: its adjoint needs no sum.
+        # Every node of the order reaches the output, so every one has a
+        # partial adjoint; a single consumer (the common case) needs no sum.
+        partials = node_to_output_grads_list.pop(node)
         node.grad = partials[0] if len(partials) == 1 else sum_node_list(partials)
         if node.op is None:
             continue  # a leaf
         input_grads = node.op.gradient(node.grad, node)
         if isinstance(input_grads, Value):
             input_grads = (input_grads,)  # a one-input op may return it bare
+        # Every input gets its adjoint, constants included (a data batch's
+        # `.grad` is a valid question); ops defer the costly ones an input
+        # that needs no gradient would only maybe read.
         for inp, partial in zip(node.inputs, input_grads):
-            # Inputs that need no gradient (data, constants) collect no adjoint.
-            if partial is None or not inp.requires_grad:
-                continue
             if inp in node_to_output_grads_list:
                 node_to_output_grads_list[inp].append(partial)
             else:

@@ -314,11 +314,20 @@ class MatMul(TensorOp):
         # Q2
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
-        # An input that needs no gradient (a data batch) gets None: this
-        # skips a full-size matmul per step in training.
-        grad_a = _sum_to_shape(matmul(out_grad, transpose(b)), a.shape) if a.requires_grad else None
-        grad_b = _sum_to_shape(matmul(transpose(a), out_grad), b.shape) if b.requires_grad else None
-        return grad_a, grad_b
+        batch = node.shape[:-2]
+
+        def adjoint(x, lhs, rhs):
+            """lhs @ rhs, summed over the batch dimensions x was broadcast along."""
+            if x.requires_grad or x.shape[:-2] != batch:
+                return _sum_to_shape(matmul(lhs, rhs), x.shape)
+            # An input that needs no gradient (a data batch) still gets its
+            # adjoint, but as a node computed only when its value is read:
+            # training never reads it, and it costs a full-size matmul.
+            lazy = Tensor.__new__(Tensor)
+            lazy._init(MatMul(), [lhs, rhs])
+            return lazy
+
+        return adjoint(a, out_grad, transpose(b)), adjoint(b, transpose(a), out_grad)
         ### END YOUR SOLUTION
 
 
