@@ -315,19 +315,21 @@ class MatMul(TensorOp):
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
         batch = node.shape[:-2]
-
-        def adjoint(x, lhs, rhs):
-            """lhs @ rhs, summed over the batch dimensions x was broadcast along."""
-            if x.requires_grad or x.shape[:-2] != batch:
-                return _sum_to_shape(matmul(lhs, rhs), x.shape)
-            # An input that needs no gradient (a data batch) still gets its
-            # adjoint, but as a node computed only when its value is read:
-            # training never reads it, and it costs a full-size matmul.
-            lazy = Tensor.__new__(Tensor)
-            lazy._init(MatMul(), [lhs, rhs])
-            return lazy
-
-        return adjoint(a, out_grad, transpose(b)), adjoint(b, transpose(a), out_grad)
+        grads = []
+        for x, lhs, rhs in ((a, out_grad, transpose(b)), (b, transpose(a), out_grad)):
+            if x.shape[:-2] != batch:
+                # x was broadcast along batch dimensions: sum over them.
+                grads.append(_sum_to_shape(matmul(lhs, rhs), x.shape))
+            elif x.requires_grad:
+                grads.append(matmul(lhs, rhs))
+            else:
+                # An input that needs no gradient (a data batch) still gets
+                # its adjoint, but as a node computed only when its value is
+                # read: training never reads it, and it costs a full-size matmul.
+                lazy = Tensor.__new__(Tensor)
+                lazy._init(MatMul(), [lhs, rhs])
+                grads.append(lazy)
+        return tuple(grads)
         ### END YOUR SOLUTION
 
 
