@@ -129,9 +129,9 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
     # are), which saves two full-size temporaries per step.
     seed = ndl.init.constant(c=lr, dtype=W2.dtype)
     W1_data, W2_data = W1.numpy().copy(), W2.numpy().copy()
+    W1 = ndl.Tensor.make_const(W1_data, requires_grad=True)
+    W2 = ndl.Tensor.make_const(W2_data, requires_grad=True)
     for start in range(0, X.shape[0], batch):
-        W1 = ndl.Tensor.make_const(W1_data, requires_grad=True)
-        W2 = ndl.Tensor.make_const(W2_data, requires_grad=True)
         # The batch and labels are constants. They get adjoints too, as every
         # input does, but the batch's (a full-size matmul) is built lazily
         # and never computed here.
@@ -158,8 +158,7 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
         del node, loss, logits, inputs
         W1_data -= W1_step
         W2_data -= W2_step
-    return (ndl.Tensor.make_const(W1_data, requires_grad=True),
-            ndl.Tensor.make_const(W2_data, requires_grad=True))
+    return W1, W2
     ### END YOUR SOLUTION
 
 
