@@ -147,12 +147,12 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
         # zero_grad(set_to_none=True) does, lets reference counting free it.
         # (Every node has a .grad after backward, so a node whose .grad is
         # already None has been visited: a stack walk, no topological sort.)
-        stack = [loss]
-        while stack:
-            node = stack.pop()
+        to_clear = [loss]
+        while to_clear:
+            node = to_clear.pop()
             if node.grad is not None:
                 node.grad = None
-                stack.extend(node.inputs)
+                to_clear.extend(node.inputs)
         # Free the graph now rather than when the next step rebinds these
         # names: the next step's arrays then reuse memory still in cache.
         del node, loss, logits, inputs

@@ -3,8 +3,6 @@
 Each op has a `compute` on raw numpy arrays (the forward pass, Q1) and a
 `gradient` built from needle ops (the backward pass, Q2), so that gradients
 are Tensors in the graph and can be differentiated again.
-(Gradients on the training path call op classes directly, as in
-`EWiseMul()(a, b)` for `a * b`: a Python call less per op of every step.)
 """
 from numbers import Number
 from typing import Optional
@@ -325,21 +323,21 @@ class MatMul(TensorOp):
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
         batch = node.shape[:-2]
-        grads = []
+        adjoints = []
         for x, lhs, rhs in ((a, out_grad, Transpose()(b)), (b, Transpose()(a), out_grad)):
             if x.shape[:-2] != batch:
                 # x was broadcast along batch dimensions: sum over them.
-                grads.append(_sum_to_shape(matmul(lhs, rhs), x.shape))
+                adjoints.append(_sum_to_shape(matmul(lhs, rhs), x.shape))
             elif x.requires_grad:
-                grads.append(MatMul()(lhs, rhs))
+                adjoints.append(MatMul()(lhs, rhs))
             else:
                 # An input that needs no gradient (a data batch) still gets
                 # its adjoint, but as a node computed only when its value is
                 # read: training never reads it, and it costs a full-size matmul.
                 lazy = Tensor.__new__(Tensor)
                 lazy._init(MatMul(), [lhs, rhs])
-                grads.append(lazy)
-        return tuple(grads)
+                adjoints.append(lazy)
+        return tuple(adjoints)
         ### END YOUR SOLUTION
 
 
@@ -393,7 +391,10 @@ class Exp(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        return EWiseMul()(out_grad, node)  # exp is its own derivative
+        # exp is its own derivative. (EWiseMul()(a, b) is a * b minus the
+        # operator's Python call: gradients on the training path call the
+        # op classes directly.)
+        return EWiseMul()(out_grad, node)
         ### END YOUR SOLUTION
 
 
