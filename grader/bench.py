@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader import REFERENCE, bench_batch
 
-EPOCH_TARGET = 1.3  # issue 2: reference nn_epoch at most 1.3x a numpy epoch
+EPOCH_TARGET = 1.15  # reference nn_epoch at most 1.15x a plain-numpy epoch (CPU seconds)
 
 
 def bench_env():
@@ -29,8 +29,9 @@ def epoch_ratio(rounds):
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     ok = figures["ratio"] <= EPOCH_TARGET
     print(f"nn_epoch, full MNIST: numpy {figures['numpy_s']:.3f} s, needle reference "
-          f"{figures['needle_s']:.3f} s, ratio {figures['ratio']:.2f} "
-          f"(target <= {EPOCH_TARGET}) {'ok' if ok else 'MISSED'}")
+          f"{figures['needle_s']:.3f} s, ratio {figures['ratio']:.3f} over {rounds} rounds "
+          f"(spread {figures['ratio_min']:.3f}-{figures['ratio_max']:.3f}; target <= {EPOCH_TARGET}) "
+          f"{'ok' if ok else 'MISSED'}")
     return ok
 
 

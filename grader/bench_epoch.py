@@ -65,12 +65,16 @@ def main(reference, rounds):
 
 
 def summary(times):
-    """Medians over the timed rounds (the first, warm-up round dropped)."""
+    """Medians over the timed rounds (the first, warm-up round dropped), and the
+    spread of the per-round ratios."""
     numpy_s, needle_s = times["numpy"][1:], times["needle"][1:]
+    ratios = [b / a for a, b in zip(numpy_s, needle_s)]
     return {
         "numpy_s": statistics.median(numpy_s),
         "needle_s": statistics.median(needle_s),
-        "ratio": statistics.median(b / a for a, b in zip(numpy_s, needle_s)),
+        "ratio": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
     }
 
 

@@ -168,11 +168,16 @@ class Tensor(Value):
         global TENSOR_COUNTER
         TENSOR_COUNTER += 1
         # Unrolled for one and two inputs: on the small arrays of a training
-        # step, building a list to unpack costs as much as the op itself.
+        # step, building a list to unpack costs as much as the op itself. An
+        # input's array is read directly when it is there (a call less).
         if len(inputs) == 1:
-            data = op.compute(inputs[0].realize_cached_data())
+            a = inputs[0].cached_data
+            data = op.compute(inputs[0].realize_cached_data() if a is None else a)
         elif len(inputs) == 2:
-            data = op.compute(inputs[0].realize_cached_data(), inputs[1].realize_cached_data())
+            a, b = inputs[0].cached_data, inputs[1].cached_data
+            if a is None or b is None:
+                a, b = inputs[0].realize_cached_data(), inputs[1].realize_cached_data()
+            data = op.compute(a, b)
         else:
             data = op.compute(*[x.realize_cached_data() for x in inputs])
         tensor = Tensor.__new__(Tensor)

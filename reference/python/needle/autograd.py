@@ -168,11 +168,16 @@ class Tensor(Value):
         global TENSOR_COUNTER
         TENSOR_COUNTER += 1
         # Unrolled for one and two inputs: on the small arrays of a training
-        # step, building a list to unpack costs as much as the op itself.
+        # step, building a list to unpack costs as much as the op itself. An
+        # input's array is read directly when it is there (a call less).
         if len(inputs) == 1:
-            data = op.compute(inputs[0].realize_cached_data())
+            a = inputs[0].cached_data
+            data = op.compute(inputs[0].realize_cached_data() if a is None else a)
         elif len(inputs) == 2:
-            data = op.compute(inputs[0].realize_cached_data(), inputs[1].realize_cached_data())
+            a, b = inputs[0].cached_data, inputs[1].cached_data
+            if a is None or b is None:
+                a, b = inputs[0].realize_cached_data(), inputs[1].realize_cached_data()
+            data = op.compute(a, b)
         else:
             data = op.compute(*[x.realize_cached_data() for x in inputs])
         tensor = Tensor.__new__(Tensor)
@@ -324,20 +329,19 @@ def compute_gradient_of_variables(output_tensor, out_grad):
     # (This loop runs for every node of every training step, so it spells
     # out what sum_node_list and gradient_as_tuple would do.)
     for node in reverse_topo_order:
-        partials = node_to_output_grads_list.pop(node, None)
-        if partials is None:
-            continue  # nothing downstream of this node reaches the output
-        # A single consumer is the common case: its adjoint needs no sum.
+        # Every node of the order reaches the output, so every one has a
+        # partial adjoint; a single consumer (the common case) needs no sum.
+        partials = node_to_output_grads_list.pop(node)
         node.grad = partials[0] if len(partials) == 1 else sum_node_list(partials)
         if node.op is None:
             continue  # a leaf
         input_grads = node.op.gradient(node.grad, node)
         if isinstance(input_grads, Value):
             input_grads = (input_grads,)  # a one-input op may return it bare
+        # Every input gets its adjoint, constants included (a data batch's
+        # `.grad` is a valid question); ops defer the costly ones an input
+        # that needs no gradient would only maybe read.
         for inp, partial in zip(node.inputs, input_grads):
-            # Inputs that need no gradient (data, constants) collect no adjoint.
-            if partial is None or not inp.requires_grad:
-                continue
             if inp in node_to_output_grads_list:
                 node_to_output_grads_list[inp].append(partial)
             else:
