@@ -11,19 +11,19 @@ import sys
 # command -> (module, one-line help). The module defines
 # `add_arguments(parser, command)` and `run(args, command) -> int`.
 COMMANDS = {
-    "grade": ("grader.grade", "grade one submission (folder, .zip, or the three student files) in a sandbox"),
-    "grade-batch": ("grader.batch", "grade every submission under a folder in parallel into a gradebook"),
-    "gradescope-bundle": ("grader.gradescope", "build a Gradescope autograder zip"),
-    "handout": ("grader.handout", "generate handout/ from reference/ (solutions stripped, leak-checked)"),
-    "check-handout": ("grader.handout", "fail if the committed handout/ differs from a fresh build"),
+    "grade": ("grader.grading.grade", "grade one submission (folder, .zip, or the three student files) in a sandbox"),
+    "grade-batch": ("grader.grading.batch", "grade every submission under a folder in parallel into a gradebook"),
+    "gradescope-bundle": ("grader.grading.gradescope", "build a Gradescope autograder zip"),
+    "handout": ("grader.handout.commands", "generate handout/ from reference/ (solutions stripped, leak-checked)"),
+    "check-handout": ("grader.handout.commands", "fail if the committed handout/ differs from a fresh build"),
     "serve": ("grader.server.commands", "run the grading server (mugrade compatible)"),
     "users": ("grader.server.commands", "add or import users of the grading server"),
     "gradebook": ("grader.server.commands", "export the server's gradebook as CSV"),
     "import-batch": ("grader.server.importer", "import grade-batch results into the server's gradebook"),
-    "submit": ("grader.client", "run the submit_* cases here and send the values to the server"),
-    "publish": ("grader.client", "run the submit_* cases on reference/ and publish the answers"),
-    "demo": ("grader.demo", "train one MNIST epoch with the reference and print loss and error"),
-    "bench": ("grader.bench", "speed benchmarks, reported as ratios measured in one run"),
+    "submit": ("grader.client.submit", "run the submit_* cases here and send the values to the server"),
+    "publish": ("grader.client.submit", "run the submit_* cases on reference/ and publish the answers"),
+    "demo": ("grader.bench.demo", "train one MNIST epoch with the reference and print loss and error"),
+    "bench": ("grader.bench.speed", "speed benchmarks, reported as ratios measured in one run"),
 }
 
 

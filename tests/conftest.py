@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from grader import DATA, REFERENCE, handout_manifest
+from grader import DATA, REFERENCE
+from grader.handout import manifest as handout_manifest
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -41,7 +42,7 @@ def mnist_train(simple_ml):
 
 @pytest.fixture
 def stub_client(tmp_path, monkeypatch):
-    """A stand-in for grader/mugrade.py, so these tests do not depend on it."""
+    """A stand-in for grader/untrusted/mugrade.py, so these tests do not depend on it."""
     folder = tmp_path / "grader-files"
     folder.mkdir()
     (folder / "mugrade.py").write_text("def submit(value):\n    pass\n")

@@ -97,7 +97,7 @@ def _reason(pub, index: int, raw) -> str:
 def _batch_cases(conn: Connection, result_ids) -> dict:
     if not result_ids:
         return {}
-    from grader.cases import CASES
+    from grader.untrusted.cases import CASES
     known = {c.name: c.description for c in CASES}
     out = {}
     for rid, question, number, name, ok, hidden, output in conn.execute(

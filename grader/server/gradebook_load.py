@@ -71,7 +71,7 @@ def questions(conn: Connection) -> tuple:
 
 def question_order(label: str):
     """By assignment; hw1's questions in the handout's order, others by name."""
-    from grader.cases import QUESTION
+    from grader.untrusted.cases import QUESTION
     keys = list(QUESTION)
     assignment, _, name = label.partition("/")
     return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
@@ -170,7 +170,7 @@ def server_case_notes(conn: Connection) -> dict:
 def batch_case_notes(conn: Connection) -> dict:
     """(question label, case name) -> (name, description): the grader's own description of
     the case when the registry knows it, else the output of a passing run (which describes it)."""
-    from grader.cases import CASES
+    from grader.untrusted.cases import CASES
     known = {c.name: c.description for c in CASES}
     notes = {}
     for a, q, name, ok, output in conn.execute(

@@ -2,7 +2,7 @@
 server's database, so that one gradebook shows them beside the server's
 submissions.
 
-Each OUTDIR/<name>/results.json (Gradescope schema, as grader/report.py
+Each OUTDIR/<name>/results.json (Gradescope schema, as grader/grading/report.py
 writes it) becomes one imported result of student <name>. The files come
 from our own grader but are read as untrusted input: every field is checked,
 and one bad file stops the import before anything is written (one

@@ -1,0 +1,354 @@
+"""Load benchmark of the grading server's write path (`make bench`).
+
+Starts `grader serve` on 127.0.0.1 with a fresh database (SQLite, or
+PostgreSQL in a throwaway cluster), with 1 or more processes, has N
+concurrent keep-alive clients send `submit_test` requests for a fixed time,
+then prints requests/s, p50/p99 latency, errors, and lost cases: every case
+the server acknowledged must be in the database afterwards. The load comes
+from `wrk` when installed (C, so the load generator barely competes with the
+server for the two cores), else from an asyncio client in this process.
+With `--attack`, one hostile client (grader/bench/attack.py) abuses the
+server from another address meanwhile. `matrix()` (what `make bench` runs)
+takes every figure in one run: both databases, 1 and 2 processes, and the
+throughput with and without the attacker.
+"""
+import argparse
+import asyncio
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CASES_PER_SUBMISSION = 2000
+SUBMISSIONS_PER_CLIENT = 40
+VALUE = {"_encoded_type": "np.ndarray", "data": [[0.25 * (i + j) for j in range(4)] for i in range(4)]}
+TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
+ATTACK_GOAL = 0.8  # throughput under attack over throughput without, in the same run
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    tool: str
+    requests: int
+    seconds: float
+    errors: int
+    p50_ms: float
+    p99_ms: float
+    acked: frozenset  # (submission_id, index) pairs answered 200, or empty when only counted
+    acked_count: int
+
+
+def main(argv=None) -> int:
+    """Run the benchmark; `argv` None means the defaults (the caller's own
+    command line is not ours to parse, e.g. under `grader bench`)."""
+    args = _parse([] if argv is None else argv)
+    if args.db == "postgresql":
+        from grader.bench.postgres_cluster import Cluster, missing
+        if missing():
+            print(f"server bench: {missing()}", file=sys.stderr)
+            return 2
+        with Cluster() as cluster:
+            result, stored, groups, _ = run_once(cluster.new_database(), args)
+    else:
+        with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
+            result, stored, groups, _ = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+    return _report(result, stored, args, groups)
+
+
+def run_once(db_url: str, args, workers: int = None, attack: bool = None):
+    """One load run against a fresh server on `db_url`: (LoadResult, stored cases,
+    writer summary, attacker's line or "")."""
+    workers = args.workers if workers is None else workers
+    attack = args.attack if attack is None else attack
+    with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
+        plan = _prepare(db_url, args.clients)
+        port = _free_port()
+        log = Path(tmp) / "server.log"
+        server = _start_server(db_url, port, log, workers)
+        attacker = None
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _publish_and_open(url, plan)
+            if attack:
+                attacker = _start_attacker(url, plan, args.seconds)
+            use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
+            run = _run_wrk if use_wrk else _run_python
+            result = run(url, plan, args.clients, args.seconds, Path(tmp))
+        finally:
+            attack_line = _finish_attacker(attacker)
+            _stop(server)
+        stored = _stored_cases(db_url)
+        groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
+                  if "writer stopped: " in line]
+    return result, stored, ", ".join(groups) or "unknown", attack_line
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(prog="bench_server", description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10)")
+    p.add_argument("--clients", type=int, default=64, help="concurrent connections (default 64)")
+    p.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
+    p.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    p.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
+    p.add_argument("--attack", action="store_true", help="one hostile client abuses the server meanwhile")
+    args = p.parse_args(argv)
+    if args.seconds <= 0 or args.seconds > 120 or not 1 <= args.clients <= 512 or not 1 <= args.workers <= 8:
+        p.error("--seconds must be in (0, 120], --clients in [1, 512] and --workers in [1, 8]")
+    return args
+
+
+@dataclass
+class Plan:
+    prof_key: str
+    keys: list  # one student key per client
+    sids: list  # per client: its submission ids, filled by _publish_and_open
+    attacker_key: str = ""
+    attacker_sid: int = 0
+
+
+def _prepare(db_url: str, clients: int) -> Plan:
+    from grader.server import accounts
+    from grader.server.db import make_engine
+    engine = make_engine(db_url)
+    people = [("prof", "instructor"), ("mallory", "student")] + [(f"student{i}", "student") for i in range(clients)]
+    keys = accounts.add_users(engine, people)
+    engine.dispose()
+    return Plan(keys[0], keys[2:], [], attacker_key=keys[1])
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_server(db_url: str, port: int, log: Path, workers: int = 1) -> subprocess.Popen:
+    # A huge rate limit keeps the limiter on the measured path without refusing anything.
+    cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
+           "--rate", "1000000", "--burst", "1000000", "--workers", str(workers)]
+    root = Path(__file__).resolve().parents[2]  # so `-m grader` resolves wherever we are called from
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()[-1000:]}")
+        if log.read_text(errors="replace").count("Application startup complete") >= workers:
+            return proc  # every process is up, so none misses the start of the load
+        time.sleep(0.1)
+    _stop(proc)
+    raise RuntimeError("server did not start within 60 s")
+
+
+def _stop(proc: subprocess.Popen):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _publish_and_open(url: str, plan: Plan):
+    import requests
+    with requests.Session() as s:
+        r = s.post(f"{url}/publish", params={"assignment": "bench", "problem": "load"},
+                   headers={"Authorization": f"Bearer {plan.prof_key}"},
+                   data=json.dumps([VALUE] * CASES_PER_SUBMISSION), timeout=30)
+        r.raise_for_status()
+        def start(key):
+            return s.post(f"{url}/submit", params={"assignment": "bench", "problem": "load"},
+                          headers={"Authorization": f"Bearer {key}"}, timeout=30).json()["submission_id"]
+        for key in plan.keys:
+            plan.sids.append([start(key) for _ in range(SUBMISSIONS_PER_CLIENT)])
+        plan.attacker_sid = start(plan.attacker_key)
+
+
+def _start_attacker(url: str, plan: Plan, seconds: float) -> subprocess.Popen:
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen([sys.executable, "-m", "grader.bench.attack", url, plan.attacker_key,
+                             str(plan.attacker_sid), str(seconds)], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _finish_attacker(proc) -> str:
+    if proc is None:
+        return ""
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
+
+
+def _cases(sids):
+    """The (submission, index) pairs one client sends, in order, each once."""
+    for sid in sids:
+        for i in range(CASES_PER_SUBMISSION):
+            yield sid, i
+
+
+# --- wrk ------------------------------------------------------------------
+
+WRK_SCRIPT = """
+local plan = %(plan)s
+local body = %(body)s
+local n = 0
+function setup(thread)
+  n = n + 1
+  thread:set("key", plan[n].key)
+  thread:set("sids", plan[n].sids)
+end
+function init(args)
+  list = {}
+  for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
+  pos, idx = 1, 0
+end
+function request()
+  if idx >= %(cases)d then idx = 0; pos = pos + 1 end
+  local path = "/submit_test?submission_id=" .. list[pos] .. "&test_case_index=" .. idx
+  idx = idx + 1
+  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. key,
+                                   ["Content-Type"] = "application/json"}, body)
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %%d %%d %%d %%d %%d\\n", summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.timeout, e.status, 0))
+  io.write(string.format("LATENCY %%d %%d\\n", latency:percentile(50), latency:percentile(99)))
+end
+"""
+
+
+def _run_wrk(url, plan: Plan, clients, seconds, tmp: Path) -> LoadResult:
+    threads = min(2, clients)
+    # wrk gives each thread its own Lua state: one student (key and submissions) per thread.
+    entries = ",".join('{key="%s", sids="%s"}' % (plan.keys[t], ",".join(map(str, plan.sids[t])))
+                       for t in range(threads))
+    script = tmp / "submit_test.lua"
+    script.write_text(WRK_SCRIPT % {"plan": "{" + entries + "}", "body": json.dumps(json.dumps(VALUE)),
+                                    "cases": CASES_PER_SUBMISSION})
+    cmd = ["wrk", "-t", str(threads), "-c", str(clients), "-d", f"{math.ceil(seconds)}s", "--timeout", "5s",
+           "-s", str(script), url]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60).stdout
+    fields = {line.split()[0]: [int(x) for x in line.split()[1:]] for line in out.splitlines()
+              if line.startswith(("RESULT", "LATENCY"))}
+    if "RESULT" not in fields:
+        raise RuntimeError(f"wrk printed no result:\n{out[-2000:]}")
+    total, micros, sock_errors, status_errors, _ = fields["RESULT"]
+    p50, p99 = fields["LATENCY"]
+    return LoadResult(f"wrk ({threads} threads)", total, micros / 1e6, sock_errors + status_errors,
+                      p50 / 1000, p99 / 1000, frozenset(), total - status_errors)
+
+
+# --- asyncio fallback -------------------------------------------------------
+
+async def _client(host, port, key, sids, stop_at, latencies, acked, errors):
+    body = json.dumps(VALUE).encode()
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        for sid, i in _cases(sids):
+            if time.monotonic() >= stop_at:
+                return
+            head = (f"POST /submit_test?submission_id={sid}&test_case_index={i} HTTP/1.1\r\n"
+                    f"Host: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+            t0 = time.perf_counter()
+            writer.write(head + body)
+            status = await asyncio.wait_for(_read_response(reader), 10)
+            latencies.append(time.perf_counter() - t0)
+            if status == 200:
+                acked.append((sid, i))
+            else:
+                errors.append(status)
+    except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError):
+        errors.append("connection")
+    finally:
+        writer.close()
+
+
+async def _read_response(reader) -> int:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    length = next(int(v) for k, _, v in (h.partition(":") for h in lines[1:]) if k.lower() == "content-length")
+    await reader.readexactly(length)
+    return int(lines[0].split()[1])
+
+
+def _fast_loop():
+    """uvloop when installed (the server extra has it): the client then takes less
+    of the CPU the server needs."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+def _run_python(url, plan: Plan, clients, seconds, tmp) -> LoadResult:
+    host, port = url.split("//")[1].split(":")
+    latencies, acked, errors = [], [], []
+
+    async def go():
+        stop_at = time.monotonic() + seconds
+        await asyncio.gather(*(_client(host, int(port), plan.keys[c], plan.sids[c], stop_at,
+                                       latencies, acked, errors) for c in range(clients)))
+    t0 = time.monotonic()
+    if hasattr(asyncio, "Runner"):  # Python 3.11+
+        with asyncio.Runner(loop_factory=_fast_loop()) as runner:
+            runner.run(asyncio.wait_for(go(), seconds + 30))
+    else:
+        asyncio.run(asyncio.wait_for(go(), seconds + 30))
+    elapsed = time.monotonic() - t0
+    latencies.sort()
+    pick = (lambda q: 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]) if latencies \
+        else (lambda q: float("nan"))
+    return LoadResult("python asyncio", len(latencies), elapsed, len(errors), pick(0.5), pick(0.99),
+                      frozenset(acked), len(acked))
+
+
+# --- report -----------------------------------------------------------------
+
+def _stored_cases(db_url: str) -> set:
+    from sqlalchemy import create_engine, text
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return {tuple(r) for r in conn.execute(text("select submission_id, test_case_index from case_results"))}
+    finally:
+        engine.dispose()
+
+
+def _report(r: LoadResult, stored: set, args, groups: str) -> int:
+    lost = len(r.acked - stored) if r.acked else max(0, r.acked_count - len(stored))
+    rate = r.requests / r.seconds if r.seconds else 0.0
+    met = rate >= 500 and r.p99_ms <= 100 and r.errors == 0 and lost == 0
+    store = "SQLite WAL synchronous=FULL" if getattr(args, "db", "sqlite") == "sqlite" else "PostgreSQL (fsync off)"
+    print(f"server bench: {args.clients} connections for {args.seconds:g} s, load from {r.tool}, "
+          f"{store}, {getattr(args, 'workers', 1)} process(es), group commit")
+    print(f"requests/s: {rate:.0f}")
+    print(f"latency: p50 {r.p50_ms:.1f} ms, p99 {r.p99_ms:.1f} ms")
+    print(f"errors: {r.errors}")
+    print(f"lost: {lost} ({r.acked_count} acknowledged, {len(stored)} in the database)")
+    print(f"server writer: {groups}")
+    print(f"{TARGETS}: {'met' if met else 'NOT met'}")
+    # Server, load generator and anything else running share the 2 cores: say how busy they were.
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    return 1 if lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,78 @@
+"""`grader submit` and `grader publish`: run the student client, `grader/untrusted/mugrade.py`,
+on a project folder (the current one, or reference/ for publish).
+
+The client runs in a subprocess with the folder as working directory, as the
+course runs it: the test files find `python/` and `apps/` relative to it, and
+whatever needle they import never enters this process. The key travels in
+the environment, not on the command line, so `ps` does not show it.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+GRADER_ROOT = Path(__file__).resolve().parents[2]
+# Points per hw1 problem (DESIGN.md); published as weights so the gradebook total is out of 100.
+HW1_POINTS = {"forward": 10, "backward": 25, "topo_sort": 20, "compute_gradient": 25,
+              "softmax_loss_ndl": 10, "nn_epoch_ndl": 10}
+RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
+
+
+def add_arguments(parser, command):
+    if command == "submit":
+        parser.add_argument("key", help="your key")
+        parser.add_argument("assignment", help="assignment name, e.g. hw1")
+        parser.add_argument("--dir", default=".", help="project folder whose code computes the values (default .)")
+    else:
+        parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
+                            help="an instructor key (default: $MUGRADE_KEY)")
+        parser.add_argument("--assignment", default="hw1")
+        parser.add_argument("--dir", default="reference", help="folder with the reference solution (default reference)")
+        parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
+        parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
+        parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
+    parser.add_argument("-k", dest="select", help="pytest -k expression choosing submit_* functions (default: all)")
+    parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
+                        help="grading server URL (default: $MUGRADE_SERVER)")
+    parser.add_argument("--tests", default="tests/hw1", help="test files, relative to --dir (default tests/hw1)")
+
+
+def run(args, command) -> int:
+    folder = Path(args.dir)
+    if not (folder / args.tests).exists():
+        print(f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
+              file=sys.stderr)
+        return 2
+    if not args.key:
+        print(f"grader {command}: give a key (--key KEY or $MUGRADE_KEY)", file=sys.stderr)
+        return 2
+    if not args.server:
+        print(f"grader {command}: give the server URL (--server URL or $MUGRADE_SERVER)", file=sys.stderr)
+        return 2
+    # publish also describes each case to the server (grader/client/publish_notes.py)
+    module = "grader.client.publish_notes" if command == "publish" else "grader.untrusted.mugrade"
+    cmd = [sys.executable, "-m", module, command, "--assignment", args.assignment,
+           "--server", args.server, "--tests", args.tests] + (["-k", args.select] if args.select else [])
+    if command == "publish":
+        cmd += _publish_flags(args)
+    try:
+        return subprocess.run(cmd, cwd=folder, env=_env(args.key), timeout=RUN_TIMEOUT).returncode
+    except subprocess.TimeoutExpired:
+        print(f"grader {command}: the cases did not finish within {RUN_TIMEOUT} s", file=sys.stderr)
+        return 1
+
+
+def _publish_flags(args) -> list:
+    flags = []
+    if args.assignment == "hw1":
+        flags += ["--points", ",".join(f"{name}={points}" for name, points in HW1_POINTS.items())]
+    for name in ("deadline", "rtol", "atol"):
+        if getattr(args, name):
+            flags += [f"--{name}", getattr(args, name)]
+    return flags
+
+
+def _env(key: str) -> dict:
+    path = os.pathsep.join(filter(None, [str(GRADER_ROOT), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, MUGRADE_KEY=key, PYTHONPATH=path,
+                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")

@@ -1,0 +1,210 @@
+"""`grader grade-batch DIR --jobs N --out OUTDIR [--cluster tcp://HOST:8786]`:
+grade every submission in DIR (each immediate subfolder or .zip is one) into
+OUTDIR/<name>/ and OUTDIR/gradebook.csv.
+
+The batch is a map of one pure function (`grade_one`: paths in, a small
+summary out, reports written to its own folder) over an executor: a local
+process pool, or one Dask distributed task per submission (grader/grading/cluster.py)
+with the same function. Each submission grades its questions one at a time
+(`RunConfig(jobs=1)`), so N submissions at once use N cores. Results stream
+in: each finished submission updates gradebook.csv (atomically) at once.
+Resumable: a submission whose results.json already exists is skipped unless
+--force. A submission the grader chokes on gets a results.json with score 0
+and the reason; the batch goes on.
+"""
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from grader.grading import cluster, report
+from grader.grading.batch_book import GRADEBOOK, Gradebook
+from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
+from grader.grading.batch_names import find_submissions
+from grader.grading.workers import RunConfig, add_limit_arguments, config_from_args
+
+__all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
+
+
+class Progress:
+    """A one-line `\\r` bar with ETA on a TTY, else one line per submission."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+
+    def line(self, done: Done) -> str:
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        width = 24
+        filled = width * self.done // max(1, self.total)
+        bar = "#" * filled + "-" * (width - filled)
+        last = "not graded" if not done.graded else \
+            report._fmt(done.score) + ("" if done.ok else " (grader error)")
+        return (f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  "
+                f"ETA {_clock(eta)}  last {done.name}: {last}")
+
+    def update(self, done: Done) -> None:
+        self.done += 1
+        text = self.line(done)
+        if self.tty:
+            self.stream.write("\r" + text + "\033[K" + ("\n" if self.done == self.total else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def run_jobs(jobs: list, workers: int, grade_fn=grade_one, on_done=None) -> list:
+    """Map grade_fn over jobs in a local process pool, calling on_done(Done)
+    as each finishes. A job whose worker process died (the pool breaks) is
+    retried alone, so it cannot take others down."""
+    on_done = on_done or (lambda done: None)
+    if not jobs:
+        return []
+    results, retry = _pool_round(jobs, min(workers, len(jobs)), grade_fn, on_done)
+    for job in retry:
+        again, failed = _pool_round([job], 1, grade_fn, on_done)
+        results += again
+        for lost in failed:
+            done = record_failure(lost, "grader error: the grading process died on this submission",
+                                  time.monotonic())
+            results.append(done)
+            on_done(done)
+    return results
+
+
+def _pool_round(jobs, workers, grade_fn, on_done):
+    results, broken = [], []
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+        futures = {pool.submit(grade_fn, job): job for job in jobs}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                done = future.result()
+            except BrokenProcessPool:
+                broken.append(job)
+                continue
+            except Exception as exc:  # grade_fn itself raised
+                done = record_failure(job, f"grader error: {type(exc).__name__}: {exc}", time.monotonic())
+            results.append(done)
+            on_done(done)
+    return results, broken
+
+
+def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
+    """(jobs to grade, names skipped as already graded)."""
+    todo, skipped = [], []
+    for name, path in find_submissions(folder, exclude=[out_root]):
+        job = Job(name, path.resolve(), (out_root / name).resolve(), config)
+        (skipped if not force and already_graded(job.out_dir) else todo).append(job)
+    return todo, [job.name for job in skipped]
+
+
+def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
+                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE):
+    """Grade everything under folder, locally or on the Dask scheduler at
+    `address`; returns (Done list, skipped names)."""
+    folder, out_root = Path(folder), Path(out_root)
+    todo, skipped = plan(folder, out_root, force, config)
+    client = None
+    if address and todo:  # reach the scheduler before writing anything
+        client = cluster.connect(address)
+    out_root.mkdir(parents=True, exist_ok=True)
+    book = Gradebook(out_root)
+    book.pending(job.name for job in todo)
+    book.write()
+    progress = Progress(len(todo), stream) if todo else None
+
+    def on_done(done):  # runs in this process only: the single writer of the gradebook
+        if done.graded:
+            book.graded(done.name)
+        else:
+            book.ungraded(done.name, done.error)
+        book.write()
+        progress.update(done)
+
+    if client is not None:
+        results = cluster.run_jobs(client, todo, grade_fn, on_done, patience)
+    else:
+        results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
+    return results, skipped
+
+
+def add_arguments(parser, command):
+    parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
+    parser.add_argument("--out", required=True, help="folder for one result folder per submission "
+                        "and gradebook.csv")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded at once (default: number of cores; ignored with --cluster)")
+    parser.add_argument("--cluster", metavar="tcp://HOST:8786",
+                        help="grade on this Dask scheduler's workers, one task per submission "
+                        "(DIR must be at the same path on every worker)")
+    parser.add_argument("--no-worker-timeout", type=float, default=cluster.PATIENCE, metavar="SECONDS",
+                        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
+                        f"them) once the cluster has had no worker this long (default {cluster.PATIENCE:g})")
+    parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    add_limit_arguments(parser)
+
+
+def _usage_error(args):
+    """One line saying what is wrong with the arguments, or None."""
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        return f"{folder}: not a folder; pass the folder holding one subfolder or .zip per submission"
+    if args.jobs < 1:
+        return f"--jobs {args.jobs}: must be at least 1"
+    out = Path(args.out)
+    if out.resolve() == folder.resolve():
+        return f"--out {out}: is the submissions folder; pass a folder of its own for the results"
+    if (out / GRADEBOOK).is_dir():
+        return f"--out {out}: {GRADEBOOK} there is a folder (left by an older grader); move it away"
+    if not args.no_worker_timeout > 0:
+        return f"--no-worker-timeout {args.no_worker_timeout:g}: must be a positive number of seconds"
+    if args.cluster is not None and "://" not in args.cluster:
+        return f"--cluster {args.cluster}: not a scheduler address; pass e.g. tcp://HOST:8786"
+    try:
+        if not find_submissions(folder, exclude=[args.out]):
+            return f"{folder}: no subfolder or .zip in it; put one per submission there"
+    except ValueError as exc:
+        return f"{folder}: {exc}"
+    return None
+
+
+def run(args, command):
+    problem = _usage_error(args)
+    if problem:
+        print(f"grader grade-batch: {problem}", file=sys.stderr)
+        return 2
+    try:
+        config = config_from_args(args, 1)  # one question at a time: N submissions use N cores
+    except ValueError as exc:
+        print(f"grader grade-batch: {exc}", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    try:
+        results, skipped = grade_batch(args.folder, args.out, args.jobs, args.force, config=config,
+                                       address=args.cluster, patience=args.no_worker_timeout)
+    except cluster.ClusterError as exc:  # the cluster cannot be reached or used
+        print(f"grader grade-batch: {exc}", file=sys.stderr)
+        return 1
+    if skipped:
+        print(f"skipped {len(skipped)} already graded (use --force to regrade them)", file=sys.stderr)
+    failed = [d for d in results if not d.ok]
+    for done in failed:
+        print(f"{done.name}: {done.error}", file=sys.stderr)
+    ungraded = sum(not d.graded for d in results)
+    print(f"graded {len(results) - ungraded} submission(s) in {time.monotonic() - start:.1f} s"
+          f"{f', {len(failed) - ungraded} with a grader error' if len(failed) > ungraded else ''}"
+          f"{f', {ungraded} not graded (run again to retry them)' if ungraded else ''}; "
+          f"gradebook: {Path(args.out) / GRADEBOOK}")
+    return 1 if ungraded else 0

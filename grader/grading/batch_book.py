@@ -1,0 +1,98 @@
+"""OUTDIR/gradebook.csv of a batch: one row per submission, one column per
+question, the total, and the reason for every submission that was not
+graded or that the grader refused or failed on.
+
+Rows are built from each result folder's results.json (so a resumed batch
+keeps the earlier submissions) and kept in memory while a batch runs; the
+file is rewritten atomically after each result, so it is complete up to the
+last submission that finished, whatever stops the batch.
+"""
+import csv
+import io
+import json
+from pathlib import Path
+
+from grader.grading import report
+from grader.grading.grade import write_atomic
+
+GRADEBOOK = "gradebook.csv"
+RESULTS = "results.json"
+PENDING = "not graded yet: the batch is running, or stopped before it (run grade-batch again)"
+
+
+def header() -> list:
+    return [*report.csv_header(), "reason"]
+
+
+def _one_line(text: str) -> str:
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def row_from_results(name: str, doc: dict) -> list:
+    """A gradebook row from a parsed results.json. A submission with no case
+    (refused, or the grader failed) gets its reason from the report's output,
+    whose first line is the score header."""
+    questions = doc.get("extra_data", {}).get("questions", {})
+    scores = [report._fmt(float(questions.get(key, {}).get("score", 0.0))) for key in header()[1:-2]]
+    reason = ""
+    if not doc.get("tests"):
+        reason = _one_line("\n".join(str(doc.get("output", "")).splitlines()[1:])) or "no case was run"
+    return [name, *scores, report._fmt(float(doc.get("score", 0.0))), reason]
+
+
+def ungraded_row(name: str, reason: str) -> list:
+    """No score at all (blank cells, not 0): the submission has no results."""
+    return [name, *([""] * (len(header()) - 2)), _one_line(reason)]
+
+
+def read_row(folder: Path):
+    """The row for a result folder; None if it holds no results.json."""
+    try:
+        text = (folder / RESULTS).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return ungraded_row(folder.name, f"not graded: {RESULTS} unreadable ({exc}); run grade-batch --force")
+    try:
+        return row_from_results(folder.name, json.loads(text))
+    except (ValueError, TypeError, AttributeError) as exc:
+        return ungraded_row(folder.name, f"not graded: {RESULTS} is not valid ({exc}); "
+                                         "run grade-batch again to regrade it")
+
+
+def render(rows: dict) -> str:
+    """The CSV text, rows sorted by submission name (pure)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header())
+    writer.writerows(rows[name] for name in sorted(rows))
+    return buffer.getvalue()
+
+
+class Gradebook:
+    """The rows of one output folder, rewritten to disk as results arrive."""
+
+    def __init__(self, out_root: Path):
+        self.out_root = Path(out_root)
+        self.rows = {}
+        for folder in sorted(p for p in self.out_root.iterdir() if p.is_dir() and not p.is_symlink()):
+            row = read_row(folder)
+            if row is not None:
+                self.rows[folder.name] = row
+
+    def pending(self, names) -> None:
+        for name in names:
+            self.rows[name] = ungraded_row(name, PENDING)
+
+    def graded(self, name: str) -> None:
+        """Take the row from the submission's freshly written results.json."""
+        self.rows[name] = read_row(self.out_root / name) or ungraded_row(
+            name, f"not graded: the grader wrote no {RESULTS}")
+
+    def ungraded(self, name: str, reason: str) -> None:
+        self.rows[name] = ungraded_row(name, reason)
+
+    def write(self) -> Path:
+        path = self.out_root / GRADEBOOK
+        write_atomic(path, render(self.rows))
+        return path

@@ -1,0 +1,103 @@
+"""Expected values: the case workers run on reference/, cached on disk.
+
+The cache key hashes the reference sources, the case code, the worker
+script and the numpy version, so any change to one of them recomputes the
+answers. The cache directory is private to the grader's user (0700): the
+sandbox uid cannot read it. Building also checks the reference itself:
+every case must produce a value, and every analytic gradient must match
+central differences of the reference forward.
+"""
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from grader import REFERENCE, ROOT
+from grader.grading import gradcheck
+from grader.untrusted.cases import CASES, QUESTION, producers
+from grader.untrusted.cases.util import NUMERIC_TOLERANCE
+from grader.grading.submission import STUDENT_FILES
+from grader.grading.outcomes import Budget, read_outcome
+from grader.grading.workers import CASES_DIR, WORKER, run_all
+
+
+class ReferenceError(RuntimeError):
+    """The reference fails its own cases: fix reference/ or the case."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("GRADER_CACHE", ROOT / ".grader-cache"))
+
+
+def cache_key() -> str:
+    digest = hashlib.sha256(np.__version__.encode())
+    sources = sorted((REFERENCE / "python").rglob("*.py")) + [REFERENCE / "apps" / "simple_ml.py"]
+    sources += sorted(CASES_DIR.glob("*.py")) + [WORKER]
+    for path in sources:
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _check_reference(runs):
+    for question, run in runs.items():
+        if run.import_error:
+            raise ReferenceError(f"reference: {run.import_error} ({question})")
+        for name, outcome in run.outcomes.items():
+            if not outcome.ok:
+                raise ReferenceError(f"reference fails {name} ({question}): {outcome.problem or run.problem}")
+    for case in CASES:
+        if case.check != "analytic":
+            continue
+        value = runs[case.question].outcomes[case.value_key].value
+        for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
+            a, n = np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64)
+            check = gradcheck.compare(a, n, k, rtol=NUMERIC_TOLERANCE, atol=NUMERIC_TOLERANCE) \
+                if a.shape == n.shape else None
+            if check is None or not check.ok:
+                detail = f"shape {a.shape} vs {n.shape}" if check is None else \
+                    f"max abs error {check.max_abs_error:.3g} at {check.where}"
+                raise ReferenceError(f"reference gradient {k} of {case.name} differs from central "
+                                     f"differences ({detail}): fix reference/ or the case")
+
+
+def build(config, dest: Path) -> None:
+    """Run the reference's workers and keep their raw output under dest."""
+    files = {rel: REFERENCE / rel for rel in STUDENT_FILES}
+    runs = run_all(files, config, base=REFERENCE, keep_outputs=dest)
+    _check_reference(runs)
+    (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
+
+
+def expected_dir(config) -> Path:
+    """The cache folder for the current key, built if missing."""
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o700)
+    final = root / f"expected-{cache_key()}"
+    if (final / "meta.json").exists():
+        return final
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    try:
+        build(config, tmp)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not (final / "meta.json").exists():  # not a concurrent build that won
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+def load(config) -> dict:
+    """computing case name -> Outcome of the reference."""
+    folder = expected_dir(config)
+    answers = {}
+    for question in QUESTION:
+        budget = Budget(folder / question)
+        answers.update({c.name: read_outcome(budget, c.name) for c in producers(question)})
+    return answers

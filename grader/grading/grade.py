@@ -1,0 +1,208 @@
+"""`grader grade`: grade one submission in the sandbox and write its reports.
+
+grade_submission() is a pure map from a submission path to a Report (no
+shared state), so grade-batch can run it over any executor. The parent only
+compares values the workers wrote; it never imports student code or needle.
+"""
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from grader import HANDOUT, REFERENCE, ROOT, sandbox
+from grader.grading import expected, report
+from grader.untrusted.cases import BEYOND, CASES, CONTRACT, QUESTION
+from grader.grading.checks import check
+from grader.grading.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
+from grader.grading.workers import RunConfig, add_limit_arguments, config_from_args, run_all
+
+NOT_IMPLEMENTED = "NotImplementedError: "
+REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
+EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
+
+
+UNIT = 10_000  # case scores are whole multiples of 1e-4 points, so totals add up exactly
+
+
+def feedback(case, outcome, run):
+    """Why a case has no value, in words a student can act on."""
+    if run.import_error:
+        return f"{case.description}: not run: {run.import_error}"
+    problem = outcome.problem
+    if problem.startswith(NOT_IMPLEMENTED):
+        problem = "not implemented: " + problem[len(NOT_IMPLEMENTED):].replace(": ", " ", 1)
+    if run.problem and problem.startswith("no value"):
+        problem = f"no value: the {case.question} worker stopped ({run.problem})"
+    return f"{case.description}: {problem}"
+
+
+def split_points(points, weights):
+    """Integer units (1e-4 points) per weight, summing exactly to `points`
+    (largest remainder), so Gradescope's test scores add up to the total."""
+    total, whole = sum(weights), points * UNIT
+    shares = [whole * w / total for w in weights]
+    units = [int(s) for s in shares]
+    by_remainder = sorted(range(len(weights)), key=lambda i: units[i] - shares[i])
+    for i in by_remainder[:round(whole - sum(units))]:
+        units[i] += 1
+    return units
+
+
+def max_scores(strict=False):
+    """case name -> its points: each question's points split by weight over
+    its scored cases (advisory cases too when `strict`); advisory ones 0."""
+    out = {}
+    for key, question in QUESTION.items():
+        scored = [c for c in CASES if c.question == key and (strict or not c.advisory)]
+        for c, units in zip(scored, split_points(question.points, [c.weight for c in scored])):
+            out[c.name] = units / UNIT
+    return {c.name: out.get(c.name, 0.0) for c in CASES}
+
+
+def _verdict(case, runs, answers):
+    run = runs[case.question]
+    outcome = run.outcomes[case.value_key]
+    if not outcome.ok:
+        return False, feedback(case, outcome, run)
+    verdict = check(case, answers[case.value_key].value, outcome.value)
+    return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
+
+
+def grade_cases(runs, answers, strict=False):
+    """One CaseResult per registered case, numbered within its question."""
+    results, counters, points = [], {}, max_scores(strict)
+    for case in CASES:
+        kind = "a" if case.advisory else ""
+        counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
+        number = f"{QUESTION[case.question].label}.{kind}{counters[(case.question, kind)]}"
+        passed, output = _verdict(case, runs, answers)
+        contract = BEYOND[case.contract] if case.advisory else CONTRACT[case.contract]
+        blocked = bool(runs[case.question].import_error)
+        results.append(report.CaseResult(case.name, case.question, number,
+                                         points[case.name] if passed else 0.0, points[case.name], passed,
+                                         output, case.hidden, case.advisory, contract, blocked))
+    return tuple(results)
+
+
+def import_notes(runs):
+    """Each distinct import failure once, with the questions it cost."""
+    failures = {}
+    for run in runs.values():
+        if run.import_error:
+            failures.setdefault(run.import_error, []).append(QUESTION[run.question].label)
+    return [f"{error} (costs {', '.join(sorted(labels))})" for error, labels in failures.items()]
+
+
+def _student_files(submission: Path, scratch: Path):
+    if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
+        submission = extract_zip(submission, scratch / "unzipped")
+    elif not submission.is_dir():
+        raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
+                              "a zip of one, or a folder with the three files")
+    located = locate(submission)
+    return {**{rel: HANDOUT / rel for rel in STUDENT_FILES}, **located.files}, located.notes
+
+
+def _security_notes(config: RunConfig) -> tuple:
+    """Refuse a tier that cannot hide our files, unless --insecure (then say so)."""
+    problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, expected.cache_root()])
+    if problem and not config.insecure:
+        raise sandbox.SandboxError(f"sandbox: {problem}: student code could read the reference and the "
+                                   "answers; run as root or where user namespaces work, or pass --insecure")
+    return (f"INSECURE: graded with --insecure: {problem}",) if problem else ()
+
+
+def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Report:
+    """Grade one submission; a bad submission is graded 0 with the reason
+    (`refusal(report)` gives it). `config.score_advisories` scores the
+    advisory cases too (an instructor's choice)."""
+    start, submission = time.monotonic(), Path(submission)
+    warnings = _security_notes(config)
+    with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
+        try:
+            files, notes = _student_files(submission, Path(scratch))
+        except SubmissionError as exc:  # refused: 0, nothing of it runs
+            return report.Report(str(submission), (), report.question_scores(()), REFUSED,
+                                 time.monotonic() - start, (str(exc),))
+        answers = expected.load(config)
+        runs = run_all(files, config)
+    cases = grade_cases(runs, answers, config.score_advisories)
+    tier = next(iter(runs.values())).tier
+    mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
+    return report.Report(str(submission), cases, report.question_scores(cases), tier,
+                         time.monotonic() - start, (*warnings, *notes, *import_notes(runs)), mode=mode)
+
+
+def refusal(rep: report.Report) -> str:
+    """Why the submission could not be read ("" when it was graded)."""
+    return rep.notes[0] if rep.tier == REFUSED and not rep.error and rep.notes else ""
+
+
+def failed_report(submission, reason, elapsed):
+    """Score 0 with the reason, for when the grader itself broke."""
+    return report.Report(str(submission), (), report.question_scores(()), "none", elapsed, (), reason)
+
+
+def write_atomic(path: Path, text: str):
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def write_reports(rep, out_dir: Path):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(out_dir / "results.json", report.gradescope_json(rep))
+    write_atomic(out_dir / "junit.xml", report.junit_xml(rep))
+    write_atomic(out_dir / "report.md", report.markdown(rep))
+
+
+def grade_to(submission, out_dir, config=RunConfig()):
+    """Grade and write the three reports; returns (report, grader_ok)."""
+    start = time.monotonic()
+    try:
+        rep, ok = grade_submission(submission, config), True
+    except Exception as exc:  # the grader broke: still leave a results.json
+        rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
+                                time.monotonic() - start), False
+    write_reports(rep, Path(out_dir))
+    return rep, ok
+
+
+def add_arguments(parser, command):
+    parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
+                        "three student files (omitted: grade the reference and the empty handout)")
+    parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
+    parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
+    add_limit_arguments(parser)
+
+
+def run(args, command):
+    try:
+        config = config_from_args(args, max(1, args.jobs))
+    except ValueError as exc:
+        print(f"grader grade: {exc}", file=sys.stderr)
+        return 2
+    if args.submission is None:  # the demo: 100 for the reference, 0 for the handout
+        targets = [(REFERENCE, Path(args.out) / "reference"), (HANDOUT, Path(args.out) / "handout")]
+    elif not Path(args.submission).exists():
+        print(f"grader grade: {args.submission}: no such file or folder", file=sys.stderr)
+        return 2
+    else:
+        targets = [(Path(args.submission), Path(args.out))]
+    status = 0
+    for submission, out in targets:
+        rep, ok = grade_to(submission, out, config)
+        if refusal(rep):
+            print(f"grader grade: {refusal(rep)} (results in {out}/results.json)", file=sys.stderr)
+            status = max(status, EXIT_REFUSED)
+            continue
+        print(f"{submission}: {report._fmt(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
+              f"{rep.execution_time:.1f} s, reports in {out}/)")
+        print(report.score_table(rep))
+        if not ok:
+            print(rep.error, file=sys.stderr)
+            status = 1 if status != EXIT_REFUSED else status
+    return status

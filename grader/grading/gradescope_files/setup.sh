@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root on its Ubuntu image, from the unzipped
+# bundle (/autograder/source): system packages, a virtualenv with the
+# grader, MNIST, and the reference's expected answers computed up front so
+# that no submission pays for them.
+set -euo pipefail
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export DEBIAN_FRONTEND=noninteractive
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+apt-get update -q
+apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap
+
+python3 -m venv "$SRC/.venv"
+"$SRC/.venv/bin/pip" install --quiet --upgrade pip
+# Editable: the grader finds reference/, handout/ and data/ beside its package.
+"$SRC/.venv/bin/pip" install --quiet -e "$SRC"
+
+cd "$SRC"
+"$SRC/.venv/bin/python" reference/tools/fetch_mnist.py data
+"$SRC/.venv/bin/python" -c "from grader.grading import expected; from grader.grading.workers import RunConfig; \
+print('expected answers in', expected.expected_dir(RunConfig()))"
+
+# Student code runs as a sandbox uid of its own. Where neither namespaces
+# nor Landlock can hide this folder (root without CAP_SYS_ADMIN on an older
+# kernel), its modes must: only root may enter it (the workers need nothing
+# in it: they run a copied interpreter from /var/tmp).
+chmod 0750 "$SRC"

@@ -1,0 +1,195 @@
+"""Grading results and their renderings.
+
+`Report` holds one `CaseResult` per graded case; each writer below is a pure
+function of a Report (golden-tested): Gradescope results.json, JUnit XML,
+Markdown, and a gradebook CSV row.
+"""
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+from pathlib import PurePath
+
+from grader.untrusted.cases import QUESTIONS
+
+CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
+STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
+MODE_NOTES = {
+    CONTRACT_MODE: "scored on the course's contract; checks beyond it are listed apart and carry no points",
+    STRICT_MODE: "strict: checks beyond the course's contract are scored too (instructor's choice)",
+}
+ADVISORY_TITLE = "Beyond the assignment (no points)"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    question: str
+    number: str           # "Q2.5": question label and position ("Q2.a1" for an advisory case)
+    score: float
+    max_score: float
+    passed: bool
+    output: str           # feedback; never the expected value of a hidden case
+    hidden: bool
+    advisory: bool = False
+    contract: str = ""    # the contract line the case checks (or goes beyond)
+    blocked: bool = False  # not run: its question's worker could not import the submission
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    key: str
+    label: str
+    score: float
+    max_score: float
+    passed: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Report:
+    submission: str
+    cases: tuple
+    questions: tuple
+    tier: str
+    execution_time: float
+    notes: tuple = field(default=())
+    error: str = ""       # set when the grader itself failed
+    mode: str = CONTRACT_MODE
+
+    @property
+    def score(self):
+        return round(sum(q.score for q in self.questions), 4)
+
+    @property
+    def max_score(self):
+        return sum(q.points for q in QUESTIONS)
+
+
+def question_scores(cases):
+    """Per-question totals of the scored cases (max_score > 0). Case scores
+    are multiples of 1e-4 (see grade.py), so the sums are exact."""
+    scores = []
+    for q in QUESTIONS:
+        mine = [c for c in cases if c.question == q.key and c.max_score > 0]
+        scores.append(QuestionScore(q.key, q.label, round(sum(c.score for c in mine), 4), q.points,
+                                    sum(c.passed for c in mine), len(mine)))
+    return tuple(scores)
+
+
+def _fmt(x):
+    return f"{x:g}" if x == int(x) else f"{x:.2f}"
+
+
+def _gradescope_output(c):
+    lines = [f"{ADVISORY_TITLE}: {c.output}" if c.advisory and c.max_score == 0 else c.output]
+    if c.contract:
+        lines.append(f"{'Goes beyond' if c.advisory else 'Contract'}: {c.contract}")
+    return "\n".join(lines)
+
+
+def gradescope_json(report):
+    """Gradescope's results.json schema (one test per case)."""
+    header = f"needle hw1: {_fmt(report.score)} / {report.max_score} (sandbox: {report.tier})"
+    doc = {
+        "score": report.score,
+        "execution_time": round(report.execution_time, 2),
+        "output": "\n".join([header, "Scoring: " + MODE_NOTES[report.mode], *report.notes,
+                             *([report.error] if report.error else [])]),
+        "tests": [{
+            "name": c.name,
+            "number": c.number,
+            "score": round(c.score, 4),
+            "max_score": round(c.max_score, 4),
+            "status": "passed" if c.passed else "failed",
+            "output": _gradescope_output(c),
+            "visibility": "after_published" if c.hidden else "visible",
+        } for c in report.cases],
+        "extra_data": {
+            "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
+            "sandbox_tier": report.tier,
+            "scoring": report.mode,
+        },
+    }
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def junit_xml(report):
+    suite = ET.Element("testsuite", name="needle-hw1", tests=str(len(report.cases)),
+                       failures=str(sum(not c.passed for c in report.cases)),
+                       time=f"{report.execution_time:.2f}")
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
+    ET.SubElement(props, "property", name="score", value=_fmt(report.score))
+    for c in report.cases:
+        tc = ET.SubElement(suite, "testcase", classname=f"hw1.{c.question}", name=c.name)
+        if not c.passed:
+            ET.SubElement(tc, "failure", message=c.output.splitlines()[0] if c.output else "failed").text = c.output
+    if report.error:
+        ET.SubElement(suite, "system-err").text = report.error
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+def score_table(report):
+    """The per-question table printed by `grader grade`, Markdown-compatible."""
+    lines = ["| question | cases passed | points |", "|---|---|---|"]
+    for q in report.questions:
+        lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {_fmt(q.score)}/{q.max_score} |")
+    lines.append(f"| total | {sum(q.passed for q in report.questions)}/{sum(q.total for q in report.questions)} "
+                 f"| {_fmt(report.score)}/{report.max_score} |")
+    advisories = [c for c in report.cases if c.advisory]
+    if advisories:
+        lines.append(f"\n{ADVISORY_TITLE}: {sum(c.passed for c in advisories)}/{len(advisories)} cases passed.")
+    return "\n".join(lines) + "\n"
+
+
+def _case_lines(c):
+    lines = [f"- **{c.name}** ({c.number}): {c.output}"]
+    if c.contract:
+        lines.append(f"  - {'goes beyond' if c.advisory else 'contract'}: {c.contract}")
+    return lines
+
+
+def _question_section(report, q):
+    """A question's failures: scored ones (they cost points) only; advisories come last."""
+    failed = [c for c in report.cases if c.question == q.key and not c.passed and c.max_score > 0]
+    if not failed:
+        return []
+    lines = [f"## {q.label} {q.key}: {_fmt(q.score)}/{q.max_score} points\n"]
+    blocked = [c for c in failed if c.blocked]
+    if blocked:  # the import failure is in the notes above: said once, not once per case
+        lines.append(f"- {len(blocked)} cases not run: the submission could not be imported (see above)")
+    for c in failed:
+        if not c.blocked:
+            lines += _case_lines(c)
+    return lines + [""]
+
+
+def markdown(report):
+    """The student's report: table, then each question's scored failures, then advisories."""
+    parts = [f"# needle hw1: {_fmt(report.score)} / {report.max_score}\n",
+             f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
+             f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n"]
+    parts += [f"> {note}\n" for note in report.notes]
+    if report.error:
+        parts.append(f"**Grader error:** {report.error}\n")
+    parts.append(score_table(report))
+    for q in report.questions:
+        parts += _question_section(report, q)
+    beyond = [c for c in report.cases if c.advisory and not c.passed and c.max_score == 0 and not c.blocked]
+    if beyond:
+        parts.append(f"## {ADVISORY_TITLE}\n")
+        parts.append("These go past what the course's handout promises. They cost nothing, but "
+                     "fixing them makes your library sturdier.\n")
+        for c in beyond:
+            parts += _case_lines(c)
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def csv_header():
+    return ["submission", *(q.key for q in QUESTIONS), "total"]
+
+
+def csv_row(report):
+    return [report.submission, *(_fmt(q.score) for q in report.questions), _fmt(report.score)]

@@ -1,0 +1,145 @@
+"""Run the case workers for one library copy, one sandboxed process per
+question, and collect their outcomes.
+
+The same path serves the reference (expected values) and submissions: a
+fresh copy of the pristine handout with the library files overlaid (the
+worker's working directory, with MNIST read-only in its data/), the worker
+script and a copy of the cases package in a folder of their own, and a
+control group per submission so that concurrent submissions share the CPU
+fairly. The parent never imports the library.
+"""
+import os
+import shutil
+import stat
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import DATA, HANDOUT, ROOT, sandbox
+from grader.untrusted.cases import QUESTION, producers
+from grader.grading.outcomes import Budget, read_import_error, read_outcome
+
+CASES_DIR = ROOT / "grader" / "untrusted" / "cases"
+WORKER = ROOT / "grader" / "untrusted" / "worker.py"
+# Longest first; the others fill the second core while Q6 runs.
+RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute_gradient", "topo_sort")
+
+
+# Memory is what a run's processes really use, together (a control group;
+# address space, at twice that, only where no group can be made). Q6 holds
+# the MNIST training set (the reference peaks near 480 MB resident; correct
+# solutions up to 1.5 GB) and gets twice the others' limit; Q5 reads only the
+# test set (~100 MB), the others need about 60 MB.
+def _default_limits(memory_mb=1024, seconds=60):
+    small = sandbox.Limits(memory_mb=memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
+    big = sandbox.Limits(memory_mb=2 * memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
+    return {q: big if q == "nn_epoch_ndl" else small for q in QUESTION}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    jobs: int = 2                 # questions run at once (2 cores here)
+    tier: str | None = None       # None: the strongest tier the machine allows
+    insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
+    limits: dict = field(default_factory=_default_limits)
+    score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
+
+
+def add_limit_arguments(parser):
+    """The sandbox options shared by `grade` and `grade-batch`."""
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="wall-clock and CPU seconds per question (default 60)")
+    parser.add_argument("--memory-mb", type=int, default=1024,
+                        help="memory in use by all of one question's processes, in MB; Q6 gets twice "
+                        "(default 1024)")
+    parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="grade even where the sandbox cannot hide the reference and answers from "
+                        "student code (a non-root user without user namespaces); the report says so")
+    parser.add_argument("--score-advisories", action="store_true",
+                        help="also score the checks beyond the course's contract (default: listed, no points)")
+
+
+def config_from_args(args, jobs):
+    if args.timeout <= 0 or args.memory_mb < 128:
+        raise ValueError("--timeout must be positive and --memory-mb at least 128")
+    return RunConfig(jobs=jobs, tier=args.tier, limits=_default_limits(args.memory_mb, args.timeout),
+                     insecure=args.insecure, score_advisories=args.score_advisories)
+
+
+@dataclass(frozen=True)
+class QuestionRun:
+    question: str
+    outcomes: dict                # computing case name -> Outcome
+    problem: str                  # "" or why the worker ended badly (timeout, crash, ...)
+    log: str
+    tier: str
+    import_error: str = ""        # "" or why the library could not be imported
+
+
+def build_copy(base: Path, files: dict, dest: Path) -> Path:
+    """The library copy a worker runs in: `base`'s python/ and apps/ with
+    `files` (handout-relative path -> source) overlaid. The sandbox copies it
+    again, regular files only, for each run, and adds data/."""
+    for sub in ("python", "apps"):
+        if not (base / sub).is_dir():
+            raise FileNotFoundError(f"{base / sub}: missing; the grader builds each submission's copy "
+                                    f"from the pristine handout: run `make handout`")
+    for sub in ("python", "apps"):
+        shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for rel, src in files.items():
+        _copy_nofollow(Path(src), dest / rel)
+    return dest
+
+
+def _copy_nofollow(src: Path, dest: Path) -> None:
+    """Copy a student file only if it is still a plain file (not a link swapped in since it was checked)."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{src}: not a regular file")
+        dest.write_bytes(f.read())
+
+
+def build_runner(dest: Path) -> Path:
+    dest.mkdir()
+    shutil.copyfile(WORKER, dest / "worker_boot.py")
+    shutil.copytree(CASES_DIR, dest / "hw1_cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def run_question(question, copy_dir, runner, out_parent, config, keep=None, group=None) -> QuestionRun:
+    out_dir = sandbox.make_out_dir(out_parent)
+    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
+                         student_dir=copy_dir, out_dir=out_dir, shared={"data": DATA},
+                         limits=config.limits[question], tier=config.tier, group=group)
+    budget = Budget(out_dir)
+    import_error = read_import_error(budget)
+    outcomes = {c.name: read_outcome(budget, c.name) for c in producers(question)}
+    if keep is not None:
+        shutil.move(out_dir, keep / question)
+    else:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return QuestionRun(question, outcomes, result.reason, result.log, result.tier, import_error)
+
+
+def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=RUN_ORDER,
+            keep_outputs: Path | None = None) -> dict:
+    """question -> QuestionRun for the library made of `base` + `files`;
+    with keep_outputs, each question's raw worker output is moved there."""
+    # One control group per submission: concurrent submissions share the CPU
+    # fairly, however many processes one of them starts.
+    group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+            tmp = Path(tmp)
+            copy_dir = build_copy(base or HANDOUT, files, tmp / "copy")
+            runner = build_runner(tmp / "runner")
+            with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
+                futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, keep_outputs, group)
+                           for q in questions}
+                return {q: f.result() for q, f in futures.items()}
+    finally:
+        if group is not None:
+            group.remove()

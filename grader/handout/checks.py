@@ -1,0 +1,159 @@
+"""Run the public tests against variants of the handout, and judge them.
+
+Variants, each built in a scratch directory with the same builder:
+- nothing stripped (the reference): every public test passes;
+- everything stripped (the handout): it imports, and every test fails with
+  NotImplementedError (never ImportError, SyntaxError, NameError...);
+- only question Q stripped, for each Q: every test of Q fails with
+  NotImplementedError naming Q. This proves each test reaches its own
+  question's code, which the full handout cannot show (Q4's tests stop at
+  the Q3 stub first, since autograd calls find_topo_sort before the Q4 block).
+
+pytest runs in subprocesses (two at a time, one BLAS thread each); results
+come back as JUnit XML.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.handout.build import HandoutError, build_tree
+
+# Question -> the `-k` keyword its tests carry.
+QUESTIONS = {"Q1": "forward", "Q2": "backward", "Q3": "topo_sort",
+             "Q4": "compute_gradient", "Q5": "softmax_loss_ndl", "Q6": "nn_epoch_ndl"}
+TEST_DIR = "tests/hw1"
+NOT_IMPLEMENTED_RE = re.compile(r"^NotImplementedError: (Q\d+): ")
+PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str      # test name as pytest reports it, e.g. test_op_forward[log]
+    status: str    # passed, failed, error, skipped
+    message: str   # first line of the failure, "" if passed
+
+
+def question_of(name: str) -> list[str]:
+    """The questions whose keyword the test function's name contains."""
+    function = name.split("[", 1)[0]
+    return [q for q, keyword in QUESTIONS.items() if keyword in function]
+
+
+def _parse_junit(path: Path) -> list[Outcome]:
+    outcomes = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        status, message = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                status = "failed" if child.tag == "failure" else child.tag
+                message = (child.get("message") or child.text or "").strip().splitlines()[:1]
+                message = message[0] if message else ""
+        outcomes.append(Outcome(case.get("name", "?"), status, message))
+    return outcomes
+
+
+def _env() -> dict:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)  # only the handout's own files may be importable
+    return env
+
+
+def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
+    """Run the public tests in `root` (a handout tree); return every outcome."""
+    xml = root / ".junit.xml"
+    cmd = [sys.executable, "-m", "pytest", TEST_DIR, "-q", "-p", "no:cacheprovider",
+           f"--junitxml={xml}"] + (["-k", keyword] if keyword else [])
+    env = _env()
+    try:
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
+                              timeout=PYTEST_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise HandoutError(f"{root}: the public tests took over {PYTEST_TIMEOUT} s; "
+                           "look for an endless loop in the reference or the tests") from None
+    if not xml.exists():
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+        raise HandoutError(f"{root}: pytest produced no report (exit {proc.returncode}): "
+                           + " | ".join(tail))
+    return _parse_junit(xml)
+
+
+IMPORT_CHECK = "import sys; sys.path += ['python', 'apps']; import needle, simple_ml"
+
+
+def import_problems(root: Path, label: str) -> list[str]:
+    """The handout must import from its root as the course does it."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_CHECK], cwd=root, capture_output=True,
+                          text=True, timeout=PYTEST_TIMEOUT, env=_env())
+    if proc.returncode == 0:
+        return []
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    return [f"{label}: `import needle, simple_ml` fails from the handout root: {last}"]
+
+
+def _variant(src: Path, scratch: Path, name: str, strip, data: Path) -> Path:
+    root = scratch / name
+    root.mkdir()
+    build_tree(src, root, strip_questions=strip)
+    (root / "data").symlink_to(data, target_is_directory=True)
+    return root
+
+
+def _naming_problems(outcomes, where) -> list[str]:
+    problems = []
+    for o in outcomes:
+        if o.status != "error" and len(question_of(o.name)) != 1:
+            problems.append(f"{where}::{o.name}: the name must contain exactly one of "
+                            + ", ".join(QUESTIONS.values()))
+    seen = {q for o in outcomes for q in question_of(o.name)}
+    problems += [f"{where}: no public test for {q} ({k})" for q, k in QUESTIONS.items() if q not in seen]
+    return problems
+
+
+def _judge(label, where, outcomes, want) -> list[str]:
+    """Problems with one run. want: 'pass', 'any-question' or a question like 'Q2'."""
+    problems = []
+    if not outcomes:
+        return [f"{where}: no tests ran in the {label}"]
+    for o in outcomes:
+        match = NOT_IMPLEMENTED_RE.match(o.message)
+        if want == "pass":
+            ok = o.status == "passed"
+        else:
+            ok = o.status == "failed" and match and want in ("any-question", match.group(1))
+        if not ok:
+            expected = "pass" if want == "pass" else (
+                "fail with NotImplementedError" + ("" if want == "any-question" else f" naming {want}"))
+            problems.append(f"{where}::{o.name}: should {expected} in the {label}, "
+                            f"got {o.status}" + (f": {o.message}" if o.message else ""))
+    return problems
+
+
+def check_public_tests(src: Path, questions=tuple(QUESTIONS)) -> list[str]:
+    """Build the variants, run the public tests, return every problem found.
+
+    questions: the one-question variants to run (all by default).
+    """
+    data = (src / "data").resolve()
+    if not data.is_dir():
+        return [f"{src}/data: MNIST is missing (run `make data`); the public tests read it"]
+    where = f"{src.as_posix()}/{TEST_DIR}"
+    plans = [("reference", frozenset(), None, "pass"), ("handout", None, None, "any-question")]
+    plans += [(f"handout with only {q} stripped", frozenset({q}), QUESTIONS[q], q) for q in questions]
+    with tempfile.TemporaryDirectory(prefix="handout-checks-") as tmp:
+        roots = [_variant(src, Path(tmp), f"v{i}", strip, data) for i, (_, strip, _, _) in enumerate(plans)]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = list(pool.map(run_pytest, roots, [p[2] for p in plans]))
+        problems = import_problems(roots[1], "handout")
+    problems += _naming_problems(runs[0], where)
+    for (label, _, _, want), outcomes in zip(plans, runs):
+        problems += _judge(label, where, outcomes, want)
+    return problems

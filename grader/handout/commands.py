@@ -1,0 +1,168 @@
+"""`grader handout SRC DEST` and `grader check-handout SRC DEST`.
+
+handout: refresh the reference's copies of grader files (MIRRORS), build
+the student handout from the reference into a temporary
+directory next to DEST, check it (no leaked solution line, the public tests
+fail with NotImplementedError in the handout and pass on the reference),
+then swap it in. On any error DEST is left as it was.
+
+check-handout: build into a temporary directory and list the files where
+the committed DEST differs (content or executable bit, missing, extra), and
+the reference's copies of grader files (MIRRORS) that are out of date.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.handout.build import Built, HandoutError, build_tree
+from grader.handout.manifest import mirror_paths
+from grader.handout.checks import check_public_tests
+from grader.handout.leaks import find_leaks
+from grader.handout.markers import MarkerError
+
+# Local, git-ignored state of a handout a person ran `make test` in: kept
+# across rebuilds and ignored when comparing.
+LOCAL_STATE = (".venv", "data")
+IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
+
+STALE = "{dest}: stale, run `make handout` and commit it; differing files:"
+
+
+def add_arguments(parser, command):
+    parser.add_argument("src", help="the reference directory, e.g. reference")
+    parser.add_argument("dest", help="the handout directory, e.g. handout")
+    if command == "handout":
+        parser.add_argument("--skip-tests", action="store_true",
+                            help="skip running the public tests (leak check still runs)")
+
+
+def build_checked(src: Path, out: Path, *, run_tests: bool, label: str) -> Built:
+    """Build into `out`; raise HandoutError on leaks or failing test checks.
+
+    label: how messages name the handout (DEST as the user typed it).
+    """
+    built = build_tree(src, out)
+    leaks = find_leaks(out, list(built.secrets), label=label)
+    if leaks:
+        raise HandoutError("\n".join(str(leak) for leak in leaks))
+    if run_tests:
+        problems = check_public_tests(src)
+        if problems:
+            raise HandoutError("\n".join(problems))
+    return built
+
+
+def _swap(new: Path, dest: Path):
+    """Put `new` at `dest`; the old tree goes only once the new one is in place."""
+    if not dest.exists():
+        os.rename(new, dest)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{dest.name}-old-", dir=dest.parent)) / dest.name
+    os.rename(dest, old)
+    try:
+        os.rename(new, dest)
+    except OSError:
+        os.rename(old, dest)
+        raise
+    for name in LOCAL_STATE:
+        if (old / name).exists() and not (dest / name).exists():
+            os.rename(old / name, dest / name)
+    shutil.rmtree(old.parent)
+
+
+def stale_mirrors(src: Path) -> list[tuple[Path, Path]]:
+    """(reference copy, grader original) pairs whose bytes differ."""
+    return [(copy, original) for copy, original in mirror_paths(src)
+            if not copy.is_file() or copy.read_bytes() != original.read_bytes()]
+
+
+def sync_mirrors(src: Path) -> list[Path]:
+    """Refresh the reference's copies of grader files, atomically; the paths written."""
+    written = []
+    for copy, original in stale_mirrors(src):
+        tmp = copy.with_name(f".{copy.name}.tmp")
+        if copy.is_symlink():
+            copy.unlink()  # an older layout linked it; a copy of the folder lost it
+        shutil.copyfile(original, tmp)
+        os.replace(tmp, copy)
+        written.append(copy)
+    return written
+
+
+def make_handout(src: Path, dest: Path, *, run_tests: bool = True) -> Built:
+    for path in sync_mirrors(src):
+        print(f"{path}: refreshed from grader/untrusted/{path.name}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
+    try:
+        built = build_checked(src, tmp / dest.name, run_tests=run_tests, label=dest.as_posix())
+        _swap(tmp / dest.name, dest)
+        return built
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class FileState:
+    data: bytes
+    executable: bool
+
+
+def snapshot(root: Path) -> dict[str, FileState]:
+    """Every file of a handout tree, minus caches and local state."""
+    files = {}
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in LOCAL_STATE or IGNORED_NAMES.intersection(rel.parts):
+            continue
+        if path.is_file():
+            files[rel.as_posix()] = FileState(path.read_bytes(), bool(path.stat().st_mode & 0o100))
+    return files
+
+
+def differences(src: Path, dest: Path) -> list[str]:
+    """Handout paths where `dest` differs from a fresh build of `src`."""
+    with tempfile.TemporaryDirectory(prefix="check-handout-") as tmp:
+        build_checked(src, Path(tmp) / "handout", run_tests=False, label=dest.as_posix())
+        fresh = snapshot(Path(tmp) / "handout")
+    committed = snapshot(dest) if dest.is_dir() else {}
+    out = []
+    for rel in sorted(set(fresh) | set(committed)):
+        if rel not in committed:
+            out.append(f"{rel} (missing)")
+        elif rel not in fresh:
+            out.append(f"{rel} (not generated: remove it)")
+        elif fresh[rel] != committed[rel]:
+            out.append(rel)
+    return out
+
+
+def run(args, command) -> int:
+    src, dest = Path(args.src), Path(args.dest)
+    if not src.is_dir():
+        print(f"{src}: not a directory (usage: grader {command} SRC DEST)", file=sys.stderr)
+        return 2
+    try:
+        if command == "check-handout":
+            stale = differences(src, dest) + [f"{copy} (differs from grader/untrusted/{original.name})"
+                                              for copy, original in stale_mirrors(src)]
+            if stale:
+                print(STALE.format(dest=dest), *stale, sep="\n  ", file=sys.stderr)
+                return 1
+            print(f"{dest}: up to date")
+            return 0
+        built = make_handout(src, dest, run_tests=not args.skip_tests)
+    except (HandoutError, MarkerError) as e:
+        print(e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{e.filename or dest}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"{dest}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
+          "solution blocks stripped, no leak" + ("" if args.skip_tests else ", public tests checked"))
+    return 0

@@ -1,0 +1,299 @@
+"""Run one untrusted Python worker and report what happened.
+
+Generic: knows nothing about needle. The parent calls `run(script, args,
+student_dir=..., out_dir=..., shared=..., limits=...)`; the worker runs as
+`python -I script args...` from a copy of the interpreter and numpy
+(sandbox_env), in a per-run stage of copies (regular files only), under a
+uid of its own (root) or a user namespace, with rlimits, a control group
+per run (memory by real use, pids) inside the submission's (fair CPU), a
+wall-clock timeout that kills its whole process tree, stdout+stderr captured
+to a capped log, and Landlock (where the kernel has it) limiting its file
+access to what it was given. Only plain files in its output folder come
+back; the parent reads them with `read_npy_safe` / `read_json_safe`.
+
+The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
+"rlimit" (see sandbox_launch); every RunResult records it, and
+`security_problem(tier)` says when a tier cannot keep our files from the
+student (then grade only on request: --insecure).
+
+`run` may be called from several threads or processes at once: each run
+claims its own uid; the child setup before exec takes no locks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.sandbox import launch as launch
+from grader.sandbox.cgroup import Group
+from grader.sandbox.env import collect_out, environment, make_stage, remove_stage, shared_copy
+from grader.sandbox.io import read_json_safe, read_npy_safe
+from grader.sandbox.result import RunResult, make_result
+from grader.sandbox.security import landlock_abi, security_problem
+from grader.sandbox.procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files,
+                                  uid_task_count)
+
+__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
+           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group"]
+
+TIERS = ("bwrap", "unshare", "rlimit")
+_SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
+         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made")
+# One line per tier for reports: what the worker was up against.
+TIER_NOTES = {
+    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID namespace, "
+             "a uid of its own (root) or a user namespace, Landlock where the kernel has it",
+    "unshare": "unshare: " + _SEES + "; no network, own PID namespace; as root a uid of its own and every "
+               "private folder hidden by mounts, else Landlock alone",
+    "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
+              "limited to the above, TCP blocked), else file modes; no PID namespace: host processes visible",
+}
+OUT = "@out@"  # an argument standing for the output folder as the worker sees it
+MB = 1 << 20
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+}
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (not the worker): no tier works, a process survived, ..."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run limits. Measured here: importing numpy (one OpenBLAS thread)
+    takes about 30 MB resident; parsing MNIST and a plain-numpy nn_epoch 470 MB."""
+    memory_mb: int = 1024         # resident memory of all the run's processes (cgroup), else 2x as RLIMIT_AS
+    cpu_seconds: int = 60         # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+    wall_seconds: float = 60.0    # wall clock, then the whole tree is killed
+    file_size_mb: int = 64        # RLIMIT_FSIZE: any one file the worker writes
+    open_files: int = 128         # RLIMIT_NOFILE
+    processes: int = 32           # pids in the run's group, and RLIMIT_NPROC for its uid
+    log_bytes: int = 256 * 1024   # stdout+stderr kept; the rest is read and dropped
+    out_dir_mb: int = 256         # total size of out_dir, checked while running
+    out_dir_files: int = 1000     # entries in out_dir
+    tmp_mb: int = 64              # the writable working directory (and the private /tmp in bwrap)
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"sandbox: Limits.{name} must be a positive number, not {value!r}")
+
+
+# ---------------------------------------------------------------- helpers for callers
+
+def make_out_dir(parent: Path | None = None) -> Path:
+    """A fresh, empty, private folder for a run's values (any path will do:
+    the worker writes to its stage, and its files are moved here after)."""
+    path = Path(tempfile.mkdtemp(prefix="sandbox-out-", dir=parent))
+    path.chmod(0o700)
+    return path
+
+
+# ---------------------------------------------------------------- run
+
+def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shared: dict | None = None,
+        limits: Limits = Limits(), tier: str | None = None, group=None) -> RunResult:
+    """Run `python -I script args...` in the sandbox; wait, kill, report.
+
+    The worker sees a copy of `student_dir` (regular files only) as its
+    working directory, writable up to Limits.tmp_mb; a copy of the script's
+    folder; each `shared` folder read-only in the working directory under its
+    name; and its output folder: an argument equal to `out_dir` (or OUT), or
+    a path in it, is replaced by the path the worker sees. When this returns, no process the
+    worker started is alive, and the plain files it wrote to its output
+    folder are in `out_dir` (read them with read_npy_safe/read_json_safe).
+    `group`: the submission's control group (Group), for fair CPU.
+    """
+    tier = tier or probe()
+    if tier not in TIERS:
+        raise ValueError(f"sandbox: unknown tier {tier!r}; use one of {', '.join(TIERS)}")
+    script, student_dir, out_dir = (Path(p).resolve() for p in (script, student_dir, out_dir))
+    shared = {name: Path(p).resolve() for name, p in (shared or {}).items()}
+    for path in (script, student_dir, out_dir, *shared.values()):
+        if not path.exists():
+            raise ValueError(f"sandbox: {path} does not exist")
+    if any(out_dir.iterdir()):  # a stale value must never pass for this worker's
+        raise ValueError(f"sandbox: out_dir {out_dir} is not empty; use a fresh sandbox.make_out_dir()")
+    env = environment()
+    shared = {name: shared_copy(p) for name, p in shared.items()}
+    with claim_uid() as slot:
+        dedicated = slot.uid != os.getuid()
+        if dedicated:
+            _reset_uid(slot.uid)
+        stage = make_stage(slot.uid, script.parent, student_dir)
+        view = launch.View(env, stage / "runner", stage / "submission", stage / "out", shared, tier == "bwrap")
+        # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
+        cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
+        popen = None
+        try:
+            if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
+                for name, path in shared.items():
+                    (view.host_cwd / name).symlink_to(path)
+            argv = [_map_out(str(a), out_dir, view.out) for a in args]
+            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg)
+            return _supervise(popen, tier, slot.uid if dedicated else None, view, limits, cg)
+        finally:
+            _teardown(popen, slot.uid if dedicated else None, cg)
+            collect_out(stage / "out", out_dir)
+            remove_stage(stage)
+
+
+def _map_out(arg: str, out_dir: Path, seen: str) -> str:
+    """OUT, out_dir, or a path in it, as the worker sees it."""
+    for prefix in (OUT, str(out_dir)):
+        if arg == prefix or arg.startswith(prefix + "/"):
+            return seen + arg[len(prefix):]
+    return arg
+
+
+def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
+    """Whatever happened (an exception included): kill, reap, remove the group."""
+    if cg is not None:
+        cg.kill_all()
+    if popen is not None and popen.returncode is None:
+        kill_group(popen.pid)
+        popen.wait()
+    if uid is not None:
+        _reset_uid(uid)
+    if cg is not None:
+        cg.remove()
+
+
+def _reset_uid(uid: int) -> None:
+    """No process or temp file of this uid may outlive (or predate) a run."""
+    survivors = kill_uid(uid)
+    if survivors:
+        raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
+    remove_uid_files(uid)
+
+
+def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
+    nproc = limits.processes
+    if uid == os.getuid() and uid != 0:
+        nproc += uid_task_count(uid)  # RLIMIT_NPROC counts every task of our uid, not the run's
+    # With a memory group, use is what counts; address space only stops the absurd.
+    address_space = (limits.memory_mb * (8 if cgroup else 2)) * MB
+    return {
+        resource.RLIMIT_AS: (address_space,) * 2,
+        resource.RLIMIT_CPU: (limits.cpu_seconds, limits.cpu_seconds + 1),
+        resource.RLIMIT_FSIZE: (limits.file_size_mb * MB,) * 2,
+        resource.RLIMIT_NOFILE: (limits.open_files,) * 2,
+        resource.RLIMIT_NPROC: (nproc,) * 2,
+        resource.RLIMIT_CORE: (0, 0),  # no core dumps filling the disk
+    }
+
+
+def _start(tier, uid, view, script_name, args, limits, cg) -> subprocess.Popen:
+    """Start the worker (and its namespace wrappers) in a new session."""
+    spec = view.landlock_spec(required=landlock_abi() > 0)
+    cmd = [f"{view.env}/bin/python3", "-I", f"{view.env}/entry.py", json.dumps(spec),
+           f"{view.runner}/{script_name}", *args]
+    env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
+    root = os.geteuid() == 0
+    tmp_bytes = limits.tmp_mb * MB
+    hide, expose = [], []
+    if tier == "bwrap":
+        argv = launch.bwrap_argv(cmd, uid=uid, view=view, tmp_bytes=tmp_bytes)
+        env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
+        at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
+        argv = argv[:at] + env_args + argv[at:]
+        drop_uid = None  # setpriv inside the sandbox drops it
+    else:
+        if root:
+            hide = launch.private_dirs()
+            expose = [(view.host_env, False), (view.host_runner, False), (view.host_cwd, True),
+                      (view.host_out, True), *[(p, False) for p in view.shared.values()]]
+        argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
+        drop_uid = uid if (root and tier == "rlimit") else None
+    setup = launch.child_setup(limits=_rlimits(limits, uid, cg is not None), uid=drop_uid, chdir=view.host_cwd,
+                               hide=hide, expose=expose, tmp_bytes=tmp_bytes,
+                               cgroup_files=cg.procs_files() if cg else ())
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=env, start_new_session=True, preexec_fn=setup)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
+
+
+def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits: Limits, cg) -> RunResult:
+    """Pump the log, enforce wall time and folder sizes, then kill everything."""
+    log = CappedLog(popen.stdout.fileno(), limits.log_bytes)
+    start = time.monotonic()
+    reason, next_check = "", start
+    # Outside bwrap the working directory is no tmpfs: its size is checked like out/.
+    scratch = None if tier == "bwrap" else dir_usage(view.host_cwd, 100_000)[0] + limits.tmp_mb * MB
+    while popen.poll() is None:
+        if log.closed:  # output closed: wait on the process instead of the pipe
+            try:
+                popen.wait(0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        log.pump(0.05)
+        now = time.monotonic()
+        if now - start > limits.wall_seconds:
+            reason = f"timeout after {limits.wall_seconds:g} s"
+            break
+        if now >= next_check:
+            reason = _folder_problem(view, limits, scratch)
+            next_check = now + 0.05  # the overshoot is what the worker writes in this time
+            if reason:
+                break
+    wall = time.monotonic() - start
+    if cg is not None:
+        cg.kill_all()
+    kill_group(popen.pid)
+    if uid is not None:
+        _reset_uid(uid)  # before draining: a daemon may hold the pipe
+    popen.wait()
+    log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
+    log.close()
+    popen.stdout.close()
+    if not reason and cg is not None and cg.oom_killed():
+        reason = f"memory limit ({limits.memory_mb} MB for all the worker's processes together): killed"
+    elif not reason and popen.returncode and cg is not None and cg.pids_exhausted():
+        reason = f"process limit ({limits.processes} processes, and the sandbox's own): a fork was refused"
+    return make_result(popen.returncode, tier, reason, wall, log, limits)
+
+
+def _folder_problem(view, limits: Limits, scratch: int | None) -> str:
+    size, count = dir_usage(view.host_out, limits.out_dir_files)
+    if size > limits.out_dir_mb * MB or count > limits.out_dir_files:
+        return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
+    if scratch is not None and dir_usage(view.host_cwd, 100_000)[0] > scratch:
+        return f"working directory over its limit ({limits.tmp_mb} MB)"
+    return ""
+
+
+# ---------------------------------------------------------------- probe
+
+_PROBED: dict[str, str] = {}
+
+
+def probe(refresh: bool = False) -> str:
+    """The strongest tier that really works here (cached for the process)."""
+    if "tier" in _PROBED and not refresh:
+        return _PROBED["tier"]
+    problems = []
+    for tier in TIERS:
+        problem = check_tier(tier)
+        if not problem:
+            _PROBED["tier"] = tier
+            return tier
+        problems.append(f"{tier}: {problem}")
+    raise SandboxError("sandbox: no tier works here; " + "; ".join(problems))
+
+
+def check_tier(tier: str) -> str:
+    """"" if `tier` really works here, else why not (see sandbox_probe)."""
+    from grader.sandbox.tier_check import check_tier as check
+
+    return check(tier)

@@ -1,0 +1,286 @@
+"""`grader grade-batch`: parallel grading into a gradebook, resumable, and
+one bad submission never stops the batch."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader import HANDOUT, REFERENCE, ROOT
+from grader.grading import batch, batch_book, batch_names
+from grader import cli
+
+# The CLI runs in a subprocess: it needs the real handout.
+needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
+                                   reason="handout/ not generated yet: run `make handout`")
+
+
+def sandboxed(test):
+    return pytest.mark.slow(pytest.mark.sandbox(needs_handout(test)))
+
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def library_copy(src: Path, dest: Path) -> Path:
+    for sub in ("python", "apps"):
+        shutil.copytree(src / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def zip_of(src: Path, dest: Path) -> Path:
+    """A zip of src's python/ and apps/, as a student would upload it."""
+    with zipfile.ZipFile(dest, "w") as archive:
+        for sub in ("python", "apps"):
+            for path in sorted((src / sub).rglob("*.py")):
+                archive.write(path, path.relative_to(src).as_posix())
+    return dest
+
+
+@pytest.fixture(scope="module")
+def subs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("subs")
+    library_copy(REFERENCE, root / "alice")
+    zip_of(HANDOUT, root / "alice.zip")           # same stem as a folder
+    library_copy(HANDOUT, root / "bob")
+    (root / "carol.zip").write_bytes(b"this is not a zip")
+    zip_of(REFERENCE, root / "carol.ZIP")         # differs only in the case of the suffix
+    zip_of(REFERENCE, root / "gradebook.csv.zip")  # would be the gradebook's own name
+    (root / "notes.txt").write_text("not a submission")
+    return root
+
+
+def grade_batch_cli(*args):
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade-batch", *map(str, args)],
+                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    return proc, time.monotonic() - start
+
+
+def gradebook(out: Path) -> dict:
+    with open(out / "gradebook.csv", newline="") as f:
+        return {row["submission"]: row for row in csv.DictReader(f)}
+
+
+def results(out: Path, name: str) -> dict:
+    return json.loads((out / name / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def first_run(subs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    proc, seconds = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    return out, proc, seconds
+
+
+@sandboxed
+def test_batch_grades_each_submission_into_a_gradebook(first_run, subs):
+    out, proc, _ = first_run
+    assert proc.returncode == 0, proc.stderr
+    book = gradebook(out)
+    by_entry = {path.name: name for name, path in batch_names.find_submissions(subs)}
+    carol_zip, carol_ZIP = by_entry["carol.zip"], by_entry["carol.ZIP"]
+    assert sorted(book) == sorted(["alice", "alice.zip", "bob", carol_zip, carol_ZIP, "gradebook.csv.zip"])
+    assert list(book["alice"])[1:] == ["forward", "backward", "topo_sort", "compute_gradient",
+                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason"]
+    assert book["alice"]["total"] == "100" and book["alice"]["backward"] == "25"
+    assert book["alice"]["reason"] == "" and book["bob"]["reason"] == ""
+    assert book["alice.zip"]["total"] == book["bob"]["total"] != "100"  # the handout, not alice's folder
+    assert book[carol_zip]["total"] == "0" and book[carol_ZIP]["total"] == "100"
+    assert "not a readable zip" in results(out, carol_zip)["output"]
+    assert "not a readable zip" in book[carol_zip]["reason"] and book[carol_ZIP]["reason"] == ""
+    assert book["gradebook.csv.zip"]["total"] == "100"
+    for name in book:
+        assert {"results.json", "junit.xml", "report.md"} <= {p.name for p in (out / name).iterdir()}
+
+
+@sandboxed
+def test_batch_stub_scores_only_the_given_code(first_run):
+    out, _, _ = first_run
+    bob = results(out, "bob")
+    passed = [t for t in bob["tests"] if t["status"] == "passed"]
+    assert all("(given code)" in t["output"] for t in passed)
+    assert all("not implemented: Q" in t["output"] for t in bob["tests"] if t["status"] == "failed")
+    assert gradebook(out)["bob"]["total"] == batch.report._fmt(bob["score"])
+    assert bob["score"] < 1
+
+
+@sandboxed
+def test_batch_progress_without_tty_prints_a_line_per_submission(first_run):
+    _, proc, _ = first_run
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert len(lines) == 6 and lines[-1].startswith("[" + "#" * 24 + "] 6/6")
+    assert all("ETA" in line for line in lines) and "\r" not in proc.stderr
+
+
+@sandboxed
+def test_batch_second_run_skips_all_and_force_regrades(first_run, subs):
+    out, _, first_seconds = first_run
+    stamp = (out / "alice" / "results.json").stat().st_mtime_ns
+    proc, seconds = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    assert proc.returncode == 0 and "skipped 6 already graded" in proc.stderr
+    assert seconds < first_seconds / 2  # nothing graded: just start-up
+    assert (out / "alice" / "results.json").stat().st_mtime_ns == stamp
+    assert gradebook(out)["alice"]["total"] == "100"  # rebuilt from every results.json
+    proc, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out, "--force")
+    assert proc.returncode == 0 and "skipped" not in proc.stderr
+    assert (out / "alice" / "results.json").stat().st_mtime_ns != stamp
+    assert gradebook(out)["alice"]["total"] == "100"
+
+
+def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
+    out = tmp_path / "out"
+    (out / "dave").mkdir(parents=True)
+    (out / "dave" / "results.json").write_text(json.dumps({
+        "score": 42.5, "output": "header", "tests": [{"name": "x"}],
+        "extra_data": {"questions": {"backward": {"score": 25}, "forward": {"score": 17.5}}}}))
+    (out / "broken").mkdir()
+    (out / "broken" / "results.json").write_text("{not json")
+    (out / "empty").mkdir()  # no results.json: not a row
+    batch_book.Gradebook(out).write()
+    book = gradebook(out)
+    assert list(book) == ["broken", "dave"]
+    assert book["dave"]["total"] == "42.50" and book["dave"]["forward"] == "17.50"
+    assert book["dave"]["topo_sort"] == "0" and book["dave"]["reason"] == ""
+    assert book["broken"]["total"] == "" and "results.json is not valid" in book["broken"]["reason"]
+    assert not batch.already_graded(out / "broken")  # unreadable results: graded again
+
+
+def test_gradebook_reason_for_refused_failed_and_ungraded(tmp_path):
+    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+               "x.zip: not a readable zip file\nzip it again"}
+    assert batch_book.row_from_results("x", refused)[-2:] == ["0", "x.zip: not a readable zip file | zip it again"]
+    graded = {**refused, "tests": [{"name": "a"}]}
+    assert batch_book.row_from_results("x", graded)[-1] == ""
+    assert batch_book.row_from_results("x", {"score": 0, "tests": []})[-1] == "no case was run"
+    row = batch_book.ungraded_row("y", "not graded: lost\nwith its worker")
+    assert row == ["y", *[""] * 7, "not graded: lost | with its worker"]
+    text = batch_book.render({"y": row, "b": batch_book.row_from_results("b", graded)})
+    assert text.splitlines()[0].endswith(",total,reason") and text.splitlines()[1].startswith("b,")
+
+
+GOLDEN_BOOK = Path(__file__).parents[1] / "golden" / "batch" / "gradebook.csv"
+
+
+def test_gradebook_writer_matches_golden():
+    """Regenerate after an intended change with UPDATE_GOLDEN=1, then review the diff."""
+    graded = {"score": 72.5, "output": "needle hw1: 72.50 / 100 (sandbox: bwrap)", "tests": [{"name": "a"}],
+              "extra_data": {"questions": {"forward": {"score": 10}, "backward": {"score": 12.5},
+                                           "topo_sort": {"score": 20}, "compute_gradient": {"score": 25},
+                                           "softmax_loss_ndl": {"score": 5}}}}
+    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+               "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again"}
+    failed = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+              "grader error: the grading process died on this submission"}
+    rows = {"alice": batch_book.row_from_results("alice", graded),
+            "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused),
+            "carol": batch_book.row_from_results("carol", failed),
+            "dave": batch_book.ungraded_row("dave", batch_book.PENDING),
+            "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers")}
+    text = batch_book.render(rows)
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN_BOOK.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN_BOOK.write_text(text, encoding="utf-8")
+    assert text == GOLDEN_BOOK.read_text(encoding="utf-8"), \
+        f"{GOLDEN_BOOK} differs from the writer's output; if intended, run UPDATE_GOLDEN=1 and review the diff"
+
+
+def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
+    for name in ("b", "a", "out", ".hidden"):
+        (tmp_path / name).mkdir()
+    for name in ("c.zip", "a.zip", "readme.md", "D.Zip"):
+        (tmp_path / name).write_text("")
+    found = batch.find_submissions(tmp_path, exclude=[tmp_path / "out"])
+    assert [name for name, _ in found] == ["D", "a", "a.zip", "b", "c"]
+
+
+@pytest.mark.parametrize("entries", [
+    ["alice.zip", "alice.ZIP"], ["alice/", "alice.zip"], ["alice/", "Alice.zip", "ALICE.ZIP"],
+    ["Bob/", "bob/"], ["gradebook.csv.zip"], ["gradebook.csv/"], ["GRADEBOOK.CSV.zip", "gradebook.csv.ZIP"],
+    ["a\nb.zip", "a\rb/"], ["x" * 250 + ".zip", "x" * 250 + "/"], [os.fsdecode(b"\xff\xfe.zip"), "\xff\xfe.zip"],
+])
+def test_output_names_never_collide_nor_take_the_gradebook(tmp_path, entries):
+    for entry in entries:
+        if entry.endswith("/"):
+            (tmp_path / entry).mkdir()
+        else:
+            (tmp_path / entry).write_text("")
+    paths = [tmp_path / e.rstrip("/") for e in entries if (tmp_path / e.rstrip("/")).exists()]
+    names = batch_names.output_names(paths)
+    assert len({n.casefold() for n in names}) == len(paths)  # distinct on a case-insensitive disk too
+    assert all(n.casefold() != "gradebook.csv" and not n.startswith(".") for n in names)
+    assert all(n.isprintable() and len(n.encode("utf-8")) <= 200 for n in names)  # one CSV line, a valid file name
+    assert names == batch_names.output_names(paths)  # stable: a rerun resumes into the same folders
+
+
+def crash_some(job):
+    """A grading function that breaks on purpose (runs in the pool's processes)."""
+    if job.name == "raises":
+        raise RuntimeError("boom in the grader")
+    if job.name == "dies":
+        os._exit(3)  # the worker process vanishes: the pool breaks
+    return batch.grade_one(job)
+
+
+@sandboxed
+def test_a_grader_crash_does_not_stop_the_batch(tmp_path):
+    subs = tmp_path / "subs"
+    ok = subs / "good"
+    ok.mkdir(parents=True)
+    for rel in ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py"):
+        shutil.copyfile(REFERENCE / rel, ok / Path(rel).name)  # flat: just the three files
+    (subs / "raises").mkdir()
+    (subs / "dies").mkdir()
+    out = tmp_path / "out"
+    stream = io.StringIO()
+    done, skipped = batch.grade_batch(subs, out, jobs=2, grade_fn=crash_some, stream=stream)
+    by_name = {d.name: d for d in done}
+    assert sorted(by_name) == ["dies", "good", "raises"] and skipped == []
+    assert by_name["good"].ok and by_name["good"].score == 100
+    assert not by_name["raises"].ok and "boom in the grader" in by_name["raises"].error
+    assert "grading process died" in results(out, "dies")["output"]
+    assert results(out, "raises")["score"] == 0
+    assert gradebook(out)["good"]["total"] == "100" and gradebook(out)["dies"]["total"] == "0"
+    assert stream.getvalue().count("\n") == 3 and "raises: 0 (grader error)" in stream.getvalue()
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_on_a_tty_redraws_one_line_with_eta():
+    stream = FakeTTY()
+    progress = batch.Progress(2, stream)
+    progress.update(batch.Done("alice", 100.0, True, 1.0))
+    assert stream.getvalue().startswith("\r[############------------] 1/2") and "\n" not in stream.getvalue()
+    progress.update(batch.Done("bob", 12.5, True, 1.0))
+    assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("last bob: 12.50\033[K\n")
+    assert "ETA 0:00" in stream.getvalue().rsplit("\r", 1)[1]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
+    (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
+    (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: must be at least 1"),
+    (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
+    (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
+    (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),
+])
+def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, words):
+    (tmp_path / "empty").mkdir()
+    args = [a.replace("EMPTY", str(tmp_path / "empty")).replace("OUT", str(tmp_path / "out"))
+            .replace("OLD", str(tmp_path / "old")) for a in args]
+    (tmp_path / "old" / "gradebook.csv").mkdir(parents=True)
+    if "--jobs" in args or "--no-worker-timeout" in args or args[2] in (str(tmp_path / "empty"), str(tmp_path / "old")):
+        (tmp_path / "empty" / "alice").mkdir()
+    assert cli.main(["grade-batch", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "gradebook.csv").exists()

@@ -1,0 +1,58 @@
+"""The expected-value cache: keyed on what answers depend on, and it refuses
+a reference that fails its own cases."""
+import numpy as np
+import pytest
+
+from grader.grading import expected
+from grader.untrusted.cases import CASES
+from grader.grading.outcomes import Outcome
+from grader.grading.workers import QuestionRun
+
+
+def _runs(value_for):
+    """QuestionRuns where every computing case returns value_for(case)."""
+    runs = {}
+    for case in CASES:
+        run = runs.setdefault(case.question, QuestionRun(case.question, {}, "", "", "bwrap"))
+        if case.fn is not None:
+            run.outcomes[case.name] = Outcome(True, value=value_for(case))
+    return runs
+
+
+def _gradient_record(delta):
+    analytic = np.linspace(-1, 1, 6).reshape(2, 3)
+    return {"analytic": [analytic + delta], "numeric": [analytic]}
+
+
+def test_right_reference_passes():
+    expected._check_reference(_runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0))
+
+
+def test_reference_gradient_off_from_central_differences_is_refused():
+    with pytest.raises(expected.ReferenceError, match=r"reference gradient 0 of backward_\w+ differs from "
+                                                      r"central differences \(max abs error 0\.001"):
+        expected._check_reference(_runs(lambda c: _gradient_record(1e-3) if c.check == "analytic" else 1.0))
+
+
+def test_reference_without_a_value_is_refused():
+    runs = _runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0)
+    name = CASES[0].name
+    runs[CASES[0].question].outcomes[name] = Outcome(False, problem="NotImplementedError: Q1: X")
+    with pytest.raises(expected.ReferenceError, match=f"reference fails {name}"):
+        expected._check_reference(runs)
+
+
+def test_reference_that_cannot_import_is_refused():
+    runs = _runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0)
+    run = runs["forward"]
+    runs["forward"] = QuestionRun(run.question, run.outcomes, "", "", "bwrap",
+                                  "importing the submission failed: SyntaxError")
+    with pytest.raises(expected.ReferenceError, match="SyntaxError"):
+        expected._check_reference(runs)
+
+
+def test_cache_key_follows_numpy_version(monkeypatch):
+    key = expected.cache_key()
+    assert key == expected.cache_key()
+    monkeypatch.setattr(np, "__version__", "0.0.0")
+    assert expected.cache_key() != key

@@ -1,0 +1,124 @@
+"""The public tests against the committed handout and the reference, and a
+student's `make test` in a copy of handout/ outside the repository."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.handout.commands import differences
+from grader.handout.checks import NOT_IMPLEMENTED_RE, check_public_tests, question_of, run_pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "reference"
+HANDOUT = ROOT / "handout"
+DATA = (REFERENCE / "data").resolve()
+STUDENT_FILES = ("python/needle/autograd.py", "python/needle/ops/ops_mathematic.py", "apps/simple_ml.py")
+# In the full handout, a test may stop at the stub of a question it builds
+# on before reaching its own: reverse AD calls find_topo_sort (Q3) first and
+# one of its tests runs forward ops (Q1); the MNIST epoch loads the data with
+# parse_mnist (Q5) first.
+BUILDS_ON = {"Q4": {"Q1", "Q3"}, "Q6": {"Q5"}}
+
+
+def copy_of(tree: Path, dest: Path) -> Path:
+    shutil.copytree(tree, dest, symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", ".venv", "data"))
+    return dest
+
+
+def test_committed_handout_is_fresh():
+    assert differences(REFERENCE, HANDOUT) == []
+
+
+def test_handout_tests_fail_with_not_implemented_naming_their_question(tmp_path):
+    root = copy_of(HANDOUT, tmp_path / "handout")
+    (root / "data").symlink_to(DATA)
+    outcomes = run_pytest(root)
+    assert len(outcomes) > 50
+    for o in outcomes:
+        match = NOT_IMPLEMENTED_RE.match(o.message)
+        assert o.status == "failed" and match, f"{o.name}: {o.status} {o.message}"
+        (question,) = question_of(o.name)
+        assert match.group(1) in {question} | BUILDS_ON.get(question, set()), f"{o.name}: {o.message}"
+
+
+def test_reference_passes_and_each_question_variant_fails_on_its_own_stub():
+    assert check_public_tests(REFERENCE) == []
+
+
+def test_a_test_that_needs_no_student_code_is_reported(tmp_path):
+    src = copy_of(REFERENCE, tmp_path / "reference")
+    (src / "data").symlink_to(DATA)
+    tests = src / "tests/hw1/test_autograd_hw.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_given_add_forward():\n"
+                     "    assert ndl.add_scalar(T(np.ones(2)), 1.0).numpy().sum() == 4\n")
+    problems = check_public_tests(src, questions=("Q1",))
+    assert problems == [f"{src}/tests/hw1::test_given_add_forward: should fail with NotImplementedError "
+                        "in the handout, got passed",
+                        f"{src}/tests/hw1::test_given_add_forward: should fail with NotImplementedError "
+                        "naming Q1 in the handout with only Q1 stripped, got passed"]
+
+
+def make_test(root: Path, *args):
+    env = dict(os.environ, MNIST_DIR=str(DATA))
+    env.pop("MAKEFLAGS", None)
+    return subprocess.run(["make", "--no-print-directory", "test", f"PYTHON={sys.executable}", *args],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def points_table(output: str) -> dict[str, str]:
+    """question or 'total' -> the points column of the table."""
+    table = output.split("hw1 points", 1)[1]
+    rows = re.findall(r"^(Q\d|total)\b.*?(\S+)$", table, flags=re.M)
+    return dict(rows)
+
+
+@pytest.mark.slow
+def test_student_make_test_outside_the_repository(tmp_path):
+    root = copy_of(HANDOUT, tmp_path / "hw1")
+    assert not any(parent == ROOT for parent in root.parents)
+    run = make_test(root)  # exits 0 once the cases ran, whatever the points
+    assert run.returncode == 0 and (root / "data/train-images-idx3-ubyte.gz").is_file()
+    assert points_table(run.stdout) == {"Q1": "0/10", "Q2": "0/25", "Q3": "0/20", "Q4": "0/25",
+                                        "Q5": "0/10", "Q6": "0/10", "total": "0/100"}, run.stdout[-2000:]
+
+    for rel in STUDENT_FILES:
+        shutil.copyfile(REFERENCE / rel, root / rel)
+    run = make_test(root)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert points_table(run.stdout) == {"Q1": "10/10", "Q2": "25/25", "Q3": "20/20", "Q4": "25/25",
+                                        "Q5": "10/10", "Q6": "10/10", "total": "100/100"}
+
+    run = make_test(root, "Q=backward")
+    table = points_table(run.stdout)
+    assert table["Q2"] == "25/25" and table["Q1"] == "-/10" and table["total"] == "25/100"
+
+
+CHECKER_PROBE = """
+import sys
+sys.path.insert(0, "tests/hw1")
+import numpy as np
+import test_autograd_hw as t
+
+class SlightlyOff(t.ndl.EWiseMul):
+    def gradient(self, out_grad, node):
+        return tuple(g * 1.001 for g in super().gradient(out_grad, node))
+
+a, b = t.normal((3, 2), 1), t.normal((3, 2), 2)
+t.check_gradient(t.ndl.EWiseMul(), np.multiply, a, b)  # the right gradient passes
+try:
+    t.check_gradient(SlightlyOff(), np.multiply, a, b)
+except AssertionError as e:
+    print("caught:", e)
+"""
+
+
+def test_public_gradient_checker_catches_a_gradient_off_by_a_tenth_of_a_percent():
+    run = subprocess.run([sys.executable, "-c", CHECKER_PROBE], cwd=REFERENCE, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("caught: SlightlyOff input 0 of shape (3, 2): max error"), run.stdout

@@ -1,0 +1,124 @@
+"""Resources by use, per submission: memory counted over all of a run's
+processes by what they really use (a control group), CPU shared fairly
+between submissions however many processes one starts."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import sandbox
+from grader.grading import workers
+from grader.sandbox import Limits
+from grader.sandbox.cgroup import Group, layout
+
+pytestmark = pytest.mark.sandbox
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "sandbox"
+needs_cgroups = pytest.mark.skipif(layout() is None, reason="no control group the grader can make here")
+
+
+@pytest.fixture
+def student():
+    root = Path(tempfile.mkdtemp(prefix="sandbox-res-"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run(name, args, student, limits, group=None):
+    out = sandbox.make_out_dir(student)
+    try:
+        return sandbox.run(FIXTURES / name, [str(a) for a in args], student_dir=student, out_dir=out,
+                           limits=limits, group=group)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_q6_default_lets_a_solution_hold_1500_mb(student):
+    limits = workers._default_limits()["nn_epoch_ndl"]
+    res = run("resident.py", [1, 1500], student, Limits(memory_mb=limits.memory_mb, wall_seconds=60))
+    assert res.ok and "all done" in res.log, (res.reason, res.log[-500:])
+
+
+@needs_cgroups
+def test_memory_counts_all_processes_together(student):
+    # 4 x 200 MB: each process is far under 512 MB, together they are not.
+    res = run("resident.py", [4, 200], student, Limits(memory_mb=512, wall_seconds=30))
+    assert not res.ok
+    assert res.reason == "memory limit (512 MB for all the worker's processes together): killed"
+
+
+@needs_cgroups
+def test_memory_under_the_limit_together_passes(student):
+    """Control: the same processes, fewer of them, fit."""
+    res = run("resident.py", [2, 100], student, Limits(memory_mb=512, wall_seconds=30))
+    assert res.ok, res.reason
+
+
+CPU_SECONDS = 0.5
+
+
+def honest(student, group=None) -> float:
+    """Wall seconds the honest neighbour takes for CPU_SECONDS of work (inf on timeout)."""
+    res = run("cpu_task.py", [CPU_SECONDS], student, Limits(wall_seconds=8), group)
+    return res.wall_seconds if res.ok else float("inf")
+
+
+def starve(student, use_groups: bool) -> tuple[float, float]:
+    """(alone, beside a submission spinning 24 setsid() loops): the honest one's wall times."""
+    alone = honest(student)
+    groups = [Group.create() if use_groups else None for _ in range(2)]
+    hog = threading.Thread(target=run, args=("spin_many.py", [24], student,
+                                             Limits(wall_seconds=9, processes=40), groups[0]))
+    hog.start()
+    try:
+        time.sleep(1.0)  # the loops are running
+        return alone, honest(student, groups[1])
+    finally:
+        hog.join()
+        for group in groups:
+            if group is not None:
+                group.remove()
+
+
+# Fair shares: the hog's 25 processes get one submission's share, so the
+# honest run keeps about a core of two (no slower than alone, give or take
+# the machine's other load). Without groups it gets 2/26 of the CPU: ~13x.
+@needs_cgroups
+@pytest.mark.slow
+def test_a_neighbour_spinning_many_processes_cannot_starve_a_submission(student):
+    alone, beside = starve(student, use_groups=True)
+    assert beside < 3 * alone + 1.0, (alone, beside)
+
+
+@needs_cgroups
+@pytest.mark.slow
+def test_without_groups_the_neighbour_starves_it(student, monkeypatch):
+    """Control: with no control groups (rlimits only), the same neighbour wins."""
+    monkeypatch.setattr(sandbox, "Group", type("NoGroup", (), {"create": staticmethod(lambda *a, **k: None)}))
+    alone, beside = starve(student, use_groups=False)
+    assert beside > 3 * alone + 1.0, (alone, beside)
+
+
+def _fork_in(group) -> int:
+    code = "import os\ntry:\n    pid = os.fork()\nexcept OSError:\n    raise SystemExit(3)\nif pid == 0:\n    os._exit(0)\nos.wait()"
+    import subprocess
+    import sys
+    from grader.sandbox.cgroup import join
+    return subprocess.run([sys.executable, "-c", code], preexec_fn=lambda: join(group.procs_files())).returncode
+
+
+@needs_cgroups
+@pytest.mark.parametrize("cap, refused", [(1, True), (5, False)])
+def test_a_refused_fork_is_seen_by_the_group(cap, refused):
+    group = Group.create(pids=cap)
+    try:
+        assert (_fork_in(group) == 3) == refused
+        assert group.pids_exhausted() == refused
+    finally:
+        group.remove()

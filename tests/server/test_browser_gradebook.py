@@ -1,0 +1,264 @@
+"""The web pages in a real headless Chromium: log-in, the instructor's gradebook
+(server submissions and imported grade-batch results in one table, sorting,
+search, charts, a page per student, CSV), /me for students.
+
+Screenshots at desktop and phone widths are kept in tests/artifacts/
+(git-ignored) for a person to look at; the tests check the key elements.
+"""
+import datetime as dt
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
+from server_harness import REPO, Server, add_user, child_env, enc  # noqa: E402
+
+from grader.grading import report  # noqa: E402
+
+pytestmark = [pytest.mark.server, pytest.mark.browser]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
+
+
+def submit(server, who, problem, values):
+    sid = server.post("submit", server.keys[who], assignment="hw1", problem=problem).json()["submission_id"]
+    for i, v in enumerate(values):
+        assert server.post("submit_test", server.keys[who], v, submission_id=sid, test_case_index=i).status_code == 200
+
+
+def batch_outdir(root: Path) -> Path:
+    """A grade-batch --out folder: alice (who also has an account) and zed (who has none)."""
+    C = report.CaseResult
+    people = {"alice": [C("forward_divide", "forward", "Q1.1", 5.0, 5.0, True, "EWiseDiv ok", False),
+                        C("forward_exp", "forward", "Q1.2", 0.0, 5.0, False, "Exp: max error 0.3 > 1e-05", False)],
+              "zed": [C("forward_exp", "forward", "Q1.1", 10.0, 10.0, True, "Exp ok", False)]}
+    for name, cases in people.items():
+        (root / name).mkdir(parents=True)
+        rep = report.Report(name, tuple(cases), report.question_scores(cases), "bwrap", 1.0)
+        (root / name / "results.json").write_text(report.gradescope_json(rep))
+    return root
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser")
+    server = Server(root / "grader.db")
+    server.keys = {name: add_user(server.db_url, name, role) for name, role in
+                   [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("<b>eve</b>", "student")]}
+    server.start()
+    prof, soon = server.keys["prof"], (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)).isoformat()
+    pid = server.post("publish", prof, [enc(np.eye(2)), 2.0], assignment="hw1", problem="forward",
+                      weight="10", deadline=soon).json()["publication_id"]
+    assert server.post("publish_notes", prof, [{"name": "matmul", "description": "ndl.matmul(A, B)"},
+                                               {"name": "exp", "description": "ndl.exp(<x>)"}],
+                       publication_id=pid).status_code == 200
+    server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", weight="25")
+    submit(server, "alice", "forward", [enc(np.eye(2)), 2.0])          # 2/2
+    submit(server, "alice", "backward", [1.0, 2.0, 0.0, 0.0])           # 2/4
+    submit(server, "bob", "forward", [enc(np.zeros((2, 2))), 2.0])      # 1/2
+    submit(server, "bob", "backward", [1.0, 0.0, 0.0, 0.0])             # 1/4
+    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)).isoformat()
+    server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", deadline=past)
+    submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])             # 3/4, late
+    r = subprocess.run([sys.executable, "-m", "grader", "import-batch", str(batch_outdir(root / "out")),
+                        "--db", server.db_url], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, srv):
+    """A page that may load nothing but the server itself (the pages must work offline),
+    recording every request elsewhere and every console error (CSP violations included)."""
+    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)
+    pg = context.new_page()
+    pg.outside, pg.errors = [], []
+
+    def route(r):
+        if r.request.url.startswith(srv.url):
+            return r.continue_()
+        pg.outside.append(r.request.url)
+        return r.abort()
+    pg.route("**/*", route)
+    # Script errors and CSP violations; an HTTP error status of a page is tested where expected.
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error"
+          and "Failed to load resource" not in m.text else None)
+    yield pg
+    assert pg.outside == [] and pg.errors == []
+    for key in srv.keys.values():  # no page ever shows a key
+        assert key not in pg.content()
+    context.close()
+
+
+def log_in(page, srv, who):
+    page.goto(srv.url + "login")
+    page.fill("#key", srv.keys[who])
+    page.click("#signin")
+    page.wait_for_load_state()
+
+
+def shot(page, name):
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    assert path.stat().st_size > 10_000
+
+
+def table(page):
+    """name -> cell texts of the visible student rows, in order."""
+    rows = page.locator("#gradebook tbody tr.student:visible").all()
+    return {r.locator("td").first.inner_text(): r.locator("td").all_inner_texts()[1:] for r in rows}
+
+
+def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
+    log_in(page, srv, "prof")
+    assert page.url == srv.url + "gradebook"
+    heads = page.locator("#gradebook thead th").all_inner_texts()
+    assert [h.strip() for h in heads] == ["student", "hw1/forward", "hw1/backward", "hw1/topo_sort",
+                                          "hw1/compute_gradient", "hw1/softmax_loss_ndl", "hw1/nn_epoch_ndl",
+                                          "total", "late", "last submission"]
+    rows = table(page)
+    assert list(rows) == ["<b>eve</b>", "alice", "bob", "zed"]  # names are escaped, not rendered as HTML
+    # alice: forward 100% on the server (50% imported: the best counts), backward 50%, the rest
+    # 0% from the imported result; weights 10 and 25 from the server, 20, 25, 10, 10 imported
+    assert rows["alice"][:3] == ["100%", "50%", "0%"] and rows["alice"][6] == "22.5%"
+    assert rows["bob"][1] == "75% late" and rows["bob"][7] == "hw1/backward"
+    assert rows["zed"][0] == "100%" and rows["zed"][8] != "-"  # imported only: the time it was graded
+    assert page.locator("svg.histogram").count() == 6
+    assert page.locator("svg.timeline line.deadline").count() == 1
+    forward = page.locator("section.question").first
+    assert "3 submitted, mean 83%, median 100%" in forward.locator("p.summary").inner_text()
+    failures = forward.locator("table.failures tr").all_inner_texts()
+    assert failures[1].startswith("case 0: matmul\tserver\t50% (1/2)\tndl.matmul(A, B)")
+    assert any(f.startswith("forward_exp\tbatch\t50% (1/2)") for f in failures)
+    assert "ndl.exp(<x>)" in forward.inner_text()
+    shot(page, "gradebook-desktop")
+
+
+def test_search_and_sort_the_student_table(page, srv):
+    log_in(page, srv, "prof")
+    page.fill("#search", "Al")
+    assert list(table(page)) == ["alice"]
+    page.fill("#search", "nobody")
+    assert table(page) == {} and page.is_visible("#no-match")
+    page.fill("#search", "")
+    page.click("#gradebook thead th:has-text('total') button")
+    totals = [float(v[6].rstrip("%")) for v in table(page).values()]
+    assert totals == sorted(totals) and len(totals) == 4
+    page.click("#gradebook thead th:has-text('total') button")
+    assert [float(v[6].rstrip("%")) for v in table(page).values()] == sorted(totals, reverse=True)
+    assert list(table(page))[:2] == ["bob", "alice"]  # 23.8% (75% late on backward) before 22.5%
+    page.click("#gradebook thead th:has-text('student') button")
+    assert [n for n in table(page) if n.isalpha()] == ["alice", "bob", "zed"]
+    page.click("#gradebook thead th:has-text('student') button")
+    assert [n for n in table(page) if n.isalpha()] == ["zed", "bob", "alice"]
+
+
+def test_phone_width_fits_the_screen(browser, srv, page):
+    page.set_viewport_size(PHONE)
+    log_in(page, srv, "prof")
+    assert page.is_visible("#search") and page.is_visible("#gradebook")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"] + 1, width  # wide tables scroll inside their box, not the page
+    assert page.locator("svg.histogram").first.bounding_box()["width"] <= PHONE["width"]
+    shot(page, "gradebook-phone")
+
+
+def test_student_page_lists_every_submission_and_reason(page, srv):
+    log_in(page, srv, "prof")
+    page.click("#gradebook a:text-is('bob')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Student: bob"
+    subs = page.locator("details.submission")
+    assert subs.count() == 3
+    page.locator("details.submission summary").nth(2).click()  # the oldest, closed at first
+    text = page.inner_text("body")
+    assert "case 0\tmatmul\twrong\tvalue: values differ beyond tolerance" in text
+    assert "late" in subs.first.locator("summary").inner_text()
+    shot(page, "student-desktop")
+    page.goto(srv.url + "gradebook/student?name=alice")
+    imported = page.locator("details.submission").first  # newest: the imported result, its first question
+    assert "hw1/forward" in imported.inner_text() and "(batch out)" in imported.inner_text()
+    assert "Exp: max error 0.3 > 1e-05" in page.inner_text("body")  # the imported result's feedback
+    assert page.goto(srv.url + "gradebook/student?name=nobody").status == 404
+
+
+def test_csv_download_has_the_table(page, srv):
+    log_in(page, srv, "prof")
+    with page.expect_download() as info:
+        page.click("#csv")
+    lines = Path(info.value.path()).read_text().splitlines()
+    assert lines[0].startswith("name,hw1/forward,hw1/backward,") and lines[0].endswith(",total,late,last submission,sources")
+    zed = next(line for line in lines if line.startswith("zed,"))
+    assert zed.startswith("zed,100.00,") and zed.endswith(",batch out")
+    assert any(line.startswith("bob,50.00,75.00,") and ",hw1/backward," in line for line in lines)
+
+
+def test_student_sees_only_their_own_results_with_reasons(page, srv):
+    log_in(page, srv, "alice")
+    assert page.url == srv.url + "me"
+    assert page.inner_text("#who") == "alice"
+    body = page.inner_text("body")
+    assert "bob" not in body and "eve" not in body and "zed" not in body
+    scores = page.inner_text("#scores")
+    assert "hw1/forward\t2 / 2\t100%" in scores and "hw1/backward\t2 / 4\t50%" in scores
+    # two on the server, and the imported result's six questions
+    assert page.locator("details.submission").count() == 8
+    page.locator("details.submission", has_text="(server)").filter(has_text="hw1/backward").locator("summary").click()
+    assert "case 2\t\twrong\tvalue: wrong number (tolerance" in page.inner_text("body")
+    shot(page, "me-desktop")
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    shot(page, "me-phone")
+
+
+def test_student_cannot_open_gradebook(page, srv):
+    log_in(page, srv, "bob")
+    response = page.goto(srv.url + "gradebook")
+    assert response.status == 403
+    assert "only instructors can read the gradebook" in page.inner_text("#error")
+    assert "alice" not in page.content()
+    assert page.goto(srv.url + "gradebook/student?name=alice").status == 403
+    assert page.goto(srv.url + "gradebook.csv").status == 403
+
+
+def test_session_cookie_is_httponly_and_samesite(page, srv):
+    log_in(page, srv, "alice")
+    cookie = next(c for c in page.context.cookies() if c["name"] == "grader_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    assert "grader_session" not in page.evaluate("document.cookie")
+
+
+def test_bad_key_and_anonymous_access(page, srv):
+    page.goto(srv.url + "gradebook")
+    assert page.url == srv.url + "login"  # anonymous: sent to the log-in form
+    page.fill("#key", "mg_wrong")
+    page.click("#signin")
+    assert "Unknown key" in page.inner_text("#error")
+    assert "mg_wrong" not in page.content()  # a typed key is not echoed back
+    assert page.goto(srv.url + "me").url == srv.url + "login"
+    assert page.goto(srv.url + "gradebook/student?name=bob").url == srv.url + "login"
+
+
+def test_sign_out_ends_the_session(page, srv):
+    log_in(page, srv, "alice")
+    page.click("nav button")
+    page.wait_for_load_state()
+    assert page.goto(srv.url + "me").url == srv.url + "login"
+

@@ -1,0 +1,68 @@
+"""Several server processes over one database: `grader serve --workers N`,
+with the rate limit and the storage quota holding across processes."""
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
+from server_harness import DATABASES, Server, add_user, database_url, enc  # noqa: E402
+
+pytestmark = pytest.mark.server
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_rate_buckets_are_shared_by_limiters_of_different_processes(kind, tmp_path):
+    """Two limiters on one database stand for two processes: together they grant the burst, no more."""
+    from grader.server.db import make_engine
+    from grader.server.limits import SharedRateLimiter
+    engine = make_engine(database_url(kind, tmp_path))
+    uid = 7
+    try:
+        a, b = (SharedRateLimiter(engine, rate=0.001, burst=40) for _ in range(2))
+        assert a.lease == 5  # a few tokens per database write
+
+        async def spend():
+            return [await limiter.retry_after(uid) for _ in range(40) for limiter in (a, b)]
+        waits = asyncio.run(spend())
+    finally:
+        engine.dispose()
+    assert waits.count(0) == 40 and set(waits[40:]) - {0} == {1000}  # 1 / rate seconds: the refill time
+
+
+def children(pid: int) -> list:
+    """Command lines of the processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def test_two_processes_on_postgresql_share_limits_and_quota(tmp_path):
+    url = database_url("postgresql", tmp_path)
+    srv = Server(tmp_path / "grader.db", "--workers", "2", "--rate", "0.001", "--burst", "12",
+                 "--quota-mb", "0.02", db_url=url)
+    prof, alice, bob = add_user(url, "prof", "instructor"), add_user(url, "alice"), add_user(url, "bob")
+    srv.start()
+    try:
+        assert len([c for c in children(srv.proc.pid) if "spawn_main" in c]) == 2
+        assert srv.post("publish", prof, [1.0] * 50, assignment="hw1", problem="p").status_code == 200
+        # A new connection per request, so both processes take requests.
+        codes = [srv.post("submit", alice, assignment="hw1", problem="p").status_code for _ in range(24)]
+        assert codes.count(200) == 12 and codes[12:] == [429] * 12, codes
+        sid = srv.post("submit", bob, assignment="hw1", problem="p").json()["submission_id"]
+        value = enc(list(range(1000)))  # 4.9 KB a case: with the submission, the 20 KB quota holds 4
+        answers = [srv.post("submit_test", bob, value, submission_id=sid, test_case_index=i).status_code
+                   for i in range(10)]
+        assert answers == [200] * 4 + [403] * 6, answers
+        assert requests.get(srv.url + "healthz", timeout=5).text == "ok\n"
+    finally:
+        srv.stop()
