@@ -25,17 +25,17 @@ import json
 import os
 import resource
 import subprocess
-import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox import launch as launch
 from grader.sandbox.cgroup import Group
 from grader.sandbox.env import collect_out, environment, make_stage, remove_stage, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
+from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
+from grader.sandbox.tier_check import check_tier as _check_tier
 from grader.sandbox.procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files,
                                   uid_task_count)
 
@@ -54,48 +54,12 @@ TIER_NOTES = {
     "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
               "limited to the above, TCP blocked), else file modes; no PID namespace: host processes visible",
 }
-OUT = "@out@"  # an argument standing for the output folder as the worker sees it
 MB = 1 << 20
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
     "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
 }
-
-
-class SandboxError(RuntimeError):
-    """The sandbox itself failed (not the worker): no tier works, a process survived, ..."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-run limits. Measured here: importing numpy (one OpenBLAS thread)
-    takes about 30 MB resident; parsing MNIST and a plain-numpy nn_epoch 470 MB."""
-    memory_mb: int = 1024         # resident memory of all the run's processes (cgroup), else 2x as RLIMIT_AS
-    cpu_seconds: int = 60         # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
-    wall_seconds: float = 60.0    # wall clock, then the whole tree is killed
-    file_size_mb: int = 64        # RLIMIT_FSIZE: any one file the worker writes
-    open_files: int = 128         # RLIMIT_NOFILE
-    processes: int = 32           # pids in the run's group, and RLIMIT_NPROC for its uid
-    log_bytes: int = 256 * 1024   # stdout+stderr kept; the rest is read and dropped
-    out_dir_mb: int = 256         # total size of out_dir, checked while running
-    out_dir_files: int = 1000     # entries in out_dir
-    tmp_mb: int = 64              # the writable working directory (and the private /tmp in bwrap)
-
-    def __post_init__(self):
-        for name, value in vars(self).items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"sandbox: Limits.{name} must be a positive number, not {value!r}")
-
-
-# ---------------------------------------------------------------- helpers for callers
-
-def make_out_dir(parent: Path | None = None) -> Path:
-    """A fresh, empty, private folder for a run's values (any path will do:
-    the worker writes to its stage, and its files are moved here after)."""
-    path = Path(tempfile.mkdtemp(prefix="sandbox-out-", dir=parent))
-    path.chmod(0o700)
-    return path
 
 
 # ---------------------------------------------------------------- run
@@ -293,7 +257,5 @@ def probe(refresh: bool = False) -> str:
 
 
 def check_tier(tier: str) -> str:
-    """"" if `tier` really works here, else why not (see sandbox_probe)."""
-    from grader.sandbox.tier_check import check_tier as check
-
-    return check(tier)
+    """"" if `tier` really works here, else why not (see tier_check.py)."""
+    return _check_tier(tier, run)

@@ -13,7 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from grader.sandbox import OUT, Limits, RunResult, SandboxError, make_out_dir, run
+from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
+from grader.sandbox.result import RunResult
 from grader.sandbox.io import read_npy_safe
 
 PROBE_SCRIPT = """\
@@ -31,8 +32,9 @@ np.save(os.path.join(sys.argv[2], "probe.npy"), np.arange(3))
 """
 
 
-def check_tier(tier: str) -> str:
-    """Run a tiny worker under `tier`; "" if it imported numpy, wrote a value,
+def check_tier(tier: str, run) -> str:
+    """Run a tiny worker under `tier` with `run` (the package's own, passed in
+    so this module does not import the package); "" if it imported numpy, wrote a value,
     ran as a non-root uid (when we are root) and could not reach a socket
     listening on 127.0.0.1. Else the reason."""
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp, socket.socket() as listener:

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from . import casenotes, store, values
 from .accounts import has_control_characters
-from .app import Refused
+from .refused import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
 # large value does not stall every other request on the event loop.

@@ -22,10 +22,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from . import accounts, store
+from . import accounts, api, pages, store
 from .config import CONFIG_ENV, ServerConfig
 from .db import Checkpointer, StorageGuard, StorageLost, make_engine
 from .limits import BodyLimit, BodyTooLarge, SharedRateLimiter
+from .refused import Refused
 from .writer import Writer, WriterStopped
 
 log = logging.getLogger("grader.server")
@@ -51,14 +52,6 @@ def redact_logs():
         logger = logging.getLogger(name)
         if not any(isinstance(f, RedactKeys) for f in logger.filters):
             logger.addFilter(RedactKeys())
-
-
-class Refused(Exception):
-    """An HTTP error answer: status, one line of text, optional headers."""
-
-    def __init__(self, status: int, text: str, headers: Optional[dict] = None):
-        super().__init__(text)
-        self.status, self.text, self.headers = status, text, headers or {}
 
 
 @dataclass
@@ -249,7 +242,6 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
                   description="mugrade-compatible grading server: /submit, /submit_test, /publish")
     app.state.services = services
     _install_error_handlers(app)
-    from . import api, pages  # routes import Services helpers from here
     app.router.routes.extend(api.routes)
     app.include_router(pages.router)
     _document(app, api.OPENAPI_PATHS)

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from .app import Refused
+from .refused import Refused
 from .db import publications
 from .records import case_notes
 from .store import LRU

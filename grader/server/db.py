@@ -12,14 +12,16 @@ import logging
 import os
 import threading
 
-from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Integer, MetaData,
+from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Integer,
                         String, Table, Text, UniqueConstraint, create_engine, event)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
+from . import records  # noqa: F401  (the gradebook's tables join `metadata` before create_all)
+from .metadata import metadata
+
 log = logging.getLogger("grader.server.db")
 
-metadata = MetaData()
 
 users = Table(
     "users", metadata,
@@ -237,5 +239,3 @@ class Checkpointer:
                 continue
             self.checkpoint()
 
-
-from . import records  # noqa: E402,F401  (the gradebook's tables join `metadata` before create_all)

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from . import accounts, casenotes, charts, details, gradebook
-from .app import Refused
+from .refused import Refused
 from .limits import read_body
 from .templates import SCRIPT, render
 

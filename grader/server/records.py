@@ -8,7 +8,7 @@ except that re-importing a regraded submission replaces its rows.
 from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Integer, String, Table, Text,
                         UniqueConstraint)
 
-from .db import metadata
+from .metadata import metadata
 
 # One row per case of a publication: sent by `grader publish` right after the
 # answers, so the gradebook and the server's reasons can name each case.

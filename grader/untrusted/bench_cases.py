@@ -20,7 +20,7 @@ def main(library):
     import needle
     import simple_ml
 
-    from grader.untrusted.cases import CASES
+    from cases import CASES  # beside this script (sys.path[0]): no grader import
 
     imported = time.perf_counter()
     ran = failed = 0
