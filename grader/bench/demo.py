@@ -1,10 +1,10 @@
 """`grader demo`: train one MNIST epoch with the reference and print loss and
 error, the quickest check that the reference and the data are in place."""
-import os
 import subprocess
 import sys
 
 from grader import REFERENCE
+from grader.blas import one_thread_env
 
 SCRIPT = """
 import sys, time
@@ -32,5 +32,5 @@ def add_arguments(parser, command):
 
 
 def run(args, command):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env = one_thread_env()
     return subprocess.run([sys.executable, "-c", SCRIPT], cwd=REFERENCE, env=env).returncode

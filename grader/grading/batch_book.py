@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from grader.grading import report
-from grader.grading.grade import write_atomic
+from grader.files import write_atomic
 
 GRADEBOOK = "gradebook.csv"
 RESULTS = "results.json"

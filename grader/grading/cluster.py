@@ -26,7 +26,7 @@ from pathlib import Path
 from grader.grading import expected
 from grader import sandbox
 from grader.grading.batch_jobs import Done
-from grader.grading.grade import write_atomic
+from grader.files import write_atomic
 
 REPORT_FILES = ("results.json", "junit.xml", "report.md")
 OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network

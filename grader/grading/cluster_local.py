@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 from grader import ROOT
+from grader.blas import ONE_THREAD
 
-BLAS_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+BLAS_ONE_THREAD = ONE_THREAD
 
 
 def _dask(command: str) -> list:

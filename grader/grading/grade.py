@@ -4,13 +4,13 @@ grade_submission() is a pure map from a submission path to a Report (no
 shared state), so grade-batch can run it over any executor. The parent only
 compares values the workers wrote; it never imports student code or needle.
 """
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from grader import HANDOUT, REFERENCE, ROOT, sandbox
+from grader.files import write_atomic
 from grader.grading import expected, report
 from grader.untrusted.cases import BEYOND, CASES, CONTRACT, QUESTION
 from grader.grading.checks import check
@@ -142,14 +142,6 @@ def refusal(rep: report.Report) -> str:
 def failed_report(submission, reason, elapsed):
     """Score 0 with the reason, for when the grader itself broke."""
     return report.Report(str(submission), (), report.question_scores(()), "none", elapsed, (), reason)
-
-
-def write_atomic(path: Path, text: str):
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
 
 
 def write_reports(rep, out_dir: Path):

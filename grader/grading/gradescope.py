@@ -13,11 +13,11 @@ Entries are sorted with a fixed timestamp: the same tree gives the same zip.
 """
 import os
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from grader import ROOT
+from grader.files import atomic_open
 
 TEMPLATES = Path(__file__).with_name("gradescope_files")
 SCRIPTS = ("setup.sh", "run_autograder")
@@ -59,19 +59,12 @@ def build_bundle(out: Path, root: Path = ROOT) -> int:
     out = Path(out)
     files = source_files(root)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + out.name + ".", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-            for script in SCRIPTS:
-                _add(archive, script, (TEMPLATES / script).read_bytes(), 0o755)
-            for rel in files:
-                mode = 0o755 if os.access(root / rel, os.X_OK) else 0o644
-                _add(archive, rel.as_posix(), (root / rel).read_bytes(), mode)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(out, binary=True) as handle, zipfile.ZipFile(handle, "w") as archive:
+        for script in SCRIPTS:
+            _add(archive, script, (TEMPLATES / script).read_bytes(), 0o755)
+        for rel in files:
+            mode = 0o755 if os.access(root / rel, os.X_OK) else 0o644
+            _add(archive, rel.as_posix(), (root / rel).read_bytes(), mode)
     return len(SCRIPTS) + len(files)
 
 

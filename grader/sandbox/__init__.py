@@ -28,6 +28,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from grader.blas import ONE_THREAD
 from grader.sandbox import launch as launch
 from grader.sandbox.cgroup import Group
 from grader.sandbox.env import collect_out, environment, make_stage, remove_stage, shared_copy
@@ -57,7 +58,7 @@ TIER_NOTES = {
 MB = 1 << 20
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    **ONE_THREAD,
     "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
 }
 
