@@ -47,7 +47,7 @@ check-handout: setup
 SUBMISSION ?=
 OUT ?= out
 grade: setup data
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(PY) -m grader grade $(if $(SUBMISSION),"$(SUBMISSION)") --out "$(OUT)"
 
 # --- server ---
 # make serve [DB=sqlite:///grader.db] [HOST=127.0.0.1] [PORT=8000]

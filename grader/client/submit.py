@@ -11,10 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader.blas import one_thread_env
+from grader.untrusted.cases import QUESTIONS
+
 GRADER_ROOT = Path(__file__).resolve().parents[2]
-# Points per hw1 problem (DESIGN.md); published as weights so the gradebook total is out of 100.
-HW1_POINTS = {"forward": 10, "backward": 25, "topo_sort": 20, "compute_gradient": 25,
-              "softmax_loss_ndl": 10, "nn_epoch_ndl": 10}
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
 
@@ -49,6 +49,10 @@ def run(args, command) -> int:
     if not args.server:
         print(f"grader {command}: give the server URL (--server URL or $MUGRADE_SERVER)", file=sys.stderr)
         return 2
+    if not args.server.startswith(("http://", "https://")):
+        print(f"grader {command}: --server {args.server!r}: give a URL starting with http:// or https://, "
+              f"e.g. http://{args.server}/", file=sys.stderr)
+        return 2
     # publish also describes each case to the server (grader/client/publish_notes.py)
     module = "grader.client.publish_notes" if command == "publish" else "grader.untrusted.mugrade"
     cmd = [sys.executable, "-m", module, command, "--assignment", args.assignment,
@@ -65,7 +69,8 @@ def run(args, command) -> int:
 def _publish_flags(args) -> list:
     flags = []
     if args.assignment == "hw1":
-        flags += ["--points", ",".join(f"{name}={points}" for name, points in HW1_POINTS.items())]
+        # the registry's points, published as weights so the gradebook total is out of 100
+        flags += ["--points", ",".join(f"{q.key}={q.points}" for q in QUESTIONS)]
     for name in ("deadline", "rtol", "atol"):
         if getattr(args, name):
             flags += [f"--{name}", getattr(args, name)]
@@ -74,5 +79,4 @@ def _publish_flags(args) -> list:
 
 def _env(key: str) -> dict:
     path = os.pathsep.join(filter(None, [str(GRADER_ROOT), os.environ.get("PYTHONPATH")]))
-    return dict(os.environ, MUGRADE_KEY=key, PYTHONPATH=path,
-                OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return one_thread_env(MUGRADE_KEY=key, PYTHONPATH=path)

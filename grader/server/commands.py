@@ -3,8 +3,9 @@ import csv
 import io
 import os
 import sys
-import tempfile
 from pathlib import Path
+
+from grader.files import write_atomic
 
 from .config import CONFIG_ENV, DEFAULT_DB, ServerConfig
 
@@ -13,7 +14,7 @@ def add_arguments(parser, command):
     parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLAlchemy database URL (default {DEFAULT_DB})")
     if command == "serve":
         parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--port", type=int, default=8000, help="port to listen on")
         parser.add_argument("--rate", type=float, default=ServerConfig.rate_per_second,
                             help="requests per second allowed per key, 0 for no limit")
         parser.add_argument("--burst", type=int, default=ServerConfig.rate_burst,
@@ -90,6 +91,10 @@ def _serve(args) -> int:
                           max_body_bytes=args.max_body, max_array_elements=args.max_array,
                           quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
                           body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client)
+    busy = _port_problem(args.host, args.port)
+    if busy:
+        print(f"grader serve: {busy}", file=sys.stderr)
+        return 1
     make_engine(config.db_url).dispose()  # migrate once, before any server process starts
     os.environ[CONFIG_ENV] = config.to_json()  # each process builds its app from this
     _raise_open_files_limit()
@@ -98,6 +103,20 @@ def _serve(args) -> int:
                 access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
                 timeout_graceful_shutdown=10, log_level="info")
     return 0
+
+
+def _port_problem(host: str, port: int):
+    """Why the server could not listen on host:port, as one line (uvicorn's own
+    error is a multi-line log), else None."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as e:
+        return f"cannot listen on {host}:{port} ({e.strerror}); stop what uses it or pass --port N"
+    return None
 
 
 def _raise_open_files_limit():
@@ -126,33 +145,39 @@ def _users(args) -> int:
     table.writerow(["name", "role", "key"])
     table.writerows((n, r, k) for (n, r), k in zip(people, keys))
     if args.out:
-        atomic_write(Path(args.out), out.getvalue(), mode=0o600)
+        write_atomic(Path(args.out), out.getvalue(), mode=0o600)
         print(f"added {len(people)} users; keys in {args.out}")
     else:
         print(out.getvalue(), end="")
     return 0
 
 
+def _missing_sqlite(url: str):
+    """The file of a sqlite URL when it does not exist (never create an empty one to read)."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
+        path = Path(url[len(prefix):].split("?")[0])
+        if not path.exists():
+            return path
+    return None
+
+
 def _gradebook(args) -> int:
     from . import gradebook
     from .db import make_engine
+
+    missing = _missing_sqlite(args.db)
+    if missing:
+        print(f"grader gradebook: no database at {missing.resolve()}; run from the folder where `grader serve` "
+              "ran, or pass --db URL", file=sys.stderr)
+        return 1
+    folder = Path(args.out).parent
+    if not folder.is_dir():
+        print(f"grader gradebook: --out {args.out}: folder {folder} does not exist; create it first",
+              file=sys.stderr)
+        return 1
     with make_engine(args.db).connect() as conn:
         book = gradebook.build(conn)
-    atomic_write(Path(args.out), gradebook.to_csv(book))
+    write_atomic(Path(args.out), gradebook.to_csv(book))
     print(f"wrote {args.out}: {len(book.rows)} students, {len(book.problems)} problems")
     return 0
-
-
-def atomic_write(path: Path, text: str, mode: int = 0o644):
-    """Write via a temporary file in the same folder, so readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
