@@ -13,9 +13,7 @@ takes every figure in one run: both databases, 1 and 2 processes, and the
 throughput with and without the attacker.
 """
 import argparse
-import asyncio
 import json
-import math
 import os
 import shutil
 import signal
@@ -27,23 +25,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-CASES_PER_SUBMISSION = 2000
+from grader.blas import one_thread_env
+from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_python, run_wrk
+
 SUBMISSIONS_PER_CLIENT = 40
-VALUE = {"_encoded_type": "np.ndarray", "data": [[0.25 * (i + j) for j in range(4)] for i in range(4)]}
 TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
 ATTACK_GOAL = 0.8  # throughput under attack over throughput without, in the same run
 
 
-@dataclass(frozen=True)
-class LoadResult:
-    tool: str
-    requests: int
-    seconds: float
-    errors: int
-    p50_ms: float
-    p99_ms: float
-    acked: frozenset  # (submission_id, index) pairs answered 200, or empty when only counted
-    acked_count: int
 
 
 def main(argv=None) -> int:
@@ -80,7 +69,7 @@ def run_once(db_url: str, args, workers: int = None, attack: bool = None):
             if attack:
                 attacker = _start_attacker(url, plan, args.seconds)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
-            run = _run_wrk if use_wrk else _run_python
+            run = run_wrk if use_wrk else run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
         finally:
             attack_line = _finish_attacker(attacker)
@@ -135,8 +124,7 @@ def _start_server(db_url: str, port: int, log: Path, workers: int = 1) -> subpro
     cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
            "--rate", "1000000", "--burst", "1000000", "--workers", str(workers)]
     root = Path(__file__).resolve().parents[2]  # so `-m grader` resolves wherever we are called from
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    env = one_thread_env(PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
@@ -192,132 +180,6 @@ def _finish_attacker(proc) -> str:
         proc.kill()
         out, _ = proc.communicate()
     return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
-
-
-def _cases(sids):
-    """The (submission, index) pairs one client sends, in order, each once."""
-    for sid in sids:
-        for i in range(CASES_PER_SUBMISSION):
-            yield sid, i
-
-
-# --- wrk ------------------------------------------------------------------
-
-WRK_SCRIPT = """
-local plan = %(plan)s
-local body = %(body)s
-local n = 0
-function setup(thread)
-  n = n + 1
-  thread:set("key", plan[n].key)
-  thread:set("sids", plan[n].sids)
-end
-function init(args)
-  list = {}
-  for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
-  pos, idx = 1, 0
-end
-function request()
-  if idx >= %(cases)d then idx = 0; pos = pos + 1 end
-  local path = "/submit_test?submission_id=" .. list[pos] .. "&test_case_index=" .. idx
-  idx = idx + 1
-  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. key,
-                                   ["Content-Type"] = "application/json"}, body)
-end
-function done(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("RESULT %%d %%d %%d %%d %%d\\n", summary.requests, summary.duration,
-    e.connect + e.read + e.write + e.timeout, e.status, 0))
-  io.write(string.format("LATENCY %%d %%d\\n", latency:percentile(50), latency:percentile(99)))
-end
-"""
-
-
-def _run_wrk(url, plan: Plan, clients, seconds, tmp: Path) -> LoadResult:
-    threads = min(2, clients)
-    # wrk gives each thread its own Lua state: one student (key and submissions) per thread.
-    entries = ",".join('{key="%s", sids="%s"}' % (plan.keys[t], ",".join(map(str, plan.sids[t])))
-                       for t in range(threads))
-    script = tmp / "submit_test.lua"
-    script.write_text(WRK_SCRIPT % {"plan": "{" + entries + "}", "body": json.dumps(json.dumps(VALUE)),
-                                    "cases": CASES_PER_SUBMISSION})
-    cmd = ["wrk", "-t", str(threads), "-c", str(clients), "-d", f"{math.ceil(seconds)}s", "--timeout", "5s",
-           "-s", str(script), url]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60).stdout
-    fields = {line.split()[0]: [int(x) for x in line.split()[1:]] for line in out.splitlines()
-              if line.startswith(("RESULT", "LATENCY"))}
-    if "RESULT" not in fields:
-        raise RuntimeError(f"wrk printed no result:\n{out[-2000:]}")
-    total, micros, sock_errors, status_errors, _ = fields["RESULT"]
-    p50, p99 = fields["LATENCY"]
-    return LoadResult(f"wrk ({threads} threads)", total, micros / 1e6, sock_errors + status_errors,
-                      p50 / 1000, p99 / 1000, frozenset(), total - status_errors)
-
-
-# --- asyncio fallback -------------------------------------------------------
-
-async def _client(host, port, key, sids, stop_at, latencies, acked, errors):
-    body = json.dumps(VALUE).encode()
-    reader, writer = await asyncio.open_connection(host, port)
-    try:
-        for sid, i in _cases(sids):
-            if time.monotonic() >= stop_at:
-                return
-            head = (f"POST /submit_test?submission_id={sid}&test_case_index={i} HTTP/1.1\r\n"
-                    f"Host: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-                    f"Content-Length: {len(body)}\r\n\r\n").encode()
-            t0 = time.perf_counter()
-            writer.write(head + body)
-            status = await asyncio.wait_for(_read_response(reader), 10)
-            latencies.append(time.perf_counter() - t0)
-            if status == 200:
-                acked.append((sid, i))
-            else:
-                errors.append(status)
-    except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError):
-        errors.append("connection")
-    finally:
-        writer.close()
-
-
-async def _read_response(reader) -> int:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    length = next(int(v) for k, _, v in (h.partition(":") for h in lines[1:]) if k.lower() == "content-length")
-    await reader.readexactly(length)
-    return int(lines[0].split()[1])
-
-
-def _fast_loop():
-    """uvloop when installed (the server extra has it): the client then takes less
-    of the CPU the server needs."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    return uvloop.new_event_loop
-
-
-def _run_python(url, plan: Plan, clients, seconds, tmp) -> LoadResult:
-    host, port = url.split("//")[1].split(":")
-    latencies, acked, errors = [], [], []
-
-    async def go():
-        stop_at = time.monotonic() + seconds
-        await asyncio.gather(*(_client(host, int(port), plan.keys[c], plan.sids[c], stop_at,
-                                       latencies, acked, errors) for c in range(clients)))
-    t0 = time.monotonic()
-    if hasattr(asyncio, "Runner"):  # Python 3.11+
-        with asyncio.Runner(loop_factory=_fast_loop()) as runner:
-            runner.run(asyncio.wait_for(go(), seconds + 30))
-    else:
-        asyncio.run(asyncio.wait_for(go(), seconds + 30))
-    elapsed = time.monotonic() - t0
-    latencies.sort()
-    pick = (lambda q: 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]) if latencies \
-        else (lambda q: float("nan"))
-    return LoadResult("python asyncio", len(latencies), elapsed, len(errors), pick(0.5), pick(0.99),
-                      frozenset(acked), len(acked))
 
 
 # --- report -----------------------------------------------------------------
