@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.tolerance import NUMERIC_KINDS, close_mask, same_shape
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -38,7 +40,7 @@ def _at(path):
     return f" at {path}" if path else ""
 
 
-NUMERIC = "biuf"  # bool, signed, unsigned, float: compared by value
+NUMERIC = NUMERIC_KINDS
 
 
 def _as_array(actual, expected, path, hidden=False):
@@ -49,8 +51,7 @@ def _as_array(actual, expected, path, hidden=False):
         raise Mismatch(f"expected an array{_at(path)}, got a {describe(actual)}")
     if actual.dtype.kind not in NUMERIC:
         raise Mismatch(f"expected numbers{_at(path)}, got an array of dtype {actual.dtype}")
-    scalar_like = (expected.ndim == 0 and actual.size == 1) or (actual.ndim == 0 and expected.size == 1)
-    if actual.shape != expected.shape and not scalar_like:
+    if not same_shape(expected.shape, actual.shape):
         want = "" if hidden else f", expected {expected.shape}"
         raise Mismatch(f"wrong shape{_at(path)}: got {actual.shape}{want}")
     return actual.reshape(expected.shape)
@@ -64,10 +65,10 @@ def _check_array(expected, actual, path, case, hidden):
 def _check_close(expected, actual, path, case, hidden):
     if not np.all(np.isfinite(actual)):
         raise Mismatch(f"non-finite values (nan or inf){_at(path)}")
+    if np.all(close_mask(actual, expected, case.rtol, case.atol)):
+        return
     abs_err = np.abs(actual - expected)
     allowed = case.atol + case.rtol * np.abs(expected)
-    if np.all(abs_err <= allowed):
-        return
     worst = np.unravel_index(np.argmax(abs_err - allowed), abs_err.shape) if abs_err.ndim else ()
     rel = abs_err[worst] / max(abs(float(expected[worst])), 1e-300)
     detail = "" if hidden else f"; at index {tuple(int(i) for i in worst)} expected " \

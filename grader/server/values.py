@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-NUMERIC_KINDS = "biuf"
+from grader.tolerance import NUMERIC_KINDS, close_mask, same_shape
+
 
 
 class BadValue(ValueError):
@@ -117,9 +118,11 @@ def compare(expected, got, rtol: float, atol: float, path: str = "value") -> Ver
         return _first_wrong((compare(expected[k], got[k], rtol, atol, f"{path}[{k!r}]")
                              for k in expected))
     if _is_number(expected):
+        if isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind in "iuf":
+            got = got.reshape(()).item()  # a one-element array where a number was published
         if not _is_number(got):
             return Verdict(False, f"{path}: expected a number, got {_kind(got)}")
-        if math.isclose(got, expected, rel_tol=rtol, abs_tol=atol) or _same_nan(got, expected):
+        if bool(close_mask(np.float64(got), np.float64(expected), rtol, atol)) or _same_nan(got, expected):
             return Verdict(True)
         return Verdict(False, f"{path}: wrong number (tolerance rtol={rtol:g}, atol={atol:g})")
     if type(got) is not type(expected) or got != expected:
@@ -128,10 +131,13 @@ def compare(expected, got, rtol: float, atol: float, path: str = "value") -> Ver
 
 
 def _compare_arrays(expected, got, rtol, atol, path):
+    if _is_number(got) and expected.size == 1:
+        got = np.asarray(got)  # a number where a 0-d or one-element array was published
     if not isinstance(got, np.ndarray):
         return Verdict(False, f"{path}: expected an np.ndarray, got {_kind(got)}")
-    if got.shape != expected.shape:
+    if not same_shape(expected.shape, got.shape):
         return Verdict(False, f"{path}: expected shape {expected.shape}, got {got.shape}")
+    got = got.reshape(expected.shape)
     if expected.dtype.kind == "b":
         ok = got.dtype.kind == "b" and bool(np.array_equal(got, expected))
     else:
@@ -145,8 +151,7 @@ def _compare_arrays(expected, got, rtol, atol, path):
 def _all_close(got, exp, rtol, atol) -> bool:
     """np.allclose(..., equal_nan=True) at a third of its cost on the small arrays
     of a submission (this runs once per request on the hot path)."""
-    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is nan: handled below
-        ok = ((np.abs(got - exp) <= atol + rtol * np.abs(exp)) & np.isfinite(exp)) | (got == exp)
+    ok = (close_mask(got, exp, rtol, atol) & np.isfinite(exp)) | (got == exp)
     if ok.all():
         return True
     return bool((ok | (np.isnan(got) & np.isnan(exp))).all())

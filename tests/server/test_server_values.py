@@ -85,3 +85,27 @@ def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
         e = rng.standard_normal((3, 4))
         g = e + rng.standard_normal((3, 4)) * 10 ** rng.uniform(-8, -2)
         assert _all_close(g, e, rtol, atol) == np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# The server compares as the grader does (grader/tolerance.py): a 0-d value and a
+# one-element array are the same number, and float width does not matter.
+@pytest.mark.parametrize("published, sent", [
+    (np.float64(0.5), np.array([0.5], dtype=np.float32)),
+    (np.array([[0.5]]), np.float64(0.5)),
+    (0.5, np.array([0.5])),
+    (np.array([0.1, 0.2], dtype=np.float64), np.array([0.1, 0.2], dtype=np.float32)),
+])
+def test_scalar_like_values_and_float_widths_compare_as_the_grader_does(published, sent):
+    published = np.asarray(published) if isinstance(published, np.generic) else published
+    sent = np.asarray(sent) if isinstance(sent, np.generic) else sent
+    assert compare(published, sent, 1e-5, 1e-5).correct
+
+
+@pytest.mark.parametrize("published, sent", [
+    (np.array(0.5), np.array([0.5, 0.5])),
+    (np.array([0.5]), np.array([0.6])),
+    (1.0, np.array([1.0, 1.0])),
+    (100.0, 100.2),  # 2e-3 off: beyond atol + rtol * |expected| = 1e-5 + 1e-3
+])
+def test_what_the_shared_rule_still_refuses(published, sent):
+    assert not compare(published, sent, 1e-5, 1e-5).correct
