@@ -11,18 +11,20 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
-from grader import REFERENCE, ROOT
+from grader import ROOT
+from grader.assignment import Assignment
 from grader.grading import gradcheck
 from grader.untrusted.cases import CASES, QUESTION, producers
 from grader.untrusted.cases.util import NUMERIC_TOLERANCE
-from grader.grading.submission import STUDENT_FILES
 from grader.grading.outcomes import Budget, read_outcome
-from grader.grading.workers import CASES_DIR, WORKER, run_all
+from grader.grading.workers import WORKER, run_all
 
 
 class ReferenceError(RuntimeError):
@@ -33,12 +35,16 @@ def cache_root() -> Path:
     return Path(os.environ.get("GRADER_CACHE", ROOT / ".grader-cache"))
 
 
-def cache_key() -> str:
+def cache_key(assignment: Assignment | None = None) -> str:
+    assignment = assignment or Assignment.hw1()
+    reference = assignment.reference
     digest = hashlib.sha256(np.__version__.encode())
-    sources = sorted((REFERENCE / "python").rglob("*.py")) + [REFERENCE / "apps" / "simple_ml.py"]
-    sources += sorted(CASES_DIR.glob("*.py")) + [WORKER]
+    sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
+    sources += sorted(assignment.cases_dir.glob("*.py")) + [WORKER]
     for path in sources:
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+        # paths relative to the repository for hw1 (a stable key), absolute for another assignment
+        name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        digest.update(str(name).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:24]
 
 
@@ -66,8 +72,9 @@ def _check_reference(runs):
 
 def build(config, dest: Path) -> None:
     """Run the reference's workers and keep their raw output under dest."""
-    files = {rel: REFERENCE / rel for rel in STUDENT_FILES}
-    runs = run_all(files, config, base=REFERENCE, keep_outputs=dest)
+    reference = config.assignment.reference
+    files = {rel: reference / rel for rel in config.assignment.student_files}
+    runs = run_all(files, config, base=reference, keep_outputs=dest)
     _check_reference(runs)
     (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
 
@@ -77,12 +84,17 @@ def expected_dir(config) -> Path:
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     root.chmod(0o700)
-    final = root / f"expected-{cache_key()}"
+    final = root / f"expected-{cache_key(config.assignment)}"
     if (final / "meta.json").exists():
         return final
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
+    # the first grade after a change to the reference or the cases waits for this: say so
+    print(f"building the expected answers: the {config.assignment.name} reference's cases, once per change "
+          "(about a minute)...", file=sys.stderr, flush=True)
+    start = time.monotonic()
     try:
         build(config, tmp)
+        print(f"expected answers ready ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
         try:
             os.rename(tmp, final)
         except OSError:

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import HANDOUT, REFERENCE, ROOT, sandbox
+from grader import ROOT, sandbox
 from grader.files import write_atomic
 from grader.grading import expected, report
 from grader.untrusted.cases import BEYOND, CASES, CONTRACT, QUESTION
@@ -94,14 +94,14 @@ def import_notes(runs):
     return [f"{error} (costs {', '.join(sorted(labels))})" for error, labels in failures.items()]
 
 
-def _student_files(submission: Path, scratch: Path):
+def _student_files(submission: Path, scratch: Path, handout: Path):
     if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
         raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
                               "a zip of one, or a folder with the three files")
     located = locate(submission)
-    return {**{rel: HANDOUT / rel for rel in STUDENT_FILES}, **located.files}, located.notes
+    return {**{rel: handout / rel for rel in STUDENT_FILES}, **located.files}, located.notes
 
 
 def _security_notes(config: RunConfig) -> tuple:
@@ -121,7 +121,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     warnings = _security_notes(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
-            files, notes = _student_files(submission, Path(scratch))
+            files, notes = _student_files(submission, Path(scratch), config.assignment.handout)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
             return report.Report(str(submission), (), report.question_scores(()), REFUSED,
                                  time.monotonic() - start, (str(exc),))
@@ -178,7 +178,9 @@ def run(args, command):
         print(f"grader grade: {exc}", file=sys.stderr)
         return 2
     if args.submission is None:  # the demo: 100 for the reference, 0 for the handout
-        targets = [(REFERENCE, Path(args.out) / "reference"), (HANDOUT, Path(args.out) / "handout")]
+        assignment = config.assignment
+        targets = [(assignment.reference, Path(args.out) / "reference"),
+                   (assignment.handout, Path(args.out) / "handout")]
     elif not Path(args.submission).exists():
         print(f"grader grade: {args.submission}: no such file or folder", file=sys.stderr)
         return 2

@@ -14,12 +14,10 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.assignment import HW1_STUDENT_FILES
+
 # handout-relative path of each file a student edits
-STUDENT_FILES = (
-    "python/needle/autograd.py",
-    "python/needle/ops/ops_mathematic.py",
-    "apps/simple_ml.py",
-)
+STUDENT_FILES = HW1_STUDENT_FILES
 STUDENT_PARTS = {part for rel in STUDENT_FILES for part in rel.split("/")}
 MAX_FILE_BYTES = 1 << 20          # one student source file
 MAX_ZIP_BYTES = 64 << 20          # uncompressed total

@@ -16,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import DATA, HANDOUT, ROOT, sandbox
+from grader import ROOT, sandbox
+from grader.assignment import Assignment
 from grader.untrusted.cases import QUESTION, producers
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 
-CASES_DIR = ROOT / "grader" / "untrusted" / "cases"
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
 # Longest first; the others fill the second core while Q6 runs.
 RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute_gradient", "topo_sort")
@@ -44,6 +44,7 @@ class RunConfig:
     insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
     limits: dict = field(default_factory=_default_limits)
     score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
+    assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
 
 
 def add_limit_arguments(parser):
@@ -102,17 +103,17 @@ def _copy_nofollow(src: Path, dest: Path) -> None:
         dest.write_bytes(f.read())
 
 
-def build_runner(dest: Path) -> Path:
+def build_runner(dest: Path, assignment: Assignment) -> Path:
     dest.mkdir()
     shutil.copyfile(WORKER, dest / "worker_boot.py")
-    shutil.copytree(CASES_DIR, dest / "hw1_cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(assignment.cases_dir, dest / "hw1_cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
 
 def run_question(question, copy_dir, runner, out_parent, config, keep=None, group=None) -> QuestionRun:
     out_dir = sandbox.make_out_dir(out_parent)
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
-                         student_dir=copy_dir, out_dir=out_dir, shared={"data": DATA},
+                         student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
                          limits=config.limits[question], tier=config.tier, group=group)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
@@ -134,8 +135,8 @@ def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
             tmp = Path(tmp)
-            copy_dir = build_copy(base or HANDOUT, files, tmp / "copy")
-            runner = build_runner(tmp / "runner")
+            copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
+            runner = build_runner(tmp / "runner", config.assignment)
             with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
                 futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, keep_outputs, group)
                            for q in questions}

@@ -56,3 +56,17 @@ def test_cache_key_follows_numpy_version(monkeypatch):
     assert key == expected.cache_key()
     monkeypatch.setattr(np, "__version__", "0.0.0")
     assert expected.cache_key() != key
+
+
+def test_first_build_of_the_expected_answers_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
+    built = []
+    monkeypatch.setattr(expected, "build", lambda config, dest: (built.append(dest),
+                                                                 (dest / "meta.json").write_text("{}")))
+    from grader.grading.workers import RunConfig
+    folder = expected.expected_dir(RunConfig())
+    err = capsys.readouterr().err
+    assert len(built) == 1 and (folder / "meta.json").exists()
+    assert "building the expected answers" in err and "expected answers ready" in err
+    expected.expected_dir(RunConfig())  # cached: silent, not rebuilt
+    assert len(built) == 1 and capsys.readouterr().err == ""

@@ -1,5 +1,6 @@
 """`grader grade` as a command: exit codes, the three reports, the forms a
 submission takes (folder, zip, three flat files) and the grader's own failure."""
+import dataclasses
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import pytest
 import grader.grading.grade
 import grader.grading.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
+from grader.assignment import Assignment
 from grader.grading import expected
 from grader.grading.submission import STUDENT_FILES
 
@@ -30,8 +32,8 @@ def handout(tmp_path_factory, monkeypatch):
     fake = tmp_path_factory.mktemp("handout")
     for sub in ("python", "apps"):
         shutil.copytree(REFERENCE / sub, fake / sub, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(grader.grading.workers, "HANDOUT", fake)
-    monkeypatch.setattr(grader.grading.grade, "HANDOUT", fake)
+    stub = dataclasses.replace(Assignment.hw1(), handout=fake)
+    monkeypatch.setattr(Assignment, "hw1", classmethod(lambda cls: stub))  # every RunConfig made from now on
     return fake
 
 
@@ -186,9 +188,9 @@ def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monk
 
 
 def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(grader.grading.workers, "HANDOUT", tmp_path / "no-handout")
-    monkeypatch.setattr(grader.grading.grade, "HANDOUT", tmp_path / "no-handout")
-    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "out")
+    config = grader.grading.workers.RunConfig(
+        assignment=dataclasses.replace(Assignment.hw1(), handout=tmp_path / "no-handout"))
+    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "out", config)
     assert not ok and rep.score == 0
     assert "no-handout/python: missing" in rep.error and "run `make handout`" in rep.error
     assert json.loads((tmp_path / "out" / "results.json").read_text())["score"] == 0

@@ -12,6 +12,7 @@ Grades, through the real sandboxed grader (`grade_submission`):
 Submissions are the reference's three files with textual edits applied
 (catalogue/build.py); an edit whose anchor is gone fails loudly.
 """
+import dataclasses
 import os
 import re
 import shutil
@@ -24,7 +25,8 @@ import pytest
 
 import grader
 from grader import REFERENCE
-from grader.grading import expected, grade, workers
+from grader.assignment import Assignment
+from grader.grading import expected, workers
 from grader.untrusted.cases import CASES, QUESTION
 from grader.grading.grade import grade_submission
 from grader.sandbox import Limits
@@ -84,9 +86,9 @@ def handout_dir(tmp_path_factory):
     for sub in ("python", "apps"):
         shutil.copytree(REFERENCE / sub, base / sub, ignore=shutil.ignore_patterns("__pycache__"))
     build.write_submission(base, _stub_sources())
+    stub = dataclasses.replace(Assignment.hw1(), handout=base)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(workers, "HANDOUT", base)
-        mp.setattr(grade, "HANDOUT", base)
+        mp.setattr(Assignment, "hw1", classmethod(lambda cls: stub))  # every RunConfig made from now on
         yield base
 
 
