@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.handout.build import HandoutError, build_tree
+from grader.untrusted.cases import QUESTIONS as REGISTRY_QUESTIONS
 
 # Question -> the `-k` keyword its tests carry.
-QUESTIONS = {"Q1": "forward", "Q2": "backward", "Q3": "topo_sort",
-             "Q4": "compute_gradient", "Q5": "softmax_loss_ndl", "Q6": "nn_epoch_ndl"}
+QUESTIONS = {q.label: q.key for q in REGISTRY_QUESTIONS}  # label -> the `-k` keyword, from the case registry
 TEST_DIR = "tests/hw1"
 NOT_IMPLEMENTED_RE = re.compile(r"^NotImplementedError: (Q\d+): ")
 PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
