@@ -1,6 +1,7 @@
 """`grader handout SRC DEST` and `grader check-handout SRC DEST`.
 
-handout: refresh the reference's copies of grader files (MIRRORS), build
+handout: refresh the reference's copies of grader files (MIRRORS) and of
+the public cases (tests/hw1/hw1_cases, so the reference runs them too), build
 the student handout from the reference into a temporary
 directory next to DEST, check it (no leaked solution line, the public tests
 fail with NotImplementedError in the handout and pass on the reference),
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.handout_build import Built, HandoutError, build_tree
+from grader.handout_cases import DEST as CASES_DEST
+from grader.handout_cases import write_cases
 from grader.handout_manifest import mirror_paths
 from grader.handout_checks import check_public_tests
 from grader.leaks import find_leaks
@@ -94,9 +97,38 @@ def sync_mirrors(src: Path) -> list[Path]:
     return written
 
 
+def _fresh_cases(scratch: Path) -> Path:
+    write_cases(scratch)
+    return scratch / CASES_DEST
+
+
+def cases_stale(src: Path) -> bool:
+    """Whether the reference's copy of the public cases differs from a fresh one."""
+    with tempfile.TemporaryDirectory(prefix="cases-") as tmp:
+        fresh = snapshot(_fresh_cases(Path(tmp)))
+    copy = src / CASES_DEST
+    return not copy.is_dir() or snapshot(copy) != fresh
+
+
+def sync_cases(src: Path) -> bool:
+    """Refresh the reference's copy of the public cases (what its tests and
+    notebook run, as the handout's do); True when it changed."""
+    if not cases_stale(src):
+        return False
+    copy = src / CASES_DEST
+    scratch = Path(tempfile.mkdtemp(prefix=".hw1-cases-", dir=copy.parent))
+    try:
+        _swap(_fresh_cases(scratch), copy)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return True
+
+
 def make_handout(src: Path, dest: Path, *, run_tests: bool = True) -> Built:
     for path in sync_mirrors(src):
         print(f"{path}: refreshed from grader/{path.name}")
+    if sync_cases(src):
+        print(f"{src / CASES_DEST}: refreshed from grader/cases")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
@@ -151,6 +183,7 @@ def run(args, command) -> int:
         if command == "check-handout":
             stale = differences(src, dest) + [f"{copy} (differs from grader/{original.name})"
                                               for copy, original in stale_mirrors(src)]
+            stale += [f"{src / CASES_DEST} (differs from grader/cases)"] if cases_stale(src) else []
             if stale:
                 print(STALE.format(dest=dest), *stale, sep="\n  ", file=sys.stderr)
                 return 1

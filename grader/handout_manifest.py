@@ -49,6 +49,7 @@ MANIFEST: tuple[Entry, ...] = (
 INSTRUCTOR_ONLY: tuple[str, ...] = (
     "data",        # MNIST; students fetch it with tools/fetch_mnist.py
     "mugrade.py",  # a copy of grader/mugrade.py (see MIRRORS)
+    "tests/hw1/hw1_cases",  # generated from grader/cases; the handout gets its own (handout_cases.py)
 )
 
 # Reference files that are copies of grader files, refreshed by `make handout`,

@@ -3,6 +3,7 @@ sees after `make test` are the grader's points on the same submission's
 public cases; hidden rows and their values never ship; the shipped tables
 agree with the registry; the comparison code is the grader's."""
 import json
+import shutil
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import handout_cases
+from grader.cli import main
 from grader.cases import CASES, QUESTION
 from grader.grade import UNIT, grade_submission, max_scores
 from grader.handout_build import HandoutError, build_tree
@@ -180,3 +182,28 @@ def test_a_public_case_checking_a_hidden_value_stops_the_build(tmp_path, monkeyp
     monkeypatch.setitem(cases.BY_NAME, "forward_log", broken[[c.name for c in broken].index("forward_log")])
     with pytest.raises(HandoutError, match="public cases check forward_log, a hidden case's value"):
         build_tree(REFERENCE, tmp_path / "h")
+
+
+def test_a_question_keyword_selects_that_questions_cases_only(tmp_path):
+    root = tmp_path / "hw1"
+    shutil.copytree(HANDOUT, root, ignore=shutil.ignore_patterns("__pycache__", ".venv", "data"))
+    run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "--collect-only", "-q", "-k", "forward",
+                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True, timeout=120)
+    selected = re.findall(r"test_case\[(\w+)\]", run.stdout)
+    assert selected == [c.name for c in CASES if c.question == "forward" and not c.hidden], run.stdout[-2000:]
+    assert "nn_epoch_ndl_relu_forward" in (SHIPPED / "points.json").read_text()  # a substring match it skips
+
+
+def test_check_handout_reports_stale_reference_cases(tmp_path, stub_client, capsys):
+    src = tmp_path / "reference"
+    shutil.copytree(REFERENCE, src, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "handout"
+    assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
+    assert main(["check-handout", str(src), str(out)]) == 0
+    (src / handout_cases.DEST / "points.json").write_text("{}\n")
+    capsys.readouterr()
+    assert main(["check-handout", str(src), str(out)]) == 1
+    assert f"{src}/{handout_cases.DEST} (differs from grader/cases)" in capsys.readouterr().err
+    assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
+    assert "refreshed from grader/cases" in capsys.readouterr().out
+    assert json.loads((src / handout_cases.DEST / "points.json").read_text()) == handout_cases.points_table()
