@@ -2,19 +2,24 @@
 sees after `make test` are the grader's points on the same submission's
 public cases; hidden rows and their values never ship; the shipped tables
 agree with the registry; the comparison code is the grader's."""
+import dataclasses
+import importlib.util
+import io
 import json
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grader import handout_cases
-from grader.cli import main
 from grader.cases import CASES, QUESTION
+from grader.cli import main
 from grader.grade import UNIT, grade_submission, max_scores
+from grader.handout import FileState, same_file
 from grader.handout_build import HandoutError, build_tree
 from grader.markers import BEGIN_HIDDEN
 
@@ -85,8 +90,6 @@ def test_local_points_are_the_graders_points_on_the_public_cases(partial):
 
 
 def load_conftest():
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location("handout_conftest_cases", HANDOUT / "conftest.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -173,8 +176,6 @@ def test_a_changed_import_stops_the_build(tmp_path, monkeypatch, stub_client):
 
 
 def test_a_public_case_checking_a_hidden_value_stops_the_build(tmp_path, monkeypatch, stub_client):
-    import dataclasses
-
     from grader import cases
 
     broken = [dataclasses.replace(c, hidden=True) if c.name == "forward_log" else c for c in cases.CASES]
@@ -207,3 +208,21 @@ def test_check_handout_reports_stale_reference_cases(tmp_path, stub_client, caps
     assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
     assert "refreshed from grader/cases" in capsys.readouterr().out
     assert json.loads((src / handout_cases.DEST / "points.json").read_text()) == handout_cases.points_table()
+
+
+def npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def test_expected_arrays_equal_within_rounding_are_not_stale():
+    rel = f"{handout_cases.DEST}/expected/forward_log_0.npy"
+    base = FileState(npy([1.0, 2.0, 3.0]), False)
+    assert same_file(rel, base, FileState(npy([1.0, 2.0, 3.0 + 1e-12]), False))
+    assert not same_file(rel, base, FileState(npy([1.0, 2.0, 3.01]), False))
+    assert not same_file(rel, base, FileState(npy([1.0, 2.0]), False))
+    assert not same_file(rel, base, FileState(npy(np.asarray([1.0, 2.0, 3.0], dtype=np.float32)), False))
+    assert not same_file(rel, base, FileState(b"not an array", False))
+    assert not same_file("tests/hw1/other.npy", base, FileState(npy([1.0, 2.0, 3.0 + 1e-12]), False))
+
