@@ -117,7 +117,6 @@ def contract_line(case):
 
 @pytest.mark.parametrize("case", [pytest.param(case, id=case.name) for case in CASES])
 def test_case(case):
-    __tracebackhide__ = True  # the traceback starts in the case, then your code
     ok, value = computed(case)
     if not ok:
         print(f"{case.description}\n{contract_line(case)}\nwhere: {where(value)}")
@@ -125,6 +124,7 @@ def test_case(case):
     want = expected_value(case)
     verdict = check(case, want, value)
     if not verdict.passed:
-        raise AssertionError(f"{case.description}: {verdict.message}\n{contract_line(case)}\n"
-                             f"expected: {describe(want)}\ngot:      {describe(value)}\n"
-                             f"where: {student_code(case)}")
+        # No traceback: it would show this file, not yours; `where` names your code.
+        pytest.fail(f"{case.description}: {verdict.message}\n{contract_line(case)}\n"
+                    f"expected: {describe(want)}\ngot:      {describe(value)}\nwhere: {student_code(case)}",
+                    pytrace=False)
