@@ -1,5 +1,8 @@
 """Run the public tests against variants of the handout, and judge them.
 
+The public tests are the grader's public cases (tests/hw1/test_cases.py,
+one `test_case[<case name>]` each) and any test_* function of tests/hw1.
+
 Variants, each built in a scratch directory with the same builder:
 - nothing stripped (the reference): every public test passes;
 - everything stripped (the handout): it imports, and every test fails with
