@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grader import ROOT
 from grader import cases as registry
 from grader import checks, compare
 from grader.leaks import secrets_of
@@ -62,7 +63,7 @@ def _case_sources(out: Path):
     blocks, secrets = [], []
     for name in CASE_MODULES:
         path = cases_dir() / f"{name}.py"
-        where = f"grader/cases/{name}.py"
+        where = path.relative_to(ROOT).as_posix()
         text = path.read_text(encoding="utf-8")
         result = strip_source(text, where, fallback_name=name)
         if any(b.kind == "solution" for b in result.blocks):
@@ -79,7 +80,7 @@ def _comparison_code(out: Path):
         text = path.read_text(encoding="utf-8")
         for old, new in REWRITES[path.name]:
             if text.count(old) != 1:
-                raise CasesError(f"grader/{path.name}: expected `{old.strip()}` once; update REWRITES "
+                raise CasesError(f"{path.relative_to(ROOT).as_posix()}: expected `{old.strip()}` once; update REWRITES "
                                  "in grader/handout_cases.py to its imports")
             text = text.replace(old, new)
         tail = CHECKS_TAIL if path.name == "checks.py" else ""

@@ -4,6 +4,7 @@ public cases; hidden rows and their values never ship; the shipped tables
 agree with the registry; the comparison code is the grader's."""
 import dataclasses
 import importlib.util
+import inspect
 import io
 import json
 import re
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import handout_cases
+from grader import checks, compare, handout_cases
 from grader.cases import CASES, QUESTION
 from grader.cli import main
 from grader.grade import UNIT, grade_submission, max_scores
@@ -161,10 +162,10 @@ def test_shipped_registry_is_the_public_part_of_the_graders():
 
 def test_comparison_code_is_the_graders_with_its_imports_pointed_at_the_handout():
     shipped = (SHIPPED / "checks.py").read_text()
-    original = (ROOT / "grader/checks.py").read_text()
+    original = Path(inspect.getsourcefile(checks)).read_text()
     assert "from grader" not in shipped and "from .compare import " in shipped
     assert shipped.count("\n") == original.count("\n") + 3  # the header and the DATA line
-    assert (SHIPPED / "compare.py").read_text().endswith((ROOT / "grader/compare.py").read_text())
+    assert (SHIPPED / "compare.py").read_text().endswith(Path(inspect.getsourcefile(compare)).read_text())
 
 
 def test_a_changed_import_stops_the_build(tmp_path, monkeypatch, stub_client):
