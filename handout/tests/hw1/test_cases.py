@@ -28,7 +28,6 @@ from hw1_cases.checks import check  # noqa: E402
 from hw1_cases.compare import describe  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-
 EXPECTED = HERE / "hw1_cases" / "expected"
 ROOT = Path.cwd().resolve()
 _values = {}  # value key -> (True, value) or (False, exception): each case function runs once
