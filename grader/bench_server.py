@@ -56,10 +56,12 @@ def main(argv=None) -> int:
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
         with Cluster() as cluster:
-            result, stored, groups, _ = run_once(cluster.new_database(), args)
+            result, stored, groups, attack = run_once(cluster.new_database(), args)
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, _ = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+    if attack:
+        print(attack)
     return _report(result, stored, args, groups)
 
 

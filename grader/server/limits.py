@@ -61,7 +61,11 @@ async def too_large(send, limit: int):
 
 
 async def read_body(request, limit: int) -> bytes:
-    """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes."""
+    """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes
+    (at once, unread, when its Content-Length says so)."""
+    declared = _content_length(request.scope)
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
