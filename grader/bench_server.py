@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import bench_attack
+
 CASES_PER_SUBMISSION = 2000
 SUBMISSIONS_PER_CLIENT = 40
 VALUE = {"_encoded_type": "np.ndarray", "data": [[0.25 * (i + j) for j in range(4)] for i in range(4)]}
@@ -80,12 +82,12 @@ def run_once(db_url: str, args, workers: int = None, attack: bool = None):
             url = f"http://127.0.0.1:{port}"
             _publish_and_open(url, plan)
             if attack:
-                attacker = _start_attacker(url, plan, args.seconds)
+                attacker = bench_attack.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
             run = _run_wrk if use_wrk else _run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
         finally:
-            attack_line = _finish_attacker(attacker)
+            attack_line = bench_attack.collect(attacker)
             _stop(server)
         stored = _stored_cases(db_url)
         groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
@@ -175,25 +177,6 @@ def _publish_and_open(url: str, plan: Plan):
         for key in plan.keys:
             plan.sids.append([start(key) for _ in range(SUBMISSIONS_PER_CLIENT)])
         plan.attacker_sid = start(plan.attacker_key)
-
-
-def _start_attacker(url: str, plan: Plan, seconds: float) -> subprocess.Popen:
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "grader.bench_attack", url, plan.attacker_key,
-                             str(plan.attacker_sid), str(seconds)], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def _finish_attacker(proc) -> str:
-    if proc is None:
-        return ""
-    try:
-        out, _ = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
 
 
 def _cases(sids):
