@@ -110,6 +110,11 @@ def login(srv, key, **headers):
     return requests.post(srv.url + "login", data={"key": key}, headers=headers, allow_redirects=False, timeout=10)
 
 
+def test_sign_in_through_a_reverse_proxy_that_names_the_public_host(srv):
+    r = login(srv, srv.keys["alice"], Origin="https://grader.example.edu", **{"X-Forwarded-Host": "grader.example.edu"})
+    assert r.status_code == 303 and "grader_session" in r.cookies
+
+
 def test_logout_ends_the_session_on_the_server(srv):
     r = login(srv, srv.keys["alice"], Origin=srv.url.rstrip("/"))
     assert r.status_code == 303
