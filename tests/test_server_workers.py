@@ -66,3 +66,18 @@ def test_two_processes_on_postgresql_share_limits_and_quota(tmp_path):
         assert requests.get(srv.url + "healthz", timeout=5).text == "ok\n"
     finally:
         srv.stop()
+
+
+def test_a_bucket_written_later_by_another_process_does_not_lose_tokens(tmp_path):
+    """A process that read the clock before another wrote the bucket must not count time backwards."""
+    from grader.server.db import make_engine
+    from grader.server.limits import SharedRateLimiter
+    engine = make_engine(database_url("sqlite", tmp_path))
+    try:
+        limiter = SharedRateLimiter(engine, rate=1000.0, burst=1000)
+        assert limiter._take_from_db(1, 100.0) == (32, 0)
+        assert limiter._take_from_db(1, 102.0) == (32, 0)  # another process, 2 s later
+        # 1 s "in the past": a refill of -1000 tokens would refuse; it gets its lease.
+        assert limiter._take_from_db(1, 101.0) == (32, 0)
+    finally:
+        engine.dispose()

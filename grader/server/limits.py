@@ -126,14 +126,18 @@ class SharedRateLimiter:
             return 0, 0
 
     def _take_from_db(self, user_id: int, t: float):
-        refill = rate_buckets.c.tokens + (literal(t) - rate_buckets.c.updated) * self.rate
+        # `t` was read before waiting for the row: another process may have written a later
+        # time meanwhile (or run on a clock ahead). Time never runs backwards for a bucket.
+        later = literal(t) > rate_buckets.c.updated
+        refill = rate_buckets.c.tokens + case((later, literal(t) - rate_buckets.c.updated), else_=0.0) * self.rate
         avail = case((refill > self.burst, literal(float(self.burst))), else_=refill)
+        updated = case((later, literal(t)), else_=rate_buckets.c.updated)
         with self.engine.begin() as conn:
             if conn.dialect.name == "postgresql":  # losing a bucket in a crash is harmless
                 conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
             for want in dict.fromkeys((self.lease, 1)):
                 done = conn.execute(update(rate_buckets).where(rate_buckets.c.user_id == user_id, avail >= want)
-                                    .values(tokens=avail - want, updated=t))
+                                    .values(tokens=avail - want, updated=updated))
                 if done.rowcount:
                     return want, 0
             row = conn.execute(select(rate_buckets.c.tokens, rate_buckets.c.updated)
@@ -142,5 +146,5 @@ class SharedRateLimiter:
                 want = min(self.lease, self.burst)
                 conn.execute(insert(rate_buckets).values(user_id=user_id, tokens=self.burst - want, updated=t))
                 return want, 0
-        tokens = min(self.burst, row.tokens + (t - row.updated) * self.rate)
+        tokens = min(self.burst, row.tokens + max(0.0, t - row.updated) * self.rate)
         return 0, max(1, math.ceil((1 - tokens) / self.rate))
