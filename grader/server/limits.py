@@ -29,23 +29,24 @@ class BodyLimit:
     afterwards: nobody without a key can make the server hold a body.
     """
 
-    def __init__(self, app, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app, max_bytes: int, by_path: dict = None):
+        self.app, self.max_bytes, self.by_path = app, max_bytes, by_path or {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.by_path.get(scope["path"], self.max_bytes)  # e.g. the sign-in form: a few KB
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
-            return await too_large(send, self.max_bytes)
+        if declared is not None and declared > limit:
+            return await too_large(send, limit)  # here, before any routing: the cheapest refusal
         size = 0
 
         async def counted():
             nonlocal size
             message = await receive()
             size += len(message.get("body", b""))
-            if size > self.max_bytes:
-                raise BodyTooLarge(self.max_bytes)
+            if size > limit:
+                raise BodyTooLarge(limit)
             return message
 
         await self.app(scope, counted, send)
