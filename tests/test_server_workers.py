@@ -81,3 +81,19 @@ def test_a_bucket_written_later_by_another_process_does_not_lose_tokens(tmp_path
         assert limiter._take_from_db(1, 101.0) == (32, 0)
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_quota_charges_of_a_group_are_all_or_nothing_per_key(kind, tmp_path):
+    from grader.server import accounts, store
+    from grader.server.db import make_engine
+    engine = make_engine(database_url(kind, tmp_path))
+    try:
+        accounts.add_users(engine, [("ann", "student"), ("ben", "student")])
+        with engine.begin() as conn:
+            assert store.charge_many(conn, {1: (100, 150), 2: (200, 150)}) == {1}  # ben's 200 cannot fit
+        with engine.begin() as conn:
+            assert store.charge_many(conn, {1: (60, 150), 2: (150, 150)}) == {2}
+            assert (store.stored_bytes(conn, 1), store.stored_bytes(conn, 2)) == (100, 150)
+    finally:
+        engine.dispose()

@@ -133,9 +133,10 @@ class SharedRateLimiter:
         refill = rate_buckets.c.tokens + case((later, literal(t) - rate_buckets.c.updated), else_=0.0) * self.rate
         avail = case((refill > self.burst, literal(float(self.burst))), else_=refill)
         updated = case((later, literal(t)), else_=rate_buckets.c.updated)
-        with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":  # losing a bucket in a crash is harmless
-                conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+        # Each statement commits alone (autocommit): a bucket row is locked only while the
+        # database runs one UPDATE, never while this thread waits for the GIL between statements,
+        # so processes sharing a key do not queue behind each other.
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             for want in dict.fromkeys((self.lease, 1)):
                 done = conn.execute(update(rate_buckets).where(rate_buckets.c.user_id == user_id, avail >= want)
                                     .values(tokens=avail - want, updated=updated))
