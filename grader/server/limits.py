@@ -92,9 +92,10 @@ class SharedRateLimiter:
 
     A process takes tokens from the database bucket a few at a time (a lease)
     and spends them locally, so the database sees one small write per lease,
-    not one per request. Leasing never lets a key exceed its limit: a token
-    is spent at most once; tokens leased by a process the key stops using are
-    simply unused (at most `lease` per process).
+    not one per request. A token is spent at most once, so over any stretch
+    of time a key gets at most its rate plus its burst, plus the tokens that
+    processes leased earlier and hold unspent (at most `lease` each). Tokens
+    leased by a process the key stops using wait there for its next request.
     """
 
     def __init__(self, engine: Engine, rate: float, burst: int, guard=None):
@@ -118,7 +119,7 @@ class SharedRateLimiter:
         return wait
 
     def _take(self, user_id: int):
-        """(tokens granted, seconds to wait) from the database bucket, in one transaction."""
+        """(tokens granted, seconds to wait) from the database bucket."""
         if self.guard is not None:
             self.guard.check()
         try:
