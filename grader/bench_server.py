@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import bench_attack
+
 CASES_PER_SUBMISSION = 2000
 SUBMISSIONS_PER_CLIENT = 40
 VALUE = {"_encoded_type": "np.ndarray", "data": [[0.25 * (i + j) for j in range(4)] for i in range(4)]}
@@ -56,10 +58,12 @@ def main(argv=None) -> int:
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
         with Cluster() as cluster:
-            result, stored, groups, _ = run_once(cluster.new_database(), args)
+            result, stored, groups, attack = run_once(cluster.new_database(), args)
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, _ = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+    if attack:
+        print(attack)
     return _report(result, stored, args, groups)
 
 
@@ -78,12 +82,12 @@ def run_once(db_url: str, args, workers: int = None, attack: bool = None):
             url = f"http://127.0.0.1:{port}"
             _publish_and_open(url, plan)
             if attack:
-                attacker = _start_attacker(url, plan, args.seconds)
+                attacker = bench_attack.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
             run = _run_wrk if use_wrk else _run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
         finally:
-            attack_line = _finish_attacker(attacker)
+            attack_line = bench_attack.collect(attacker)
             _stop(server)
         stored = _stored_cases(db_url)
         groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
@@ -175,25 +179,6 @@ def _publish_and_open(url: str, plan: Plan):
         plan.attacker_sid = start(plan.attacker_key)
 
 
-def _start_attacker(url: str, plan: Plan, seconds: float) -> subprocess.Popen:
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "grader.bench_attack", url, plan.attacker_key,
-                             str(plan.attacker_sid), str(seconds)], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def _finish_attacker(proc) -> str:
-    if proc is None:
-        return ""
-    try:
-        out, _ = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
-
-
 def _cases(sids):
     """The (submission, index) pairs one client sends, in order, each once."""
     for sid in sids:
@@ -209,19 +194,25 @@ local body = %(body)s
 local n = 0
 function setup(thread)
   n = n + 1
-  thread:set("key", plan[n].key)
-  thread:set("sids", plan[n].sids)
+  thread:set("spec", plan[n])
 end
 function init(args)
-  list = {}
-  for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
-  pos, idx = 1, 0
+  students = {}
+  for item in string.gmatch(spec, "[^;]+") do
+    local key, sids = item:match("([^=]+)=(.+)")
+    local list = {}
+    for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
+    table.insert(students, {key = key, sids = list, pos = 1, idx = 0})
+  end
+  turn = 0
 end
 function request()
-  if idx >= %(cases)d then idx = 0; pos = pos + 1 end
-  local path = "/submit_test?submission_id=" .. list[pos] .. "&test_case_index=" .. idx
-  idx = idx + 1
-  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. key,
+  turn = turn %% #students + 1
+  local st = students[turn]
+  if st.idx >= %(cases)d then st.idx = 0; st.pos = st.pos + 1 end
+  local path = "/submit_test?submission_id=" .. st.sids[st.pos] .. "&test_case_index=" .. st.idx
+  st.idx = st.idx + 1
+  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. st.key,
                                    ["Content-Type"] = "application/json"}, body)
 end
 function done(summary, latency, requests)
@@ -235,11 +226,12 @@ end
 
 def _run_wrk(url, plan: Plan, clients, seconds, tmp: Path) -> LoadResult:
     threads = min(2, clients)
-    # wrk gives each thread its own Lua state: one student (key and submissions) per thread.
-    entries = ",".join('{key="%s", sids="%s"}' % (plan.keys[t], ",".join(map(str, plan.sids[t])))
-                       for t in range(threads))
+    # wrk gives each thread its own Lua state: each thread takes turns among its share of
+    # the students, as a class does (one key per client, each answering its own cases).
+    specs = ['"%s"' % ";".join(f"{plan.keys[c]}={','.join(map(str, plan.sids[c]))}"
+                              for c in range(t, clients, threads)) for t in range(threads)]
     script = tmp / "submit_test.lua"
-    script.write_text(WRK_SCRIPT % {"plan": "{" + entries + "}", "body": json.dumps(json.dumps(VALUE)),
+    script.write_text(WRK_SCRIPT % {"plan": "{" + ",".join(specs) + "}", "body": json.dumps(json.dumps(VALUE)),
                                     "cases": CASES_PER_SUBMISSION})
     cmd = ["wrk", "-t", str(threads), "-c", str(clients), "-d", f"{math.ceil(seconds)}s", "--timeout", "5s",
            "-s", str(script), url]
