@@ -12,8 +12,11 @@ one line of counts. Every step sleeps a little, so that the attacker itself
 takes a small share of the two cores the server has.
 """
 import asyncio
+import os
+import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 SOURCE = ("127.0.0.2", 0)
@@ -102,6 +105,27 @@ async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> d
             "bad": lambda: bad_values(host, port, key, sid, stop_at, counts)}
     await asyncio.gather(*(runs[k]() for k in kinds))
     return counts
+
+
+def spawn(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> subprocess.Popen:
+    """Start the attacker in a process of its own (it must not share the caller's GIL)."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    return subprocess.Popen([sys.executable, "-m", "grader.bench.attack", url, key, str(sid), str(seconds),
+                             ",".join(kinds)], cwd=root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def collect(proc) -> str:
+    """The attacker's line of counts once it is done ("" without an attacker)."""
+    if proc is None:
+        return ""
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
 
 
 def main(argv) -> int:

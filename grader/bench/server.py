@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.bench import attack as hostile_client
 from grader.blas import one_thread_env
 from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_python, run_wrk
 
@@ -45,10 +46,12 @@ def main(argv=None) -> int:
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
         with Cluster() as cluster:
-            result, stored, groups, _ = run_once(cluster.new_database(), args)
+            result, stored, groups, attack = run_once(cluster.new_database(), args)
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, _ = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+    if attack:
+        print(attack)
     return _report(result, stored, args, groups)
 
 
@@ -67,12 +70,12 @@ def run_once(db_url: str, args, workers: int = None, attack: bool = None):
             url = f"http://127.0.0.1:{port}"
             _publish_and_open(url, plan)
             if attack:
-                attacker = _start_attacker(url, plan, args.seconds)
+                attacker = hostile_client.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
             run = run_wrk if use_wrk else run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
         finally:
-            attack_line = _finish_attacker(attacker)
+            attack_line = hostile_client.collect(attacker)
             _stop(server)
         stored = _stored_cases(db_url)
         groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
@@ -163,23 +166,6 @@ def _publish_and_open(url: str, plan: Plan):
         plan.attacker_sid = start(plan.attacker_key)
 
 
-def _start_attacker(url: str, plan: Plan, seconds: float) -> subprocess.Popen:
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "grader.bench.attack", url, plan.attacker_key,
-                             str(plan.attacker_sid), str(seconds)], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def _finish_attacker(proc) -> str:
-    if proc is None:
-        return ""
-    try:
-        out, _ = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out.strip().splitlines()[-1] if out.strip() else f"attacker exited with {proc.returncode}"
 
 
 # --- report -----------------------------------------------------------------

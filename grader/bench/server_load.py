@@ -42,19 +42,25 @@ local body = %(body)s
 local n = 0
 function setup(thread)
   n = n + 1
-  thread:set("key", plan[n].key)
-  thread:set("sids", plan[n].sids)
+  thread:set("spec", plan[n])
 end
 function init(args)
-  list = {}
-  for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
-  pos, idx = 1, 0
+  students = {}
+  for item in string.gmatch(spec, "[^;]+") do
+    local key, sids = item:match("([^=]+)=(.+)")
+    local list = {}
+    for s in string.gmatch(sids, "[^,]+") do table.insert(list, s) end
+    table.insert(students, {key = key, sids = list, pos = 1, idx = 0})
+  end
+  turn = 0
 end
 function request()
-  if idx >= %(cases)d then idx = 0; pos = pos + 1 end
-  local path = "/submit_test?submission_id=" .. list[pos] .. "&test_case_index=" .. idx
-  idx = idx + 1
-  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. key,
+  turn = turn %% #students + 1
+  local st = students[turn]
+  if st.idx >= %(cases)d then st.idx = 0; st.pos = st.pos + 1 end
+  local path = "/submit_test?submission_id=" .. st.sids[st.pos] .. "&test_case_index=" .. st.idx
+  st.idx = st.idx + 1
+  return wrk.format("POST", path, {["Authorization"] = "Bearer " .. st.key,
                                    ["Content-Type"] = "application/json"}, body)
 end
 function done(summary, latency, requests)
@@ -68,11 +74,12 @@ end
 
 def run_wrk(url, plan, clients, seconds, tmp: Path) -> LoadResult:
     threads = min(2, clients)
-    # wrk gives each thread its own Lua state: one student (key and submissions) per thread.
-    entries = ",".join('{key="%s", sids="%s"}' % (plan.keys[t], ",".join(map(str, plan.sids[t])))
-                       for t in range(threads))
+    # wrk gives each thread its own Lua state: each thread takes turns among its share of
+    # the students, as a class does (one key per client, each answering its own cases).
+    specs = ['"%s"' % ";".join(f"{plan.keys[c]}={','.join(map(str, plan.sids[c]))}"
+                              for c in range(t, clients, threads)) for t in range(threads)]
     script = tmp / "submit_test.lua"
-    script.write_text(WRK_SCRIPT % {"plan": "{" + entries + "}", "body": json.dumps(json.dumps(VALUE)),
+    script.write_text(WRK_SCRIPT % {"plan": "{" + ",".join(specs) + "}", "body": json.dumps(json.dumps(VALUE)),
                                     "cases": CASES_PER_SUBMISSION})
     cmd = ["wrk", "-t", str(threads), "-c", str(clients), "-d", f"{math.ceil(seconds)}s", "--timeout", "5s",
            "-s", str(script), url]

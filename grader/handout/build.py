@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.handout.manifest import GRADER, MANIFEST, Entry, coverage_problems, source_path
+from grader.handout.cases import NOT_SECRET, CasesError, write_cases
 from grader.handout.leaks import Secret, secrets_of
+from grader.handout.manifest import GRADER, MANIFEST, Entry, coverage_problems, source_path
 from grader.handout.markers import Block, strip_source
 from grader.handout.notebook import strip_notebook
 
@@ -79,5 +80,10 @@ def build_tree(src: Path, out: Path, *, strip_questions: frozenset[str] | None =
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         os.chmod(target, _mode(source_path(entry, src)))
-    files = tuple(sorted(e.dest for e in MANIFEST))
-    return Built(files, tuple(all_blocks), tuple(all_secrets))
+    try:  # the grader's public cases, their expected values and points
+        case_files, blocks, secrets = write_cases(out)
+    except CasesError as e:
+        raise HandoutError(str(e)) from None
+    files = tuple(sorted([e.dest for e in MANIFEST] + case_files))
+    all_secrets = [s for s in all_secrets if s.text not in NOT_SECRET]  # the cases ship these lines
+    return Built(files, tuple(all_blocks + blocks), tuple(all_secrets + secrets))

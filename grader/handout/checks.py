@@ -1,5 +1,8 @@
 """Run the public tests against variants of the handout, and judge them.
 
+The public tests are the grader's public cases (tests/hw1/test_cases.py,
+one `test_case[<case name>]` each) and any test_* function of tests/hw1.
+
 Variants, each built in a scratch directory with the same builder:
 - nothing stripped (the reference): every public test passes;
 - everything stripped (the handout): it imports, and every test fails with
@@ -36,14 +39,20 @@ PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
 
 @dataclass(frozen=True)
 class Outcome:
-    name: str      # test name as pytest reports it, e.g. test_op_forward[log]
+    name: str      # test name as pytest reports it, e.g. test_case[forward_log]
     status: str    # passed, failed, error, skipped
     message: str   # first line of the failure, "" if passed
 
 
+CASE_TEST = "test_case"  # tests/hw1/test_cases.py: test_case[<grader case name>]
+
+
 def question_of(name: str) -> list[str]:
-    """The questions whose keyword the test function's name contains."""
-    function = name.split("[", 1)[0]
+    """The questions of a test: a grader case's own (its name starts with
+    the question's keyword), else those whose keyword the function's name contains."""
+    function, _, param = name.partition("[")
+    if function == CASE_TEST:
+        return [q for q, keyword in QUESTIONS.items() if param.startswith(keyword + "_")]
     return [q for q, keyword in QUESTIONS.items() if keyword in function]
 
 

@@ -1,6 +1,7 @@
 """`grader handout SRC DEST` and `grader check-handout SRC DEST`.
 
-handout: refresh the reference's copies of grader files (MIRRORS), build
+handout: refresh the reference's copies of grader files (MIRRORS) and of
+the public cases (tests/hw1/hw1_cases, so the reference runs them too), build
 the student handout from the reference into a temporary
 directory next to DEST, check it (no leaked solution line, the public tests
 fail with NotImplementedError in the handout and pass on the reference),
@@ -12,6 +13,7 @@ the reference's copies of grader files (MIRRORS) that are out of date.
 """
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sys
@@ -19,10 +21,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from grader.handout.build import Built, HandoutError, build_tree
-from grader.handout.manifest import mirror_paths
+from grader.handout.cases import DEST as CASES_DEST
+from grader.handout.cases import write_cases
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
+from grader.handout.manifest import mirror_paths
 from grader.handout.markers import MarkerError
 
 # Local, git-ignored state of a handout a person ran `make test` in: kept
@@ -94,9 +100,38 @@ def sync_mirrors(src: Path) -> list[Path]:
     return written
 
 
+def _fresh_cases(scratch: Path) -> Path:
+    write_cases(scratch)
+    return scratch / CASES_DEST
+
+
+def cases_stale(src: Path) -> bool:
+    """Whether the reference's copy of the public cases differs from a fresh one."""
+    with tempfile.TemporaryDirectory(prefix="cases-") as tmp:
+        fresh = snapshot(_fresh_cases(Path(tmp)))
+    copy = src / CASES_DEST
+    return not copy.is_dir() or not same_tree(snapshot(copy), fresh)
+
+
+def sync_cases(src: Path) -> bool:
+    """Refresh the reference's copy of the public cases (what its tests and
+    notebook run, as the handout's do); True when it changed."""
+    if not cases_stale(src):
+        return False
+    copy = src / CASES_DEST
+    scratch = Path(tempfile.mkdtemp(prefix=".hw1-cases-", dir=copy.parent))
+    try:
+        _swap(_fresh_cases(scratch), copy)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return True
+
+
 def make_handout(src: Path, dest: Path, *, run_tests: bool = True) -> Built:
     for path in sync_mirrors(src):
         print(f"{path}: refreshed from grader/untrusted/{path.name}")
+    if sync_cases(src):
+        print(f"{src / CASES_DEST}: refreshed from grader/untrusted/cases")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
@@ -125,6 +160,35 @@ def snapshot(root: Path) -> dict[str, FileState]:
     return files
 
 
+# Expected arrays computed on another machine differ in the last bits (BLAS
+# kernels differ between CPUs, and a 600-step float32 epoch carries that
+# further): such a copy is not stale. Far tighter than any case's tolerance
+# that matters (the full-MNIST epoch is checked at rtol 1e-3).
+ARRAY_RTOL, ARRAY_ATOL = 1e-4, 1e-6
+
+
+def _load_array(data: bytes):
+    return np.load(io.BytesIO(data), allow_pickle=False)
+
+
+def same_file(rel: str, a: FileState, b: FileState) -> bool:
+    """Equal bytes, or for an expected value's array, equal within rounding."""
+    if a == b:
+        return True
+    if not rel.endswith(".npy") or "expected" not in rel.split("/") or a.executable != b.executable:
+        return False
+    try:
+        x, y = _load_array(a.data), _load_array(b.data)
+    except (ValueError, OSError, EOFError):
+        return False
+    return (x.shape == y.shape and x.dtype == y.dtype and x.dtype.kind in "biuf"
+            and bool(np.allclose(x, y, rtol=ARRAY_RTOL, atol=ARRAY_ATOL)))
+
+
+def same_tree(a: dict[str, FileState], b: dict[str, FileState]) -> bool:
+    return set(a) == set(b) and all(same_file(rel, a[rel], b[rel]) for rel in a)
+
+
 def differences(src: Path, dest: Path) -> list[str]:
     """Handout paths where `dest` differs from a fresh build of `src`."""
     with tempfile.TemporaryDirectory(prefix="check-handout-") as tmp:
@@ -137,7 +201,7 @@ def differences(src: Path, dest: Path) -> list[str]:
             out.append(f"{rel} (missing)")
         elif rel not in fresh:
             out.append(f"{rel} (not generated: remove it)")
-        elif fresh[rel] != committed[rel]:
+        elif not same_file(rel, fresh[rel], committed[rel]):
             out.append(rel)
     return out
 
@@ -151,6 +215,7 @@ def run(args, command) -> int:
         if command == "check-handout":
             stale = differences(src, dest) + [f"{copy} (differs from grader/untrusted/{original.name})"
                                               for copy, original in stale_mirrors(src)]
+            stale += [f"{src / CASES_DEST} (differs from grader/untrusted/cases)"] if cases_stale(src) else []
             if stale:
                 print(STALE.format(dest=dest), *stale, sep="\n  ", file=sys.stderr)
                 return 1

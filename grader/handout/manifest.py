@@ -1,5 +1,6 @@
 """Which files make the student handout, where they go, and which reference
-files stay with the instructor.
+files stay with the instructor. (The grader's public cases are written
+besides these: grader/handout/cases.py.)
 
 Every file under the reference must be either shipped (MANIFEST) or listed
 as instructor-only (INSTRUCTOR_ONLY): a new file is never shipped or dropped
@@ -32,6 +33,7 @@ MANIFEST: tuple[Entry, ...] = (
     Entry("python/needle/ops/ops_mathematic.py", "python/needle/ops/ops_mathematic.py"),
     Entry("apps/simple_ml.py", "apps/simple_ml.py"),
     Entry("tests/hw1/test_autograd_hw.py", "tests/hw1/test_autograd_hw.py"),
+    Entry("tests/hw1/test_cases.py", "tests/hw1/test_cases.py"),
     Entry("hw1.ipynb", "hw1.ipynb"),
     Entry("hw1_check.py", "hw1_check.py"),
     Entry("tools/fetch_mnist.py", "tools/fetch_mnist.py"),
@@ -47,6 +49,7 @@ MANIFEST: tuple[Entry, ...] = (
 INSTRUCTOR_ONLY: tuple[str, ...] = (
     "data",        # MNIST; students fetch it with tools/fetch_mnist.py
     "mugrade.py",  # a copy of grader/untrusted/mugrade.py (see MIRRORS)
+    "tests/hw1/hw1_cases",  # generated from grader/untrusted/cases; the handout gets its own (cases.py)
 )
 
 # Reference files that are copies of grader files, refreshed by `make handout`,

@@ -1,6 +1,7 @@
 """The grading server: mugrade wire protocol, users and keys, gradebook pages.
 
-`create_app(config)` builds the FastAPI app; `grader serve` runs it on uvicorn.
+`create_app(config)` builds the FastAPI app; `grader serve` runs it on uvicorn
+(`--workers N` processes, which share their state through the database).
 """
 from .config import ServerConfig
 

@@ -17,7 +17,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from .db import now, sessions, users
+from .db import now, sessions, usage, users
 
 ROLES = ("student", "instructor")
 KEY_PREFIX = "mg_"
@@ -75,8 +75,10 @@ def add_users(engine: Engine, people) -> list:
     try:
         with engine.begin() as conn:
             for (name, role), key in zip(people, keys):
-                conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key),
-                                                  created_at=now()))
+                uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key),
+                                                        created_at=now())).inserted_primary_key[0]
+                # The usage row exists from the start, so that the server only ever updates it.
+                conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
     except IntegrityError:
         taken = _existing_names(engine, [n for n, _ in people])
         raise AccountError(f"user name already exists: {', '.join(taken) or '?'}; pick another name") from None

@@ -191,7 +191,8 @@ def _install_error_handlers(app: FastAPI):
     @app.exception_handler(DBAPIError)
     async def database_down(_request, exc: DBAPIError):
         # e.g. disk full, locked too long, a dropped database or table: clients retry
-        log.error("database error: %s", str(exc.orig).strip().splitlines()[0][:300])
+        first = (str(exc.orig).strip().splitlines() or [exc.__class__.__name__])[0]
+        log.error("database error: %s", first[:300])
         return _text(503, "database unavailable: retry in a few seconds", {"Retry-After": "5"})
 
     @app.exception_handler(Exception)
@@ -245,5 +246,6 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
     app.router.routes.extend(api.routes)
     app.include_router(pages.router)
     _document(app, api.OPENAPI_PATHS)
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes,
+                       by_path={"/login": config.max_form_bytes, "/logout": config.max_form_bytes})
     return app

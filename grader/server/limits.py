@@ -29,23 +29,24 @@ class BodyLimit:
     afterwards: nobody without a key can make the server hold a body.
     """
 
-    def __init__(self, app, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app, max_bytes: int, by_path: dict = None):
+        self.app, self.max_bytes, self.by_path = app, max_bytes, by_path or {}
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.by_path.get(scope["path"], self.max_bytes)  # e.g. the sign-in form: a few KB
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
-            return await too_large(send, self.max_bytes)
+        if declared is not None and declared > limit:
+            return await too_large(send, limit)  # here, before any routing: the cheapest refusal
         size = 0
 
         async def counted():
             nonlocal size
             message = await receive()
             size += len(message.get("body", b""))
-            if size > self.max_bytes:
-                raise BodyTooLarge(self.max_bytes)
+            if size > limit:
+                raise BodyTooLarge(limit)
             return message
 
         await self.app(scope, counted, send)
@@ -61,7 +62,11 @@ async def too_large(send, limit: int):
 
 
 async def read_body(request, limit: int) -> bytes:
-    """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes."""
+    """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes
+    (at once, unread, when its Content-Length says so)."""
+    declared = _content_length(request.scope)
+    if declared is not None and declared > limit:
+        raise BodyTooLarge(limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -87,9 +92,10 @@ class SharedRateLimiter:
 
     A process takes tokens from the database bucket a few at a time (a lease)
     and spends them locally, so the database sees one small write per lease,
-    not one per request. Leasing never lets a key exceed its limit: a token
-    is spent at most once; tokens leased by a process the key stops using are
-    simply unused (at most `lease` per process).
+    not one per request. A token is spent at most once, so over any stretch
+    of time a key gets at most its rate plus its burst, plus the tokens that
+    processes leased earlier and hold unspent (at most `lease` each). Tokens
+    leased by a process the key stops using wait there for its next request.
     """
 
     def __init__(self, engine: Engine, rate: float, burst: int, guard=None):
@@ -113,7 +119,7 @@ class SharedRateLimiter:
         return wait
 
     def _take(self, user_id: int):
-        """(tokens granted, seconds to wait) from the database bucket, in one transaction."""
+        """(tokens granted, seconds to wait) from the database bucket."""
         if self.guard is not None:
             self.guard.check()
         try:
@@ -122,14 +128,19 @@ class SharedRateLimiter:
             return 0, 0
 
     def _take_from_db(self, user_id: int, t: float):
-        refill = rate_buckets.c.tokens + (literal(t) - rate_buckets.c.updated) * self.rate
+        # `t` was read before waiting for the row: another process may have written a later
+        # time meanwhile (or run on a clock ahead). Time never runs backwards for a bucket.
+        later = literal(t) > rate_buckets.c.updated
+        refill = rate_buckets.c.tokens + case((later, literal(t) - rate_buckets.c.updated), else_=0.0) * self.rate
         avail = case((refill > self.burst, literal(float(self.burst))), else_=refill)
-        with self.engine.begin() as conn:
-            if conn.dialect.name == "postgresql":  # losing a bucket in a crash is harmless
-                conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+        updated = case((later, literal(t)), else_=rate_buckets.c.updated)
+        # Each statement commits alone (autocommit): a bucket row is locked only while the
+        # database runs one UPDATE, never while this thread waits for the GIL between statements,
+        # so processes sharing a key do not queue behind each other.
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             for want in dict.fromkeys((self.lease, 1)):
                 done = conn.execute(update(rate_buckets).where(rate_buckets.c.user_id == user_id, avail >= want)
-                                    .values(tokens=avail - want, updated=t))
+                                    .values(tokens=avail - want, updated=updated))
                 if done.rowcount:
                     return want, 0
             row = conn.execute(select(rate_buckets.c.tokens, rate_buckets.c.updated)
@@ -138,5 +149,5 @@ class SharedRateLimiter:
                 want = min(self.lease, self.burst)
                 conn.execute(insert(rate_buckets).values(user_id=user_id, tokens=self.burst - want, updated=t))
                 return want, 0
-        tokens = min(self.burst, row.tokens + (t - row.updated) * self.rate)
+        tokens = min(self.burst, row.tokens + max(0.0, t - row.updated) * self.rate)
         return 0, max(1, math.ceil((1 - tokens) / self.rate))

@@ -47,7 +47,10 @@ def _same_origin(request: Request):
     if site is not None and site not in ("same-origin", "none"):
         raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
     source = request.headers.get("origin") or request.headers.get("referer")
-    if source is not None and urlsplit(source).netloc != request.headers.get("host", ""):
+    # Behind a reverse proxy the Host may be the proxy's upstream; a cross-site
+    # form cannot set X-Forwarded-Host, so the proxy's word for the host counts too.
+    hosts = {request.headers.get("host", ""), request.headers.get("x-forwarded-host", "")} - {""}
+    if source is not None and urlsplit(source).netloc not in hosts:
         raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
 
 

@@ -141,7 +141,9 @@ COURSE_STYLE = [
                          for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(grad, node)):
                              node_to_output_grads_list.setdefault(inp, []).append(partial)
                      """),
-                 advisories={"compute_gradient_diamond_intermediate", "compute_gradient_squared_product_intermediate"}),
+                 Body(SIMPLE_ML, "nn_epoch", NN_EPOCH_STUDENT),
+                 advisories=WEIGHTS_F64 | {"compute_gradient_diamond_intermediate",
+                                           "compute_gradient_squared_product_intermediate"}),
     course_style("transpose_via_swapaxes", "Transpose.compute with numpy.swapaxes and explicit defaults",
                  Body(OPS, "Transpose.compute", """
                      if self.axes:

@@ -35,8 +35,11 @@ def old_handout(path: Path) -> Path:
 def test_handout_layout(tmp_path, stub_client):
     out = tmp_path / "h"
     built = build_tree(REFERENCE, out)
-    assert set(built.files) == {
-        ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
+    cases = {f for f in built.files if f.startswith("tests/hw1/hw1_cases/")}
+    assert {"tests/hw1/hw1_cases/__init__.py", "tests/hw1/hw1_cases/checks.py",
+            "tests/hw1/hw1_cases/points.json"} < cases
+    assert set(built.files) - cases == {
+        "tests/hw1/test_cases.py", ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
         "hw1.ipynb", "hw1_check.py",
         "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py",
         "python/needle/__init__.py", "python/needle/autograd.py", "python/needle/backend_numpy.py",

@@ -106,3 +106,28 @@ def test_hidden_test_lines_are_secret(tmp_path, stub_client):
     assert "test_hidden_forward" not in (tmp_path / "out/tests/hw1/test_autograd_hw.py").read_text()
     hidden = [s for s in result.secrets if "test_hidden_forward" in s.text]
     assert hidden and hidden[0].origin.startswith(f"{src.as_posix()}/tests/hw1/test_autograd_hw.py:")
+
+
+def test_hidden_case_rows_are_secret_and_a_planted_one_is_caught(built):
+    out, result = built
+    row = next(s for s in result.secrets if s.origin.startswith("grader/untrusted/cases/forward.py:")
+               and "randn(26, 2, 2, 3, 4)" in s.text)
+    public = out / "tests/hw1/hw1_cases/forward.py"
+    assert "randn(26, 2, 2, 3, 4)" not in public.read_text()  # the hidden row did not ship
+    public.write_text(public.read_text() + f"\nX = [\n    {row.text}\n]\n")
+    leaks = [str(leak) for leak in find_leaks(out, list(result.secrets), label="handout")]
+    assert leaks == [f"handout/tests/hw1/hw1_cases/forward.py:{len(public.read_text().splitlines()) - 1}: "
+                     f"solution line leaked (from {row.origin}): {row.text}"]
+
+
+def test_hidden_case_functions_are_secret(built):
+    out, result = built
+    secret = next(s for s in result.secrets if s.origin.startswith("grader/untrusted/cases/topo.py:")
+                  and "range(300)" in s.text)
+    assert "range(300)" not in (out / "tests/hw1/hw1_cases/topo.py").read_text()
+    notebook = out / "hw1.ipynb"
+    document = json.loads(notebook.read_text())
+    document["cells"][0]["source"] = [secret.text]
+    notebook.write_text(json.dumps(document))
+    assert [leak.reason for leak in find_leaks(out, list(result.secrets))] == [
+        f"solution line leaked (from {secret.origin}): {secret.text}"]

@@ -72,7 +72,7 @@ def test_handout_run_all_stops_at_the_first_exercise_with_a_short_summary(tmp_pa
     assert headline.startswith("CasesFailed: Q1 forward: ") and headline.endswith(" cases failed")
     count, _, total = headline.split(": ")[-1].split()[:3]
     assert count == total and int(total) >= 10
-    assert first.startswith("first: test_") and ": NotImplementedError: Q1: " in first
+    assert first.startswith("first: forward_") and ": NotImplementedError: Q1: " in first
     assert hint == "full report: python -m pytest -k forward  (in a terminal, in this folder)"
 
 

@@ -376,3 +376,17 @@ def test_course_full_epoch_figures(ndl, simple_ml, mnist_train):
     np.testing.assert_allclose(np.linalg.norm(W2.numpy()), 10.455095, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(simple_ml.loss_err(ndl.relu(ndl.Tensor(X) @ W1) @ W2, y),
                                (0.19770025, 0.06006667), rtol=1e-4, atol=1e-4)
+
+
+def test_a_deferred_adjoint_can_be_differentiated_again(ndl):
+    """The constant's adjoint is built lazily, yet it is a graph node like any
+    other: its own gradient with respect to the weights comes out right."""
+    x = ndl.Tensor(normal((4, 3), 60), requires_grad=False)
+    w = ndl.Tensor(normal((3, 2), 61))
+    ndl.summation(x @ w).backward()
+    assert x.grad.requires_grad
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((4, 2)) @ w.numpy().T, rtol=1e-12)
+    ndl.summation(x.grad * ndl.Tensor(normal((4, 3), 62), requires_grad=False)).backward()
+    # sum(V * (1 @ w^T)) = sum_ij V_ij sum_k w_jk: d/dw_jk = sum_i V_ij
+    np.testing.assert_allclose(w.grad.numpy(), np.repeat(normal((4, 3), 62).sum(0)[:, None], 2, axis=1),
+                               rtol=1e-12)

@@ -2,6 +2,7 @@
 import pytest
 
 from grader.bench import server as bench_server
+from grader.bench import server_matrix as bench_server_matrix
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 # The asyncio load generator always; `make bench` uses wrk when it is installed.
@@ -25,3 +26,30 @@ def test_main_without_arguments_ignores_the_callers_command_line(monkeypatch):
     assert bench_server._parse([]).seconds == 10.0
     with pytest.raises(SystemExit):
         bench_server._parse(["--unrelated"])
+
+
+def test_attacked_run_counts_the_attack_and_the_server_never_answers_5xx(capsys):
+    assert bench_server.main(["--seconds", "2", "--clients", "4", "--tool", "python", "--attack"]) == 0
+    out = capsys.readouterr().out
+    attack = next(line for line in out.splitlines() if line.startswith("attack: "))
+    counts = dict(part.rsplit(" ", 1) for part in attack[len("attack: "):].split(", "))
+    assert int(counts["login"]) > 0 and int(counts["body"]) > 0 and int(counts["held"]) > 0
+    assert int(counts["bad"]) > 0 and counts["bad_5xx"] == "0"
+    assert "lost: 0 (" in out
+
+
+def row(label, rate, lost=0, attack=""):
+    return bench_server_matrix.Row(label, rate, 10.0, 50.0, 0, lost, attack)
+
+
+@pytest.mark.parametrize("rows, ok, verdict", [
+    ([row("a", 1000), row("calm", 1000), row("hit", 850, attack="attack: bad_5xx 0")], True, "0.85 of"),
+    ([row("a", 1000), row("calm", 1000), row("hit", 700, attack="attack: bad_5xx 0")], False, "0.70 of"),
+    ([row("a", 1000, lost=1), row("calm", 1000), row("hit", 900, attack="attack: bad_5xx 0")], False, "0.90 of"),
+    ([row("a", 1000), row("calm", 1000), row("hit", 900, attack="attack: bad_5xx 3")], False, "NOT met"),
+])
+def test_matrix_report_judges_the_attack_ratio_and_losses(capsys, rows, ok, verdict):
+    assert bench_server_matrix.report(rows, 64, 8) is ok
+    out = capsys.readouterr().out
+    assert f"under attack: {verdict}" in out or verdict in out
+    assert out.splitlines()[2].split() == ["a", "1000", "10.0", "50.0", "0", str(rows[0].lost)]

@@ -81,6 +81,10 @@ def test_gradebook_export_is_one_row_per_student(tmp_path):
     (["--port", "0"], "grader serve: --port 0: use 1-65535"),
     (["--rate", "-1"], "grader serve: --rate -1: use a number >= 0 (0 turns the limit off)"),
     (["--ssl-keyfile", "k.pem"], "grader serve: give both --ssl-keyfile and --ssl-certfile, or neither"),
+    (["--workers", "0"], "grader serve: --workers 0: use 1-64"),
+    (["--quota-mb", "-1"], "grader serve: --quota-mb -1: use a number >= 0 (0: no quota)"),
+    (["--header-timeout", "0"], "grader serve: --header-timeout 0: use a positive number"),
+    (["--max-conns-per-client", "0"], "grader serve: --max-conns-per-client 0: use at least 1"),
 ])
 def test_serve_usage_errors_exit_2_before_starting(tmp_path, args, message):
     r = grader("serve", "--db", f"sqlite:///{tmp_path / 'g.db'}", *args)

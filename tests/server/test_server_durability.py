@@ -10,7 +10,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
-from server_harness import Server, add_user, sqlite_rows  # noqa: E402
+from server_harness import DATABASES, Server, add_user, database_url, db_rows  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 CLIENTS, CASES = 8, 2000
@@ -31,10 +31,10 @@ def hammer(srv, key, sid, stop, acked):
             acked.append((sid, i))
 
 
-def load_then_stop(tmp_path, stop_server):
+def load_then_stop(tmp_path, stop_server, kind="sqlite"):
     """Clients hammer the server until `stop_server(srv)` is called mid-flight; returns
     (server, acknowledged cases, cases on disk right after the stop)."""
-    srv = Server(tmp_path / "grader.db", "--rate", "0")
+    srv = Server(tmp_path / "grader.db", "--rate", "0", db_url=database_url(kind, tmp_path))
     prof = add_user(srv.db_url, "prof", "instructor")
     keys = [add_user(srv.db_url, f"s{n}") for n in range(CLIENTS)]
     srv.start()
@@ -50,15 +50,16 @@ def load_then_stop(tmp_path, stop_server):
                 time.sleep(0.02)
             stop_server(srv)  # mid-flight, while requests are queued at the writer
             stop.set()
-        stored = set(sqlite_rows(srv.db_path, "select submission_id, test_case_index from case_results"))
+        stored = set(db_rows(srv.db_url, "select submission_id, test_case_index from case_results"))
         return srv, prof, acked, stored
     except BaseException:
         srv.stop()
         raise
 
 
-def test_sigkill_loses_no_acknowledged_case(tmp_path):
-    srv, prof, acked, stored = load_then_stop(tmp_path, Server.kill)
+@pytest.mark.parametrize("kind", DATABASES)
+def test_sigkill_loses_no_acknowledged_case(tmp_path, kind):
+    srv, prof, acked, stored = load_then_stop(tmp_path, Server.kill, kind)
     try:
         assert len(acked) >= 300
         assert set(acked) <= stored, f"{len(set(acked) - stored)} acknowledged cases lost"

@@ -110,6 +110,11 @@ def login(srv, key, **headers):
     return requests.post(srv.url + "login", data={"key": key}, headers=headers, allow_redirects=False, timeout=10)
 
 
+def test_sign_in_through_a_reverse_proxy_that_names_the_public_host(srv):
+    r = login(srv, srv.keys["alice"], Origin="https://grader.example.edu", **{"X-Forwarded-Host": "grader.example.edu"})
+    assert r.status_code == 303 and "grader_session" in r.cookies
+
+
 def test_logout_ends_the_session_on_the_server(srv):
     r = login(srv, srv.keys["alice"], Origin=srv.url.rstrip("/"))
     assert r.status_code == 303
@@ -166,7 +171,8 @@ def test_storage_quota_per_key_gives_a_clear_403(kind, tmp_path):
         # An answer already stored is still answered (a retry); instructors have no quota.
         assert srv.post("submit_test", alice, value, submission_id=sid, test_case_index=0).status_code == 200
         assert srv.post("publish", prof, [value] * 20, assignment="hw1", problem="big").status_code == 200
-        used = db_rows(srv.db_url, "select stored_bytes from usage")
-        assert len(used) == 1 and 15_000 < used[0][0] <= 0.02 * 2**20
+        used = dict(db_rows(srv.db_url, "select users.name, stored_bytes from usage join users "
+                                        "on users.id = usage.user_id"))
+        assert used["prof"] == 0 and 15_000 < used["alice"] <= 0.02 * 2**20
     finally:
         srv.stop()

@@ -46,6 +46,7 @@ def diamond_intermediate(ndl, sm):
     return [_grad(ndl, a, "a"), _grad(ndl, b, "b")]
 
 
+### BEGIN HIDDEN TESTS
 def explicit_out_grad(ndl, sm):
     x, w = ndl.Tensor(randn(205, 2, 3)), ndl.Tensor(randn(206, 2, 3))
     out = x * w * x
@@ -53,6 +54,7 @@ def explicit_out_grad(ndl, sm):
     return [_grad(ndl, x, "x"), _grad(ndl, w, "w")]
 
 
+### END HIDDEN TESTS
 def _squared_product(ndl):
     x, w = ndl.Tensor(randn(208, 3)), ndl.Tensor(randn(209, 3))
     t = x * w
@@ -60,11 +62,13 @@ def _squared_product(ndl):
     return x, w, t
 
 
+### BEGIN HIDDEN TESTS
 def squared_product(ndl, sm):
     x, w, _ = _squared_product(ndl)
     return [_grad(ndl, x, "x"), _grad(ndl, w, "w")]
 
 
+### END HIDDEN TESTS
 def squared_product_intermediate(ndl, sm):
     _, _, t = _squared_product(ndl)
     return _grad(ndl, t, "t")
@@ -80,6 +84,7 @@ def second_order_simple(ndl, sm):
     return [first, _grad(ndl, x, "x"), _grad(ndl, z, "z")]
 
 
+### BEGIN HIDDEN TESTS
 def second_order_cubic(ndl, sm):
     """y = x^3 (products only): dy/dx = 3x^2, d2y/dx2 = 6x."""
     x = ndl.Tensor(randn(213, 5))
@@ -88,6 +93,7 @@ def second_order_cubic(ndl, sm):
     return _grad(ndl, x, "x")
 
 
+### END HIDDEN TESTS
 def backward_twice(ndl, sm):
     """A later backward replaces the gradients of an earlier one."""
     x = ndl.Tensor(randn(214, 3))
@@ -96,6 +102,7 @@ def backward_twice(ndl, sm):
     return _grad(ndl, x, "x")
 
 
+### BEGIN HIDDEN TESTS
 def long_chain(ndl, sm):
     x = ndl.Tensor(np.full(2, 0.5))
     y = x
@@ -105,6 +112,7 @@ def long_chain(ndl, sm):
     return _grad(ndl, x, "x")
 
 
+### END HIDDEN TESTS
 def grads(name, description, fn, contract="leaf_grads", hidden=False):
     return case("compute_gradient", name, contract, description, fn, hidden=hidden)
 
@@ -119,6 +127,7 @@ CASES = [
     grads("diamond", "a = 3x, b = x + 1, a*b + a: the gradient of x", diamond),
     grads("second_order", "gradient of gradient: y = x*x + x*z, then x.grad.backward()", second_order_simple,
           contract="grad_of_grad"),
+    ### BEGIN HIDDEN TESTS
     grads("explicit_out_grad", "compute_gradient_of_variables with a given out_grad", explicit_out_grad,
           hidden=True),
     grads("squared_product", "(x*w) * (x*w) with a given out_grad: gradients of x and w", squared_product,
@@ -126,6 +135,7 @@ CASES = [
     grads("second_order_cubic", "gradient of gradient of x*x*x", second_order_cubic, contract="grad_of_grad",
           hidden=True),
     grads("long_chain", "a 120-step chain reusing x at every step", long_chain, hidden=True),
+    ### END HIDDEN TESTS
     beyond("diamond_intermediate", "intermediate_grads", "a = 3x, b = x + 1, a*b + a: .grad of a and b",
            diamond_intermediate),
     beyond("squared_product_intermediate", "intermediate_grads", "t = x*w, t*t: .grad of t",

@@ -70,42 +70,55 @@ CASES = [
           scalar=2.5),
     grad1("power_scalar", "PowerScalar.gradient: (3,4) ** 3", "power_scalar", [randn(106, 3, 4)], 107,
           scalar=3),
+    ### BEGIN HIDDEN TESTS
     grad1("power_scalar_fraction", "PowerScalar.gradient: positive (2,5) ** 0.5", "power_scalar",
           [positive(133, 2, 5)], 134, hidden=True, scalar=0.5),
+    ### END HIDDEN TESTS
     grad1("ewise_pow", "EWisePow.gradient: (2,3) ** (2,3), positive base", "power",
           [positive(108, 2, 3), randn(109, 2, 3)], 110),
     grad1("matmul_2d", "MatMul.gradient: (3,4) @ (4,2)", "matmul", [randn(111, 3, 4), randn(112, 4, 2)], 113),
     grad1("matmul_batched", "MatMul.gradient: (2,3,4) @ (2,4,2), equal batch dims", "matmul",
           [randn(114, 2, 3, 4), randn(115, 2, 4, 2)], 116),
+    ### BEGIN HIDDEN TESTS
     grad1("matmul_batched_by_2d", "MatMul.gradient: (6,3,4) @ (4,5), a 2-D right side", "matmul",
           [randn(138, 6, 3, 4), randn(139, 4, 5)], 140, hidden=True),
     grad1("matmul_2d_by_batched", "MatMul.gradient: (3,4) @ (2,4,5), a 2-D left side", "matmul",
           [randn(141, 3, 4), randn(142, 2, 4, 5)], 143, hidden=True),
+    ### END HIDDEN TESTS
     grad1("summation_all", "Summation.gradient: (3,4,2) over all axes", "summation", [randn(117, 3, 4, 2)], 118),
     grad1("summation_one_axis", "Summation.gradient: (3,4,2) over axes=(1,)", "summation",
           [randn(119, 3, 4, 2)], 120, axes=(1,)),
+    ### BEGIN HIDDEN TESTS
     grad1("summation_tuple", "Summation.gradient: (3,4,2) over axes=(0,2)", "summation",
           [randn(147, 3, 4, 2)], 148, hidden=True, axes=(0, 2)),
+    ### END HIDDEN TESTS
     grad1("broadcast_to_size1", "BroadcastTo.gradient: (3,1) -> (3,4)", "broadcast_to", [randn(121, 3, 1)], 122,
           shape=(3, 4)),
+    ### BEGIN HIDDEN TESTS
     grad1("broadcast_to_scalar", "BroadcastTo.gradient: () -> (3,2)", "broadcast_to", [np.array(0.7)], 151,
           hidden=True, shape=(3, 2)),
     grad1("broadcast_to_leading", "BroadcastTo.gradient: (3,) -> (2,3)", "broadcast_to", [randn(152, 3)], 153,
           hidden=True, shape=(2, 3)),
     grad1("broadcast_to_middle", "BroadcastTo.gradient: (2,1,3) -> (4,2,5,3)", "broadcast_to",
           [randn(154, 2, 1, 3)], 155, hidden=True, shape=(4, 2, 5, 3)),
+    ### END HIDDEN TESTS
     grad1("reshape", "Reshape.gradient: (2,3,4) -> (6,4)", "reshape", [randn(123, 2, 3, 4)], 124, shape=(6, 4)),
+    ### BEGIN HIDDEN TESTS
     grad1("reshape_flat", "Reshape.gradient: (2,3,4) -> (24,)", "reshape", [randn(158, 2, 3, 4)], 159,
           hidden=True, shape=(24,)),
+    ### END HIDDEN TESTS
     grad1("negate", "Negate.gradient: (3,4)", "negate", [randn(125, 3, 4)], 126),
     grad1("transpose_default", "Transpose.gradient: default axes on (2,3,4)", "transpose",
           [randn(127, 2, 3, 4)], 128),
+    ### BEGIN HIDDEN TESTS
     grad1("transpose_axes", "Transpose.gradient: axes=(0,1) on (2,3,4)", "transpose", [randn(156, 2, 3, 4)], 157,
           hidden=True, axes=(0, 1)),
     grad1("transpose_axes_4d", "Transpose.gradient: axes=(1,3) on (2,3,4,5)", "transpose",
           [randn(187, 2, 3, 4, 5)], 188, hidden=True, axes=(1, 3)),
+    ### END HIDDEN TESTS
     grad1("log", "Log.gradient: positive (3,4)", "log", [positive(129, 3, 4)], 130),
     grad1("exp", "Exp.gradient: (3,4)", "exp", [randn(131, 3, 4)], 132),
+    ### BEGIN HIDDEN TESTS
     grad2("second_order_power_scalar", "gradient of PowerScalar.gradient: (3,2) ** 3", "power_scalar",
           [randn(160, 3, 2)], 161, scalar=3),
     grad2("second_order_divide", "gradient of EWiseDiv.gradient: (3,2) / (3,2)", "divide",
@@ -127,6 +140,7 @@ CASES = [
     grad2("second_order_transpose", "gradient of Transpose.gradient: (2,3,4) default axes", "transpose",
           [randn(183, 2, 3, 4)], 184),
     grad2("second_order_negate", "gradient of Negate.gradient: (5,)", "negate", [randn(185, 5)], 186),
+    ### END HIDDEN TESTS
     # Beyond the contract: reported, no points.
     grad1("summation_int_axis", "Summation.gradient: (3,4,2) over axes=1 (an int)", "summation",
           [randn(189, 3, 4, 2)], 190, beyond="int_axes", axes=1),

@@ -54,54 +54,70 @@ CASES = [
     fwd("matmul_vectors", "matmul", "MatMul: (1,6) @ (6,1)", "matmul", randn(22, 1, 6), randn(23, 6, 1)),
     fwd("matmul_batched", "matmul", "MatMul: (2,3,4) @ (2,4,5), equal batch dims", "matmul",
         randn(24, 2, 3, 4), randn(25, 2, 4, 5)),
+    ### BEGIN HIDDEN TESTS
     fwd("matmul_batched_4d", "matmul", "MatMul: (2,2,3,4) @ (2,2,4,3), equal batch dims", "matmul",
         randn(26, 2, 2, 3, 4), randn(27, 2, 2, 4, 3), hidden=True),
     fwd("matmul_batched_by_2d", "matmul", "MatMul: (6,3,4) @ (4,5), a 2-D right side", "matmul",
         randn(28, 6, 3, 4), randn(29, 4, 5), hidden=True),
     fwd("matmul_2d_by_batched", "matmul", "MatMul: (3,4) @ (2,4,5), a 2-D left side", "matmul",
         randn(30, 3, 4), randn(31, 2, 4, 5), hidden=True),
+    ### END HIDDEN TESTS
     fwd("summation_all", "summation", "Summation: (3,4,5) over all axes (axes=None)", "summation",
         randn(34, 3, 4, 5)),
     fwd("summation_tuple", "summation", "Summation: (3,4,5) over axes=(0, 2)", "summation",
         randn(36, 3, 4, 5), axes=(0, 2)),
+    ### BEGIN HIDDEN TESTS
     fwd("summation_one_axis", "summation", "Summation: (3,4,5) over axes=(1,)", "summation",
         randn(35, 3, 4, 5), axes=(1,), hidden=True),
     fwd("summation_0d", "summation", "Summation: a 0-d input over all axes", "summation",
         np.array(2.5), hidden=True),
+    ### END HIDDEN TESTS
     fwd("broadcast_to_scalar", "broadcast_to", "BroadcastTo: () -> (3,2)", "broadcast_to",
         np.array(1.25), shape=(3, 2)),
     fwd("broadcast_to_column", "broadcast_to", "BroadcastTo: (3,1) -> (3,4)", "broadcast_to",
         randn(38, 3, 1), shape=(3, 4)),
+    ### BEGIN HIDDEN TESTS
     fwd("broadcast_to_row", "broadcast_to", "BroadcastTo: (1,3) -> (2,3)", "broadcast_to",
         randn(39, 1, 3), shape=(2, 3), hidden=True),
     fwd("broadcast_to_new_axis", "broadcast_to", "BroadcastTo: (3,) -> (2,3)", "broadcast_to",
         randn(40, 3), shape=(2, 3), hidden=True),
     fwd("broadcast_to_middle", "broadcast_to", "BroadcastTo: (2,1,3) -> (2,4,3)", "broadcast_to",
         randn(41, 2, 1, 3), shape=(2, 4, 3), hidden=True),
+    ### END HIDDEN TESTS
     fwd("reshape", "reshape", "Reshape: (2,3,4) -> (6,4)", "reshape", randn(42, 2, 3, 4), shape=(6, 4)),
+    ### BEGIN HIDDEN TESTS
     fwd("reshape_flat", "reshape", "Reshape: (2,3,4) -> (24,)", "reshape", randn(43, 2, 3, 4),
         shape=(24,), hidden=True),
     fwd("reshape_3d", "reshape", "Reshape: (2,3,4) -> (4,3,2)", "reshape", randn(44, 2, 3, 4),
         shape=(4, 3, 2), hidden=True),
     fwd("reshape_to_0d", "reshape", "Reshape: (1,) -> ()", "reshape", randn(45, 1), shape=(), hidden=True),
+    ### END HIDDEN TESTS
     fwd("negate", "negate", "Negate: (3,4) float32", "negate", randn(46, 3, 4, dtype=F32)),
+    ### BEGIN HIDDEN TESTS
     fwd("negate_0d", "negate", "Negate: 0-d", "negate", np.array(-2.0), hidden=True),
+    ### END HIDDEN TESTS
     fwd("transpose_default_2d", "transpose", "Transpose: default axes on (3,4)", "transpose",
         randn(47, 3, 4)),
     fwd("transpose_default_3d", "transpose", "Transpose: default axes on (2,3,4) (the last two)",
         "transpose", randn(48, 2, 3, 4)),
     fwd("transpose_axes_3d", "transpose", "Transpose: axes=(0,1) on (2,3,4)", "transpose",
         randn(49, 2, 3, 4), axes=(0, 1)),
+    ### BEGIN HIDDEN TESTS
     fwd("transpose_axes_4d", "transpose", "Transpose: axes=(1,2) on (2,3,4,5)", "transpose",
         randn(50, 2, 3, 4, 5), axes=(1, 2), hidden=True),
     fwd("transpose_default_4d", "transpose", "Transpose: default axes on (2,3,4,5)", "transpose",
         randn(53, 2, 3, 4, 5), hidden=True),
     fwd("transpose_axes_outer", "transpose", "Transpose: axes=(0,2) on (2,3,4,5)", "transpose",
         randn(54, 2, 3, 4, 5), axes=(0, 2), hidden=True),
+    ### END HIDDEN TESTS
     fwd("log", "log", "Log: positive (3,4) float32", "log", positive(51, 3, 4, dtype=F32)),
+    ### BEGIN HIDDEN TESTS
     fwd("log_0d", "log", "Log: 0-d", "log", np.array(3.0), hidden=True),
+    ### END HIDDEN TESTS
     fwd("exp", "exp", "Exp: (3,4) float32", "exp", randn(52, 3, 4, dtype=F32)),
+    ### BEGIN HIDDEN TESTS
     fwd("exp_0d", "exp", "Exp: 0-d", "exp", np.array(-1.5), hidden=True),
+    ### END HIDDEN TESTS
     # Beyond the contract: reported, no points.
     fwd("summation_int_axis", "int_axes", "Summation: (3,4,5) over axes=1 (an int)", "summation",
         randn(55, 3, 4, 5), axes=1, advisory=True),

@@ -31,12 +31,14 @@ def relu_forward(ndl, sm):
     return [ndl.relu(ndl.Tensor(x)).numpy(), ndl.relu(ndl.Tensor(np.array(-1.5))).numpy()]
 
 
+### BEGIN HIDDEN TESTS
 def relu_backward(ndl, sm):
     x = randn(402, 3, 4)
     x[np.abs(x) < 0.05] = 0.5  # stay away from the kink at 0
     return first_order(ndl, "relu", [x], 403)
 
 
+### END HIDDEN TESTS
 def epoch_synthetic(ndl, sm):
     """50 examples in batches of 16: the last batch has 2."""
     r = rng(404)
@@ -46,12 +48,14 @@ def epoch_synthetic(ndl, sm):
     return _epoch(ndl, sm, X, y, W1, W2, lr=0.1, batch=16)
 
 
+### BEGIN HIDDEN TESTS
 def epoch_mnist_subset(ndl, sm):
     X, y = read_mnist(*TRAIN)
     W1, W2 = _weights(406, 784, 20, 10)
     return _epoch(ndl, sm, X[:1050], y[:1050], W1, W2, lr=0.1, batch=100)
 
 
+### END HIDDEN TESTS
 def epoch_mnist_full(ndl, sm):
     X, y = read_mnist(*TRAIN)
     W1, W2 = _weights(407, 784, 100, 10)
@@ -64,8 +68,10 @@ def q6(name, contract, description, fn=None, **options):
 
 CASES = [
     q6("relu_forward", "relu", "ReLU forward on (4,5) float32 with zeros, and a 0-d input", relu_forward),
+    ### BEGIN HIDDEN TESTS
     q6("relu_backward", "relu", "ReLU.gradient on (3,4) away from 0", relu_backward, check="analytic",
        hidden=True),
+    ### END HIDDEN TESTS
     q6("synthetic", "nn_epoch", "nn_epoch on 50 synthetic examples, batch 16 (last batch partial)",
        epoch_synthetic),
     # One float32 epoch of 600 steps: weights from different but correct
@@ -73,8 +79,10 @@ CASES = [
     # a skipped batch or a wrong learning rate by a wide margin.
     q6("mnist_full", "nn_epoch", "nn_epoch over all 60000 MNIST training images, lr 0.2, batch 100",
        epoch_mnist_full, check="norms", rtol=1e-3),
+    ### BEGIN HIDDEN TESTS
     q6("mnist_subset", "nn_epoch", "nn_epoch on the first 1050 MNIST images (last batch of 50)",
        epoch_mnist_subset, rtol=1e-4, atol=1e-5, hidden=True),
+    ### END HIDDEN TESTS
     # The reference reaches 0.0585 test error after this epoch.
     q6("test_error", "nn_epoch_learns", "MNIST test error of the weights after one full epoch <= 0.07",
        source="nn_epoch_ndl_mnist_full", check="test_error", threshold=0.07),

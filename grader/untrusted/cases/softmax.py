@@ -73,6 +73,7 @@ CASES = [
        loss_value(302, 5, 3, 20.0)),
     q5("value_float64_labels", "softmax_loss_value", "softmax_loss with float64 one-hot labels",
        loss_value(305, 6, 5, 1.0, np.float64)),
+    ### BEGIN HIDDEN TESTS
     q5("value_int_labels", "softmax_loss_value", "softmax_loss with int8 one-hot labels",
        loss_value(306, 6, 5, 1.0, np.int8), hidden=True),
     q5("value_one_example", "softmax_loss_value", "softmax_loss of a single (1,7) example",
@@ -81,6 +82,7 @@ CASES = [
        loss_gradient(304, 6, 4, 1.5, 0), hidden=True),
     q5("gradient_labels", "softmax_loss_gradient", "gradient of softmax_loss w.r.t. the (6,4) one-hot labels",
        loss_gradient(304, 6, 4, 1.5, 1), hidden=True),
+    ### END HIDDEN TESTS
     q5("value_float32", "float_width", "softmax_loss of float32 logits and labels is float32",
        source="softmax_loss_ndl_value", check="dtype", advisory=True),
 ]

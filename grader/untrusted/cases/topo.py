@@ -74,6 +74,7 @@ def inputs_out_of_creation_order(ndl, sm):
     return g.result([e])
 
 
+### BEGIN HIDDEN TESTS
 def long_chain(ndl, sm):
     """300 nodes deep: fine for recursion (the default limit is 1000)."""
     g = Graph(ndl)
@@ -93,6 +94,7 @@ def reused_many_times(ndl, sm):
     return g.result([acc])
 
 
+### END HIDDEN TESTS
 def several_outputs(ndl, sm):
     """find_topo_sort over two outputs sharing a subgraph."""
     g = Graph(ndl)
@@ -103,6 +105,7 @@ def several_outputs(ndl, sm):
     return g.result([out2, out1])
 
 
+### BEGIN HIDDEN TESTS
 def wide_fan_in(ndl, sm):
     g = Graph(ndl)
     leaves = [g.leaf([float(k)]) for k in range(8)]
@@ -112,6 +115,7 @@ def wide_fan_in(ndl, sm):
     return g.result([acc])
 
 
+### END HIDDEN TESTS
 def topo(name, description, fn, hidden=False):
     return case("topo_sort", name, "topo_order", description, fn, check="topo", hidden=hidden)
 
@@ -122,7 +126,9 @@ CASES = [
     topo("diamond", "a diamond: one node feeding two branches that meet again", diamond),
     topo("operand_order", "operands given in the opposite order of their creation", inputs_out_of_creation_order),
     topo("several_outputs", "find_topo_sort of two outputs sharing a subgraph", several_outputs),
+    ### BEGIN HIDDEN TESTS
     topo("long_chain", "a chain 300 nodes long", long_chain, hidden=True),
     topo("reused_node", "one leaf used 40 times", reused_many_times, hidden=True),
     topo("wide_fan_in", "eight leaves summed right to left", wide_fan_in, hidden=True),
+    ### END HIDDEN TESTS
 ]

@@ -32,6 +32,9 @@ def upgrade():
         "usage",
         sa.Column("user_id", sa.Integer, primary_key=True),
         sa.Column("stored_bytes", sa.BigInteger, nullable=False))
+    # Every key has its row from the start (the server only ever updates it). What keys
+    # stored before quotas existed is not counted: the quota starts now.
+    op.execute("INSERT INTO usage (user_id, stored_bytes) SELECT id, 0 FROM users")
 
 
 def downgrade():

@@ -1,0 +1,97 @@
+"""Q3: find_topo_sort must return the exact post-order DFS order (inputs
+visited in order, each node once). Graphs are built as the course builds
+them, with Tensor operators (`a * b + c`, `x * 3.0`), and only those of the
+given ops (add, multiply and their scalar forms), so they depend neither on
+Q1 code nor on the names of the helper functions."""
+import numpy as np
+
+from .registry import case
+
+
+class Graph:
+    """Builds a graph node by node and labels each node by creation order."""
+
+    def __init__(self, ndl):
+        self.ndl = ndl
+        self.nodes = []
+
+    def leaf(self, value):
+        return self.add(self.ndl.Tensor(np.asarray(value, dtype=np.float64)))
+
+    def add(self, node):
+        self.nodes.append(node)
+        return node
+
+    def result(self, outputs):
+        labels = {id(n): i for i, n in enumerate(self.nodes)}
+        order = self.ndl.autograd.find_topo_sort(outputs)
+        return {
+            "order": [labels.get(id(n), -1) for n in order],
+            "inputs": [[labels.get(id(x), -1) for x in n.inputs] for n in self.nodes],
+        }
+
+
+def chain(ndl, sm):
+    g = Graph(ndl)
+    x = g.leaf([1.0, 2.0])
+    for k in range(6):
+        x = g.add(x + k) if k % 2 else g.add(x * 2.0)
+    return g.result([x])
+
+
+def shared_leaves(ndl, sm):
+    g = Graph(ndl)
+    a, b, c = g.leaf([1.0]), g.leaf([2.0]), g.leaf([3.0])
+    ab = g.add(a * b)
+    bc = g.add(b + c)
+    ca = g.add(c * a)
+    out = g.add(ab + bc + ca)
+    g.add(out.inputs[0])  # label the inner sum too
+    return g.result([out])
+
+
+def diamond(ndl, sm):
+    g = Graph(ndl)
+    x = g.leaf([0.5, 1.5])
+    left = g.add(x * 3.0)
+    right = g.add(x + 1.0)
+    top = g.add(left * right)
+    w = g.leaf([2.0, 2.0])
+    out = g.add(top + w * left)
+    g.add(out.inputs[1])
+    return g.result([out])
+
+
+def inputs_out_of_creation_order(ndl, sm):
+    """Operands given in the opposite order of their creation."""
+    g = Graph(ndl)
+    a = g.leaf([1.0])
+    b = g.leaf([2.0])
+    c = g.add(b + a)
+    d = g.add(c * b)
+    e = g.add(d + a * 4.0)
+    g.add(e.inputs[1])
+    return g.result([e])
+
+
+def several_outputs(ndl, sm):
+    """find_topo_sort over two outputs sharing a subgraph."""
+    g = Graph(ndl)
+    a, b = g.leaf([1.0]), g.leaf([2.0])
+    shared = g.add(a * b)
+    out1 = g.add(shared + 1.0)
+    out2 = g.add(shared + b)
+    return g.result([out2, out1])
+
+
+def topo(name, description, fn, hidden=False):
+    return case("topo_sort", name, "topo_order", description, fn, check="topo", hidden=hidden)
+
+
+CASES = [
+    topo("chain", "a chain of 6 scalar ops", chain),
+    topo("shared_leaves", "three leaves each used by two products/sums", shared_leaves),
+    topo("diamond", "a diamond: one node feeding two branches that meet again", diamond),
+    topo("operand_order", "operands given in the opposite order of their creation", inputs_out_of_creation_order),
+    topo("several_outputs", "find_topo_sort of two outputs sharing a subgraph", several_outputs),
+]

@@ -1,0 +1,54 @@
+"""Grading cases for needle hw1, by question: the registry (registry.py), the
+contract the scored cases test (contract.py), and one module per question,
+each listing its cases in `CASES`."""
+import re
+
+from . import autodiff, backward, forward, nn, softmax, topo
+from .contract import BEYOND, CONTRACT
+from .registry import CHECKS, QUESTION, QUESTIONS, Case, Question
+
+CASES = tuple(forward.CASES + backward.CASES + topo.CASES + autodiff.CASES + softmax.CASES + nn.CASES)
+BY_NAME = {c.name: c for c in CASES}
+NAME = re.compile(r"^[a-z0-9_]+$")  # also the worker's output file stem
+
+
+class RegistryError(ValueError):
+    """A case row is inconsistent: fix it in its module's CASES list."""
+
+
+def _validate(cases):
+    names = set()
+    for c in cases:
+        where = f"case {c.name!r} ({c.question})"
+        if c.name in names or not NAME.match(c.name) or not c.name.startswith(c.question + "_"):
+            raise RegistryError(f"{where}: names must be unique, [a-z0-9_], prefixed by the question key")
+        names.add(c.name)
+        if c.question not in QUESTION or c.check not in CHECKS:
+            raise RegistryError(f"{where}: unknown question or check {c.check!r}")
+        if c.contract not in (BEYOND if c.advisory else CONTRACT):
+            kind = "BEYOND (advisory)" if c.advisory else "CONTRACT"
+            raise RegistryError(f"{where}: contract {c.contract!r} is not a line of {kind} in contract.py")
+        if (c.fn is None) == (not c.source):
+            raise RegistryError(f"{where}: give exactly one of fn and source")
+        if c.weight <= 0:
+            raise RegistryError(f"{where}: weight must be positive")
+    for c in cases:
+        src = next((s for s in cases if s.name == c.source), None) if c.source else c
+        if src is None or src.fn is None or src.question != c.question:
+            raise RegistryError(f"case {c.name!r}: source {c.source!r} is not a computing case of its question")
+
+
+_validate(CASES)
+
+
+def cases_for(question):
+    return [c for c in CASES if c.question == question]
+
+
+def producers(question):
+    """The cases of `question` whose function a worker runs (each value once)."""
+    return [c for c in cases_for(question) if c.fn is not None]
+
+
+__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "Case", "Question",
+           "RegistryError", "cases_for", "producers"]

@@ -1,0 +1,98 @@
+"""Q2: gradients of every op, first order against the reference (which is
+itself checked against central differences), and second order through our
+own reverse pass (gradients must be built from needle ops). One op call per
+case; inputs beyond the contract (int axes, implicit broadcasting, size-1
+batch dims) are advisory."""
+import numpy as np
+
+from .registry import case
+from .util import numeric_gradients, positive, randn, reverse_walk, tensor_check
+
+
+def first_order(ndl, op_name, arrays, seed, **kwargs):
+    """The op's own gradient for a random out_grad, and a numeric one."""
+    tensors = [ndl.Tensor(a) for a in arrays]
+    out = tensor_check(ndl, getattr(ndl, op_name)(*tensors, **kwargs), f"ndl.{op_name}")
+    out_grad = randn(seed, *out.shape)
+    partials = out.op.gradient_as_tuple(ndl.Tensor(out_grad), out)
+    if len(partials) != len(arrays):
+        raise ValueError(f"{type(out.op).__name__}.gradient returned {len(partials)} "
+                         f"gradients for {len(arrays)} inputs")
+    analytic = [tensor_check(ndl, g, f"{type(out.op).__name__}.gradient").numpy() for g in partials]
+
+    def forward(*xs):
+        return getattr(ndl, op_name)(*[ndl.Tensor(x) for x in xs], **kwargs).numpy()
+
+    return {"analytic": analytic, "numeric": numeric_gradients(forward, arrays, out_grad)}
+
+
+def second_order(ndl, op_name, arrays, seed, **kwargs):
+    """Differentiate each first-order gradient again, with respect to the
+    op's inputs (Hessian-vector products) and to out_grad.
+
+    A gradient computed with numpy (outside the graph) has nothing to
+    differentiate through and comes out as zeros here. For linear ops the
+    inputs' part is zero anyway; the out_grad part (the op's adjoint applied
+    twice) is not, so it catches them too.
+    """
+    tensors = [ndl.Tensor(a) for a in arrays]
+    out = tensor_check(ndl, getattr(ndl, op_name)(*tensors, **kwargs), f"ndl.{op_name}")
+    out_grad = ndl.Tensor(randn(seed, *out.shape))
+    first = reverse_walk(ndl, out, out_grad)
+    leaves = tensors + [out_grad]
+    results = []
+    for k, x in enumerate(tensors):
+        g = first.get(id(x))
+        if g is None:
+            raise ValueError(f"no gradient reached input {k} of ndl.{op_name}")
+        second = reverse_walk(ndl, g, ndl.Tensor(randn(seed + 1 + k, *g.shape)))
+        results.append([second[id(t)].numpy() if id(t) in second else np.zeros(t.shape)
+                        for t in leaves])
+    return results
+
+
+def grad1(name, description, op_name, arrays, seed, hidden=False, beyond="", **kwargs):
+    """A first-order case: the op's gradient at `arrays` for a random out_grad."""
+    return case("backward", name, beyond or "gradient", description,
+                lambda ndl, sm: first_order(ndl, op_name, arrays, seed, **kwargs),
+                check="analytic", hidden=hidden, advisory=bool(beyond))
+
+
+def grad2(name, description, op_name, arrays, seed, **kwargs):
+    """A second-order case: each gradient differentiated again (hidden)."""
+    return case("backward", name, "gradient_of_gradient", description,
+                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=True)
+
+
+CASES = [
+    grad1("divide", "EWiseDiv.gradient: (3,4) / (3,4)", "divide", [randn(101, 3, 4), positive(102, 3, 4)], 103),
+    grad1("divide_scalar", "DivScalar.gradient: (3,4) / 2.5", "divide_scalar", [randn(104, 3, 4)], 105,
+          scalar=2.5),
+    grad1("power_scalar", "PowerScalar.gradient: (3,4) ** 3", "power_scalar", [randn(106, 3, 4)], 107,
+          scalar=3),
+    grad1("ewise_pow", "EWisePow.gradient: (2,3) ** (2,3), positive base", "power",
+          [positive(108, 2, 3), randn(109, 2, 3)], 110),
+    grad1("matmul_2d", "MatMul.gradient: (3,4) @ (4,2)", "matmul", [randn(111, 3, 4), randn(112, 4, 2)], 113),
+    grad1("matmul_batched", "MatMul.gradient: (2,3,4) @ (2,4,2), equal batch dims", "matmul",
+          [randn(114, 2, 3, 4), randn(115, 2, 4, 2)], 116),
+    grad1("summation_all", "Summation.gradient: (3,4,2) over all axes", "summation", [randn(117, 3, 4, 2)], 118),
+    grad1("summation_one_axis", "Summation.gradient: (3,4,2) over axes=(1,)", "summation",
+          [randn(119, 3, 4, 2)], 120, axes=(1,)),
+    grad1("broadcast_to_size1", "BroadcastTo.gradient: (3,1) -> (3,4)", "broadcast_to", [randn(121, 3, 1)], 122,
+          shape=(3, 4)),
+    grad1("reshape", "Reshape.gradient: (2,3,4) -> (6,4)", "reshape", [randn(123, 2, 3, 4)], 124, shape=(6, 4)),
+    grad1("negate", "Negate.gradient: (3,4)", "negate", [randn(125, 3, 4)], 126),
+    grad1("transpose_default", "Transpose.gradient: default axes on (2,3,4)", "transpose",
+          [randn(127, 2, 3, 4)], 128),
+    grad1("log", "Log.gradient: positive (3,4)", "log", [positive(129, 3, 4)], 130),
+    grad1("exp", "Exp.gradient: (3,4)", "exp", [randn(131, 3, 4)], 132),
+    # Beyond the contract: reported, no points.
+    grad1("summation_int_axis", "Summation.gradient: (3,4,2) over axes=1 (an int)", "summation",
+          [randn(189, 3, 4, 2)], 190, beyond="int_axes", axes=1),
+    grad1("summation_negative_axis", "Summation.gradient: (3,4,2) over axes=(-1,)", "summation",
+          [randn(149, 3, 4, 2)], 150, beyond="negative_axes", axes=(-1,)),
+    grad1("ewise_pow_broadcast", "EWisePow.gradient: (2,3) ** (3,), broadcast implicitly", "power",
+          [positive(135, 2, 3), randn(136, 3)], 137, beyond="implicit_broadcast"),
+    grad1("matmul_size1_batch", "MatMul.gradient: (3,1,2,4) @ (2,4,3), a size-1 batch dim broadcast",
+          "matmul", [randn(144, 3, 1, 2, 4), randn(145, 2, 4, 3)], 146, beyond="batch_size1_broadcast"),
+]

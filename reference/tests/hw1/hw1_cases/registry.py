@@ -1,0 +1,71 @@
+"""The case registry's data types: questions and cases.
+
+A case is a row of plain data: a name, its question, the contract line it
+exercises, a description, a weight and tolerances, how its value is checked,
+and the function `fn(ndl, simple_ml)` that computes the value on the library
+under test. Each case module lists its cases explicitly in `CASES`.
+
+Cases receive the library under test as arguments instead of importing it,
+so the grading parent can read every case without importing any needle.
+This package imports nothing from `grader` either: the sandboxed worker
+loads a copy of it on its own.
+"""
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str                 # the `-k` name students use
+    label: str               # "Q1"
+    points: int
+    imports: tuple           # what its worker imports: a broken simple_ml costs Q5/Q6 only
+
+
+QUESTIONS = (
+    Question("forward", "Q1", 10, ("needle",)),
+    Question("backward", "Q2", 25, ("needle",)),
+    Question("topo_sort", "Q3", 20, ("needle",)),
+    Question("compute_gradient", "Q4", 25, ("needle",)),
+    Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml")),
+    Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml")),
+)
+QUESTION = {q.key: q for q in QUESTIONS}
+
+# How the parent checks a value against the reference's:
+#   "close"      structure equal, numbers within rtol/atol whatever the float width
+#   "analytic"   like close, on the "analytic" entry of a gradient record (the
+#                "numeric" entry only checks the reference itself)
+#   "topo"       the "order" entry identical; feedback names the property broken
+#   "norms"      Frobenius norms of the arrays within rtol (long float32 runs)
+#   "test_error" MNIST test error of returned weights (W1, W2) <= threshold
+#   "dtype"      every array has the reference's dtype (float width included)
+CHECKS = ("close", "analytic", "topo", "norms", "test_error", "dtype")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str                # unique; starts with its question key
+    question: str            # a Question key
+    contract: str            # the CONTRACT line it exercises (contract.py)
+    description: str         # what is exercised (op, inputs), shown in feedback
+    fn: Optional[Callable] = None  # computes the value; None: checks `source`'s value
+    source: str = ""         # the case whose value this one checks (default: itself)
+    weight: float = 1.0
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    check: str = "close"
+    hidden: bool = False     # feedback never shows expected values
+    advisory: bool = False   # beyond the contract: reported, no points unless asked
+    threshold: float = 0.0   # for "test_error"
+
+    @property
+    def value_key(self) -> str:
+        """The name under which the worker stores the value this case checks."""
+        return self.source or self.name
+
+
+def case(question, name, contract, description, fn=None, **options) -> Case:
+    """A Case whose name is prefixed by its question key (`forward_` + name)."""
+    return Case(name=f"{question}_{name}", question=question, contract=contract,
+                description=description, fn=fn, **options)

@@ -1,0 +1,112 @@
+"""Helpers shared by the case modules. They run inside the worker on the
+library under test, so they use only numpy and what the case passes in."""
+import functools
+import gzip
+import struct
+
+import numpy as np
+
+# Central differences in float64: the error is about h^2 * |f'''| (truncation)
+# plus eps * |f| / h (round-off). With h = 1e-5 and inputs of order 1 both stay
+# below 1e-9, so 1e-6 separates right from wrong gradients with a wide margin
+# (a wrong gradient is off by O(1), a 0.1% slip by 1e-3).
+NUMERIC_STEP = 1e-5
+NUMERIC_TOLERANCE = 1e-6
+
+
+def rng(seed):
+    return np.random.RandomState(seed)
+
+
+def randn(seed, *shape, dtype=np.float64):
+    return np.asarray(rng(seed).randn(*shape), dtype=dtype)
+
+
+def positive(seed, *shape, dtype=np.float64):
+    """Inputs in [0.5, 2): safe for log, division and fractional powers."""
+    return np.asarray(rng(seed).uniform(0.5, 2.0, size=shape), dtype=dtype)
+
+
+def numeric_gradients(forward, arrays, out_grad):
+    """d/dx_i of sum(forward(*arrays) * out_grad) by central differences.
+
+    grader/grading/gradcheck.py has the full checker; this package runs inside the
+    sandbox on its own (it imports nothing from grader), hence this copy of
+    the loop.
+    """
+    grads = []
+    for i, base in enumerate(arrays):
+        grad = np.zeros_like(base, dtype=np.float64)
+        for idx in np.ndindex(*base.shape):
+            shifted = [a.copy() for a in arrays]
+            shifted[i][idx] = base[idx] + NUMERIC_STEP
+            plus = np.sum(forward(*shifted) * out_grad)
+            shifted[i][idx] = base[idx] - NUMERIC_STEP
+            minus = np.sum(forward(*shifted) * out_grad)
+            grad[idx] = (plus - minus) / (2 * NUMERIC_STEP)
+        grads.append(grad)
+    return grads
+
+
+def tensor_check(ndl, value, what):
+    """Refuse anything but a needle Tensor, naming what returned it.
+
+    Any class named Tensor with a numpy() method counts: a submission that
+    imports `python.needle` besides `needle` (it works from the homework
+    root, as the course runs it) makes Tensors of a second copy of the class.
+    """
+    if isinstance(value, ndl.Tensor):
+        return value
+    if type(value).__name__ == "Tensor" and callable(getattr(value, "numpy", None)):
+        return value
+    raise TypeError(f"{what} returned {type(value).__name__}, expected a needle Tensor")
+
+
+def reverse_walk(ndl, output, out_grad):
+    """Adjoints of every node `output` depends on, by our own reverse pass.
+
+    Uses only the library's op.gradient, never its topological sort or its
+    compute_gradient_of_variables, so Q2 cases do not depend on Q3/Q4 code.
+    Returns a dict id(node) -> adjoint Tensor.
+    """
+    order, seen = [], set()
+    stack = [(output, False)]
+    while stack:  # iterative post-order DFS
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((x, False) for x in reversed(node.inputs))
+    adjoints = {id(output): out_grad}
+    for node in reversed(order):
+        grad = adjoints.get(id(node))
+        if grad is None or node.op is None:
+            continue
+        for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(grad, node)):
+            if partial is None:
+                continue
+            tensor_check(ndl, partial, f"{type(node.op).__name__}.gradient")
+            prev = adjoints.get(id(inp))
+            adjoints[id(inp)] = partial if prev is None else prev + partial  # an operator: helper names may differ
+    return adjoints
+
+
+@functools.lru_cache(maxsize=2)
+def read_mnist(images_path, labels_path):
+    """Our own MNIST reader, so Q6 cases do not depend on the Q5 parse_mnist."""
+    with gzip.open(images_path, "rb") as f:
+        raw = f.read()
+    n, rows, cols = struct.unpack(">III", raw[4:16])
+    X = np.frombuffer(raw, np.uint8, offset=16).reshape(n, rows * cols).astype(np.float32)
+    X /= np.float32(255)
+    with gzip.open(labels_path, "rb") as f:
+        y = np.frombuffer(f.read(), np.uint8, offset=8).copy()
+    return X, y
+
+
+TRAIN = ("data/train-images-idx3-ubyte.gz", "data/train-labels-idx1-ubyte.gz")
+TEST = ("data/t10k-images-idx3-ubyte.gz", "data/t10k-labels-idx1-ubyte.gz")
