@@ -130,6 +130,11 @@ def _raise_open_files_limit():
 def _users(args) -> int:
     from . import accounts
     from .db import make_engine
+
+    if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
+        print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
+              file=sys.stderr)
+        return 1
     try:
         people = [(args.target, args.role)] if args.action == "add" else accounts.read_roster(Path(args.target))
         keys = accounts.add_users(make_engine(args.db), people)
