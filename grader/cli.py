@@ -1,8 +1,10 @@
-"""Command line: parses arguments and calls one function per command.
+"""Command line: declares every command and its options, and calls one
+function per command.
 
-Each command lives in a module named in COMMANDS; modules are imported only
-when their command runs, so `grader --help` stays fast and a server-less install can grade.
-Exit codes: 0 done, 1 the command itself failed, 2 usage error.
+Each command's options are declared below; its module is imported only when
+the command runs (or asks for its --help), so `grader --help` stays fast and a
+server-less install can grade. The handout commands declare their options in
+grader/handout/commands.py. Exit codes: 0 done, 1 the command failed, 2 usage error.
 """
 import argparse
 import importlib
@@ -10,22 +12,157 @@ import os
 import sys
 from importlib import metadata
 
-# command -> (module, one-line help). The module defines
-# `add_arguments(parser, command)` and `run(args, command) -> int`.
+
+def _grade(parser):
+    from grader.grading.workers import add_limit_arguments
+
+    parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
+                        "three student files (omitted: grade the reference and the empty handout)")
+    parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
+    parser.add_argument("--jobs", type=int, default=2, help="questions graded at once")
+    add_limit_arguments(parser)
+
+
+def _grade_batch(parser):
+    from grader.grading.cluster import PATIENCE
+    from grader.grading.workers import add_limit_arguments
+
+    parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
+    parser.add_argument("--out", required=True, help="folder for one result folder per submission "
+                        "and gradebook.csv")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded at once (default: number of cores; ignored with --cluster)")
+    parser.add_argument("--cluster", metavar="tcp://HOST:8786",
+                        help="grade on this Dask scheduler's workers, one task per submission "
+                        "(DIR must be at the same path on every worker)")
+    parser.add_argument("--no-worker-timeout", type=float, default=PATIENCE, metavar="SECONDS",
+                        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
+                        f"them) once the cluster has had no worker this long (default {PATIENCE:g})")
+    parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    add_limit_arguments(parser)
+
+
+def _gradescope_bundle(parser):
+    parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
+
+
+def _db(parser):
+    from grader.server.config import DEFAULT_DB
+
+    parser.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy database URL")
+
+
+def _serve(parser):
+    from grader.server.config import ServerConfig
+
+    _db(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--rate", type=float, default=ServerConfig.rate_per_second,
+                        help="requests per second allowed per key, 0 for no limit")
+    parser.add_argument("--burst", type=int, default=ServerConfig.rate_burst,
+                        help="requests a key may send at once before --rate applies")
+    parser.add_argument("--max-body", type=int, default=ServerConfig.max_body_bytes,
+                        help="largest request body in bytes")
+    parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
+                        help="most array elements in one submitted value")
+    parser.add_argument("--quota-mb", type=float, default=ServerConfig.quota_bytes / 2**20,
+                        help="storage one student key may use, in MB (0 for no quota)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes; more than 1 is meant for PostgreSQL")
+    parser.add_argument("--header-timeout", type=float, default=ServerConfig.header_timeout,
+                        help="seconds a client has to send a request's headers")
+    parser.add_argument("--body-timeout", type=float, default=ServerConfig.body_timeout,
+                        help="seconds a client has to send a request's body")
+    parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
+                        help="open connections one client address may hold per process")
+    parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
+    parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
+    parser.add_argument("--ssl-certfile", help="the certificate for --ssl-keyfile")
+
+
+def _users(parser):
+    _db(parser)
+    parser.add_argument("action", choices=["add", "import"])
+    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role] (import)")
+    parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
+
+
+def _gradebook(parser):
+    _db(parser)
+    parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
+
+
+def _import_batch(parser):
+    parser.add_argument("outdir", help="the --out folder of grader grade-batch (one folder per student)")
+    _db(parser)
+    parser.add_argument("--assignment", default="hw1", help="assignment the results belong to")
+    parser.add_argument("--source", help="label of this batch (default: the folder's name); "
+                                         "importing under the same label replaces regraded results")
+
+
+def _client_common(parser):
+    parser.add_argument("-k", dest="select", help="pytest -k expression choosing submit_* functions (default: all)")
+    parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
+                        help="grading server URL (default: $MUGRADE_SERVER)")
+    parser.add_argument("--tests", default="tests/hw1", help="test files, relative to --dir")
+
+
+def _submit(parser):
+    parser.add_argument("key", help="your key")
+    parser.add_argument("assignment", help="assignment name, e.g. hw1")
+    parser.add_argument("--dir", default=".", help="project folder whose code computes the values")
+    _client_common(parser)
+
+
+def _publish(parser):
+    parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
+                        help="an instructor key (default: $MUGRADE_KEY)")
+    parser.add_argument("--assignment", default="hw1", help="assignment name")
+    parser.add_argument("--dir", default="reference", help="folder with the reference solution")
+    parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
+    parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
+    parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
+    _client_common(parser)
+
+
+def _bench(parser):
+    from grader.bench.speed import BENCHES
+
+    parser.add_argument("--only", choices=sorted(BENCHES), action="append",
+                        help="run only this benchmark (repeatable)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per comparison")
+
+
+def _none(parser):
+    pass
+
+
+def _handout(parser):
+    from grader.handout.commands import add_arguments
+
+    add_arguments(parser, parser.prog.split()[-1])
+
+
+# command -> (its options, the module whose run(args, command) it calls, one-line help)
 COMMANDS = {
-    "grade": ("grader.grading.grade", "grade one submission (folder, .zip, or the three student files) in a sandbox"),
-    "grade-batch": ("grader.grading.batch", "grade every submission under a folder in parallel into a gradebook"),
-    "gradescope-bundle": ("grader.grading.gradescope", "build a Gradescope autograder zip"),
-    "handout": ("grader.handout.commands", "generate handout/ from reference/ (solutions stripped, leak-checked)"),
-    "check-handout": ("grader.handout.commands", "fail if the committed handout/ differs from a fresh build"),
-    "serve": ("grader.server.commands", "run the grading server (mugrade compatible)"),
-    "users": ("grader.server.commands", "add or import users of the grading server"),
-    "gradebook": ("grader.server.commands", "export the server's gradebook as CSV"),
-    "import-batch": ("grader.server.importer", "import grade-batch results into the server's gradebook"),
-    "submit": ("grader.client.submit", "run the submit_* cases here and send the values to the server"),
-    "publish": ("grader.client.submit", "run the submit_* cases on reference/ and publish the answers"),
-    "demo": ("grader.bench.demo", "train one MNIST epoch with the reference and print loss and error"),
-    "bench": ("grader.bench.speed", "speed benchmarks, reported as ratios measured in one run"),
+    "grade": (_grade, "grader.grading.grade",
+              "grade one submission (folder, .zip, or the three student files) in a sandbox"),
+    "grade-batch": (_grade_batch, "grader.grading.batch",
+                    "grade every submission under a folder in parallel into a gradebook"),
+    "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope", "build a Gradescope autograder zip"),
+    "handout": (_handout, "grader.handout.commands",
+                "generate handout/ from reference/ (solutions stripped, leak-checked)"),
+    "check-handout": (_handout, "grader.handout.commands", "fail if the committed handout/ differs from a fresh build"),
+    "serve": (_serve, "grader.server.commands", "run the grading server (mugrade compatible)"),
+    "users": (_users, "grader.server.commands", "add or import users of the grading server"),
+    "gradebook": (_gradebook, "grader.server.commands", "export the server's gradebook as CSV"),
+    "import-batch": (_import_batch, "grader.server.importer", "import grade-batch results into the server's gradebook"),
+    "submit": (_submit, "grader.client.submit", "run the submit_* cases here and send the values to the server"),
+    "publish": (_publish, "grader.client.submit", "run the submit_* cases on reference/ and publish the answers"),
+    "demo": (_none, "grader.bench.demo", "train one MNIST epoch with the reference and print loss and error"),
+    "bench": (_bench, "grader.bench.speed", "speed benchmarks, reported as ratios measured in one run"),
 }
 
 
@@ -50,7 +187,7 @@ def _parser():
     parser = argparse.ArgumentParser(prog="grader", description="needle hw1 autograding harness")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_, help_text) in COMMANDS.items():
+    for name, (_, _, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, description=help_text,
                        formatter_class=_DefaultsFormatter)
     return parser, sub
@@ -72,14 +209,15 @@ def main(argv=None):
 
 def _main(argv: list) -> int:
     parser, sub = _parser()
-    # Parse the command name first, then let its module declare its options.
+    # Parse the command name first, then declare only that command's options.
     if not argv or argv[0] not in COMMANDS:
         parser.parse_args(argv or ["--help"])
         return 2
     command = argv[0]
-    module = importlib.import_module(COMMANDS[command][0])
+    declare, module_name, _ = COMMANDS[command]
     command_parser = sub.choices[command]
-    module.add_arguments(command_parser, command)
+    declare(command_parser)
+    module = importlib.import_module(module_name)
     # The command's own parser: a bad option gets that command's usage, not the top level's.
     args = command_parser.parse_args(argv[1:])
     args.command = command

@@ -104,3 +104,13 @@ def test_make_grade_keeps_a_path_with_a_space(tmp_path):
     # and the quoted command really reaches the grader as one argument
     r = grader("grade", odd, "--out", tmp_path / "o u t")
     assert str(odd) in r.stderr + r.stdout and "a b/c" in (r.stderr + r.stdout)
+
+
+def test_users_import_into_a_missing_folder_adds_nobody(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,role\nada,student\n")
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+    r = grader("users", "import", roster, "--db", db, "--out", tmp_path / "missing" / "keys.csv")
+    one_line_error(r, "--out", "does not exist")
+    again = grader("users", "import", roster, "--db", db, "--out", tmp_path / "keys.csv")
+    assert again.returncode == 0, again.stderr  # ada was not added the first time (her key would be lost)

@@ -27,10 +27,6 @@ print(f"one epoch of 60000 examples in {took:.2f} s")
 """
 
 
-def add_arguments(parser, command):
-    pass
-
-
 def run(args, command):
     env = one_thread_env()
     return subprocess.run([sys.executable, "-c", SCRIPT], cwd=REFERENCE, env=env).returncode

@@ -98,12 +98,6 @@ BENCHES = {
 }
 
 
-def add_arguments(parser, command):
-    parser.add_argument("--only", choices=sorted(BENCHES), action="append",
-                        help="run only this benchmark (repeatable)")
-    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per comparison (default 5)")
-
-
 def run(args, command):
     results = [BENCHES[name](args) for name in (args.only or BENCHES)]
     return 0 if all(results) else 1

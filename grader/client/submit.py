@@ -18,25 +18,6 @@ GRADER_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
 
-def add_arguments(parser, command):
-    if command == "submit":
-        parser.add_argument("key", help="your key")
-        parser.add_argument("assignment", help="assignment name, e.g. hw1")
-        parser.add_argument("--dir", default=".", help="project folder whose code computes the values (default .)")
-    else:
-        parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
-                            help="an instructor key (default: $MUGRADE_KEY)")
-        parser.add_argument("--assignment", default="hw1")
-        parser.add_argument("--dir", default="reference", help="folder with the reference solution (default reference)")
-        parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
-        parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
-        parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
-    parser.add_argument("-k", dest="select", help="pytest -k expression choosing submit_* functions (default: all)")
-    parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
-                        help="grading server URL (default: $MUGRADE_SERVER)")
-    parser.add_argument("--tests", default="tests/hw1", help="test files, relative to --dir (default tests/hw1)")
-
-
 def run(args, command) -> int:
     folder = Path(args.dir)
     if not (folder / args.tests).exists():

@@ -24,7 +24,7 @@ from grader.grading import cluster, report
 from grader.grading.batch_book import GRADEBOOK, Gradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
-from grader.grading.workers import RunConfig, add_limit_arguments, config_from_args
+from grader.grading.workers import RunConfig, config_from_args
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
 
@@ -138,22 +138,6 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     else:
         results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
     return results, skipped
-
-
-def add_arguments(parser, command):
-    parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
-    parser.add_argument("--out", required=True, help="folder for one result folder per submission "
-                        "and gradebook.csv")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="submissions graded at once (default: number of cores; ignored with --cluster)")
-    parser.add_argument("--cluster", metavar="tcp://HOST:8786",
-                        help="grade on this Dask scheduler's workers, one task per submission "
-                        "(DIR must be at the same path on every worker)")
-    parser.add_argument("--no-worker-timeout", type=float, default=cluster.PATIENCE, metavar="SECONDS",
-                        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
-                        f"them) once the cluster has had no worker this long (default {cluster.PATIENCE:g})")
-    parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
-    add_limit_arguments(parser)
 
 
 def _usage_error(args):

@@ -15,7 +15,7 @@ from grader.grading import expected, report
 from grader.untrusted.cases import BEYOND, CASES, CONTRACT, QUESTION
 from grader.grading.checks import check
 from grader.grading.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
-from grader.grading.workers import RunConfig, add_limit_arguments, config_from_args, run_all
+from grader.grading.workers import RunConfig, config_from_args, run_all
 
 NOT_IMPLEMENTED = "NotImplementedError: "
 REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
@@ -161,14 +161,6 @@ def grade_to(submission, out_dir, config=RunConfig()):
                                 time.monotonic() - start), False
     write_reports(rep, Path(out_dir))
     return rep, ok
-
-
-def add_arguments(parser, command):
-    parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
-                        "three student files (omitted: grade the reference and the empty handout)")
-    parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
-    parser.add_argument("--jobs", type=int, default=2, help="questions graded at once (default 2)")
-    add_limit_arguments(parser)
 
 
 def run(args, command):

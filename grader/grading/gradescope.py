@@ -68,10 +68,6 @@ def build_bundle(out: Path, root: Path = ROOT) -> int:
     return len(SCRIPTS) + len(files)
 
 
-def add_arguments(parser, command):
-    parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
-
-
 def run(args, command):
     if not args.out.endswith(".zip"):
         print(f"grader gradescope-bundle: {args.out}: the bundle must end in .zip; e.g. autograder.zip",

@@ -7,42 +7,7 @@ from pathlib import Path
 
 from grader.files import write_atomic
 
-from .config import CONFIG_ENV, DEFAULT_DB, ServerConfig
-
-
-def add_arguments(parser, command):
-    parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLAlchemy database URL (default {DEFAULT_DB})")
-    if command == "serve":
-        parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-        parser.add_argument("--port", type=int, default=8000, help="port to listen on")
-        parser.add_argument("--rate", type=float, default=ServerConfig.rate_per_second,
-                            help="requests per second allowed per key, 0 for no limit")
-        parser.add_argument("--burst", type=int, default=ServerConfig.rate_burst,
-                            help="requests a key may send at once before --rate applies")
-        parser.add_argument("--max-body", type=int, default=ServerConfig.max_body_bytes,
-                            help="largest request body in bytes (default 8 MB)")
-        parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
-                            help="most array elements in one submitted value")
-        parser.add_argument("--quota-mb", type=float, default=ServerConfig.quota_bytes / 2**20,
-                            help="storage one student key may use, in MB (default 64; 0 for no quota)")
-        parser.add_argument("--workers", type=int, default=1,
-                            help="server processes (default 1); more than 1 is meant for PostgreSQL")
-        parser.add_argument("--header-timeout", type=float, default=ServerConfig.header_timeout,
-                            help="seconds a client has to send a request's headers (default 10)")
-        parser.add_argument("--body-timeout", type=float, default=ServerConfig.body_timeout,
-                            help="seconds a client has to send a request's body (default 30)")
-        parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
-                            help="open connections one client address may hold per process (default 256)")
-        parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
-        parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
-        parser.add_argument("--ssl-certfile")
-    elif command == "users":
-        parser.add_argument("action", choices=["add", "import"])
-        parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role] (import)")
-        parser.add_argument("--role", choices=["student", "instructor"], default="student")
-        parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
-    elif command == "gradebook":
-        parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
+from .config import CONFIG_ENV, ServerConfig
 
 
 def run(args, command) -> int:
@@ -130,6 +95,11 @@ def _raise_open_files_limit():
 def _users(args) -> int:
     from . import accounts
     from .db import make_engine
+
+    if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
+        print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
+              file=sys.stderr)
+        return 1
     try:
         people = [(args.target, args.role)] if args.action == "add" else accounts.read_roster(Path(args.target))
         keys = accounts.add_users(make_engine(args.db), people)

@@ -201,15 +201,6 @@ def store_results(conn: Connection, source: str, assignment: str, results: list,
     return counts
 
 
-def add_arguments(parser, command):
-    from .config import DEFAULT_DB
-    parser.add_argument("outdir", help="the --out folder of grader grade-batch (one folder per student)")
-    parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLAlchemy database URL (default {DEFAULT_DB})")
-    parser.add_argument("--assignment", default="hw1", help="assignment the results belong to (default hw1)")
-    parser.add_argument("--source", help="label of this batch (default: the folder's name); "
-                                         "importing under the same label replaces regraded results")
-
-
 def run(args, command) -> int:
     from sqlalchemy.exc import ArgumentError, OperationalError
     from .db import make_engine, now
