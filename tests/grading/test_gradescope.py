@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import DATA, HANDOUT, REFERENCE, ROOT, cli
+from grader import DATA, HANDOUT, REFERENCE, cli
 from grader.grading import gradescope
 from grader.grading.submission import STUDENT_FILES
 

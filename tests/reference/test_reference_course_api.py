@@ -9,8 +9,6 @@ course's reverse pass gives every node of the topological order an adjoint
 import numpy as np
 import pytest
 
-from grader import DATA
-
 
 def course_gradient_check(ndl, f, *args, tol=1e-6, backward=False, **kwargs):
     """The course's tests/hw1 gradient_check, line for line in behaviour:
