@@ -34,7 +34,7 @@ def epoch_ratio(rounds):
     return ok
 
 
-OVERHEAD_TARGET = 1.3  # issue 4: grading (sandbox included) vs the same cases in-process
+OVERHEAD_TARGET = 1.3  # grading (sandbox included) vs the same cases in-process
 
 
 def _in_process_cases():

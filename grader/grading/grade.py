@@ -20,9 +20,7 @@ from grader.grading.workers import RunConfig, config_from_args, run_all
 NOT_IMPLEMENTED = "NotImplementedError: "
 REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
 EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
-
-
-UNIT = 10_000  # case scores are whole multiples of 1e-4 points, so totals add up exactly
+UNIT = 10_000       # case scores are whole multiples of 1e-4 points, so totals add up exactly
 
 
 def feedback(case, outcome, run):

@@ -1,7 +1,7 @@
 """Submitted values: decode mugrade's `_encoded_type` JSON under limits, and
 compare a submitted value with the published one.
 
-Wire format (DESIGN.md): dicts and lists recursively; numpy arrays as
+Wire format (the mugrade protocol): dicts and lists recursively; numpy arrays as
 {"_encoded_type": "np.ndarray", "data": nested list}; datetimes and numpy
 types as {"_encoded_type": "datetime"|"type", "data": str}; scalars plain.
 A value that is not valid under this format is a `BadValue` (HTTP 400);

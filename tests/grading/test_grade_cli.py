@@ -105,7 +105,7 @@ def test_handout_scores_nothing_but_the_given_code(tmp_path, handout):
     failed = [t for t in doc["tests"] if t["status"] == "failed"]
     passed = [t for t in doc["tests"] if t["status"] == "passed"]
     assert failed and all("not implemented: Q" in t["output"] for t in failed)
-    assert all("(given code)" in t["output"] for t in passed)  # DESIGN: the untouched handout scores 0
+    assert all("(given code)" in t["output"] for t in passed)  # the untouched handout scores 0
     assert doc["score"] == pytest.approx(sum(t["score"] for t in passed)) and doc["score"] < 1
 
 

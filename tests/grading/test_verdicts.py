@@ -1,4 +1,4 @@
-"""Proof that the grader's verdicts are right (issue 4, section 4).
+"""Proof that the grader's verdicts are right.
 
 Grades, through the real sandboxed grader (`grade_submission`):
 - the reference (100/100) and the untouched handout stubs (0/100, every

@@ -1,4 +1,4 @@
-"""The reference reproduces the known-good one-epoch figures (issue 2)."""
+"""The reference reproduces the known-good one-epoch figures."""
 import numpy as np
 import pytest
 
