@@ -1,9 +1,18 @@
 """Autograding harness for the needle hw1 homework.
 
-ROOT is the repository; REFERENCE, HANDOUT and DATA are hw1's folders, read
-from the one Assignment object (grader/assignment.py). Code that grades takes
-its assignment from RunConfig instead."""
+ROOT is the repository. REFERENCE, HANDOUT and DATA are hw1's folders, read
+on first use from the one Assignment object (grader/assignment.py, from the
+repository's assignment.toml), so importing the package reads no file. Code
+that grades takes its assignment from RunConfig instead."""
 from grader.assignment import ROOT, Assignment
 
-_HW1 = Assignment.hw1()
-REFERENCE, HANDOUT, DATA = _HW1.reference, _HW1.handout, _HW1.data
+_HW1_FOLDERS = {"REFERENCE": "reference", "HANDOUT": "handout", "DATA": "data"}
+
+
+def __getattr__(name):
+    if name in _HW1_FOLDERS:
+        return getattr(Assignment.hw1(), _HW1_FOLDERS[name])
+    raise AttributeError(f"module 'grader' has no attribute {name!r}")
+
+
+__all__ = ["ROOT", "Assignment", *_HW1_FOLDERS]

@@ -1,23 +1,38 @@
-"""Where an assignment's parts live, as one object passed in (inside
-RunConfig) instead of path globals: the reference solution, the pristine
-handout, the data folder the workers see read-only, the cases package the
-sandboxed worker loads, and the student files a submission overlays.
+"""An assignment as data: where its parts live and what its handout ships,
+read from its assignment.toml, and passed in (inside RunConfig) instead of
+path globals.
 
-`Assignment.hw1()` is this repository's layout. `Assignment.load(folder)`
-reads `folder/assignment.toml`, paths relative to the folder:
+`Assignment.hw1()` reads this repository's own assignment.toml;
+`Assignment.load(folder)` reads another one, paths relative to its folder:
 
     name = "toy"
-    reference = "reference"
-    handout = "handout"
-    data = "data"
-    cases = "cases"
+    reference = "reference"           # the solution, with solution markers
+    handout = "handout"               # where `grader handout` writes
+    data = "data"                     # read-only data/ beside each worker
+    cases = "cases"                   # the case registry package
     student_files = ["python/needle/autograd.py"]
+
+    [manifest]
+    files = ["python/needle/__init__.py", "tests/toy/test_cases.py"]
+    client = "mugrade.py"             # optional: ship the submit client here
+    instructor_only = ["data"]
+    [manifest.renamed]                # optional: reference path -> handout path
+    "handout_files/README.md" = "README.md"
+
+The public cases ship under tests/NAME/NAME_cases (generated, so never
+listed); the questions and cases come from the registry package
+(grader/registry.py).
 """
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+
+from grader.handout.manifest import Manifest
+from grader.registry import Registry, load_registry
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,12 +40,16 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-HW1_STUDENT_FILES = (
-    "python/needle/autograd.py",
-    "python/needle/ops/ops_mathematic.py",
-    "apps/simple_ml.py",
-)
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files")
+FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest")
+FOLDERS = ("reference", "handout", "data", "cases")
+MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # also a Python package prefix: NAME_cases
+
+
+def shown(path: Path) -> str:
+    """How messages name a file: relative to this repository when inside it."""
+    path = Path(path)
+    return (path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).as_posix()
 
 
 class AssignmentError(ValueError):
@@ -45,32 +64,90 @@ class Assignment:
     data: Path            # mounted read-only as data/ beside the worker
     cases_dir: Path       # the cases package (imports nothing from grader)
     student_files: tuple  # handout-relative paths a submission provides
+    manifest: Manifest = Manifest(())
 
     @classmethod
     def hw1(cls) -> "Assignment":
-        return cls("hw1", ROOT / "reference", ROOT / "handout", ROOT / "data",
-                   ROOT / "grader" / "untrusted" / "cases", HW1_STUDENT_FILES)
+        return _load(ROOT)
 
     @classmethod
     def load(cls, folder) -> "Assignment":
-        folder = Path(folder)
-        path = folder / "assignment.toml"
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise AssignmentError(f"{path}: not found; an assignment folder needs an assignment.toml") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise AssignmentError(f"{path}: not valid TOML ({e})") from None
-        unknown = sorted(set(raw) - set(FIELDS))
-        if unknown:
-            raise AssignmentError(f"{path}: unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
-        for name in FIELDS[:5]:
-            if not isinstance(raw.get(name), str) or not raw[name]:
-                raise AssignmentError(f"{path}: field {name!r}: give a non-empty string")
-        files = raw.get("student_files")
-        if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
-            raise AssignmentError(f"{path}: field 'student_files': give a non-empty list of relative paths")
-        parts = {n: (folder / raw[n]).resolve() for n in ("reference", "handout", "data", "cases")}
-        if not (parts["cases"] / "__init__.py").is_file():
-            raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
-        return cls(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"], tuple(files))
+        return _load(Path(folder).resolve())
+
+    @classmethod
+    def option(cls, folder=None) -> "Assignment":
+        """What a command's --assignment FOLDER names (default: this repository's hw1)."""
+        return cls.hw1() if folder is None else cls.load(folder)
+
+    @property
+    def tests_dir(self) -> str:
+        """Where the public tests live, relative to the reference and the handout."""
+        return f"tests/{self.name}"
+
+    @property
+    def cases_package(self) -> str:
+        """The name the shipped public cases are imported by."""
+        return f"{self.name}_cases"
+
+    @property
+    def cases_dest(self) -> str:
+        return f"{self.tests_dir}/{self.cases_package}"
+
+    def registry(self) -> Registry:
+        return load_registry(self.cases_dir)
+
+
+@lru_cache(maxsize=None)
+def _load(folder: Path) -> Assignment:
+    path = folder / "assignment.toml"
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AssignmentError(f"{path}: not found; an assignment folder needs an assignment.toml") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise AssignmentError(f"{path}: not valid TOML ({e})") from None
+    _check_fields(path, raw, FIELDS, "")
+    for name in FIELDS[:5]:
+        if not isinstance(raw.get(name), str) or not raw[name]:
+            raise AssignmentError(f"{path}: field {name!r}: give a non-empty string")
+    if not NAME.match(raw["name"]):
+        raise AssignmentError(f"{path}: field 'name': {raw['name']!r} must be lower case letters, digits and _")
+    files = _paths(path, raw, "student_files", required=True)
+    parts = {n: (folder / raw[n]).resolve() for n in FOLDERS}
+    if not (parts["cases"] / "__init__.py").is_file():
+        raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
+    manifest = _manifest(path, raw.get("manifest", {}), f"tests/{raw['name']}/{raw['name']}_cases")
+    return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
+                      files, manifest)
+
+
+def _check_fields(path, raw, known, prefix):
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise AssignmentError(f"{path}: unknown field '{prefix}{unknown[0]}'; the fields are {', '.join(known)}")
+
+
+def _paths(path, raw, field, required=False, prefix="") -> tuple:
+    value = raw.get(field, [] if not required else None)
+    if not isinstance(value, list) or (required and not value) or \
+            not all(isinstance(f, str) and f and not f.startswith("/") and ".." not in f.split("/") for f in value):
+        raise AssignmentError(f"{path}: field '{prefix}{field}': give a {'non-empty ' * required}list of relative paths")
+    return tuple(value)
+
+
+def _manifest(path, raw, cases_dest) -> Manifest:
+    if not isinstance(raw, dict):
+        raise AssignmentError(f"{path}: field 'manifest': give a table ([manifest])")
+    _check_fields(path, raw, MANIFEST_FIELDS, "manifest.")
+    renamed = raw.get("renamed", {})
+    if not isinstance(renamed, dict) or not all(isinstance(v, str) and v for v in renamed.values()):
+        raise AssignmentError(f"{path}: field 'manifest.renamed': give a table of reference path = handout path")
+    client = raw.get("client", "")
+    if not isinstance(client, str):
+        raise AssignmentError(f"{path}: field 'manifest.client': give the handout path of the submit client")
+    return Manifest.of(_paths(path, raw, "files", prefix="manifest."), renamed, client,
+                       _paths(path, raw, "instructor_only", prefix="manifest."),
+                       generated=(cases_dest,))
+
+
+__all__ = ["ROOT", "Assignment", "AssignmentError", "Registry"]

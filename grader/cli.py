@@ -1,10 +1,10 @@
 """Command line: declares every command and its options, and calls one
-function per command.
+function per command (COMMANDS names it), with the parsed options.
 
-Each command's options are declared below; its module is imported only when
-the command runs (or asks for its --help), so `grader --help` stays fast and a
-server-less install can grade. The handout commands declare their options in
-grader/handout/commands.py. Exit codes: 0 done, 1 the command failed, 2 usage error.
+A command's module is imported only when the command runs (or asks for its
+--help), so `grader --help` stays fast and a server-less install can grade.
+Exit codes: 0 done, 1 the command failed, 2 usage error (grade: 3, the
+submission cannot be read).
 """
 import argparse
 import importlib
@@ -13,13 +13,20 @@ import sys
 from importlib import metadata
 
 
+def _assignment(parser):
+    parser.add_argument("--assignment", metavar="FOLDER",
+                        help="another assignment: a folder with an assignment.toml (default: hw1, this "
+                        "repository's assignment.toml)")
+
+
 def _grade(parser):
     from grader.grading.workers import add_limit_arguments
 
     parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
-                        "three student files (omitted: grade the reference and the empty handout)")
+                        "student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     parser.add_argument("--jobs", type=int, default=2, help="questions graded at once")
+    _assignment(parser)
     add_limit_arguments(parser)
 
 
@@ -39,6 +46,7 @@ def _grade_batch(parser):
                         help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
                         f"them) once the cluster has had no worker this long (default {PATIENCE:g})")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    _assignment(parser)
     add_limit_arguments(parser)
 
 
@@ -106,7 +114,7 @@ def _client_common(parser):
     parser.add_argument("-k", dest="select", help="pytest -k expression choosing submit_* functions (default: all)")
     parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
                         help="grading server URL (default: $MUGRADE_SERVER)")
-    parser.add_argument("--tests", default="tests/hw1", help="test files, relative to --dir")
+    parser.add_argument("--tests", help="test files, relative to --dir (default: tests/ASSIGNMENT)")
 
 
 def _submit(parser):
@@ -119,8 +127,9 @@ def _submit(parser):
 def _publish(parser):
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
-    parser.add_argument("--assignment", default="hw1", help="assignment name")
-    parser.add_argument("--dir", default="reference", help="folder with the reference solution")
+    parser.add_argument("--assignment", default="hw1", help="assignment name, or a folder with an "
+                        "assignment.toml (then its name, points and reference are used)")
+    parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
     parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
     parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
     parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
@@ -139,30 +148,42 @@ def _none(parser):
     pass
 
 
+def _folders(parser):
+    parser.add_argument("src", nargs="?", help="the reference folder (default: the assignment's, reference/)")
+    parser.add_argument("dest", nargs="?", help="the handout folder (default: the assignment's, handout/)")
+    _assignment(parser)
+
+
 def _handout(parser):
-    from grader.handout.commands import add_arguments
+    _folders(parser)
+    parser.add_argument("--skip-tests", action="store_true",
+                        help="skip running the public tests (leak check still runs)")
 
-    add_arguments(parser, parser.prog.split()[-1])
 
-
-# command -> (its options, the module whose run(args, command) it calls, one-line help)
+# command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
-    "grade": (_grade, "grader.grading.grade",
-              "grade one submission (folder, .zip, or the three student files) in a sandbox"),
-    "grade-batch": (_grade_batch, "grader.grading.batch",
+    "grade": (_grade, "grader.grading.grade:grade_command",
+              "grade one submission (folder, .zip, or the student files) in a sandbox"),
+    "grade-batch": (_grade_batch, "grader.grading.batch:grade_batch_command",
                     "grade every submission under a folder in parallel into a gradebook"),
-    "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope", "build a Gradescope autograder zip"),
-    "handout": (_handout, "grader.handout.commands",
+    "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope:gradescope_bundle_command",
+                          "build a Gradescope autograder zip"),
+    "handout": (_handout, "grader.handout.commands:handout_command",
                 "generate handout/ from reference/ (solutions stripped, leak-checked)"),
-    "check-handout": (_handout, "grader.handout.commands", "fail if the committed handout/ differs from a fresh build"),
-    "serve": (_serve, "grader.server.commands", "run the grading server (mugrade compatible)"),
-    "users": (_users, "grader.server.commands", "add or import users of the grading server"),
-    "gradebook": (_gradebook, "grader.server.commands", "export the server's gradebook as CSV"),
-    "import-batch": (_import_batch, "grader.server.importer", "import grade-batch results into the server's gradebook"),
-    "submit": (_submit, "grader.client.submit", "run the submit_* cases here and send the values to the server"),
-    "publish": (_publish, "grader.client.submit", "run the submit_* cases on reference/ and publish the answers"),
-    "demo": (_none, "grader.bench.demo", "train one MNIST epoch with the reference and print loss and error"),
-    "bench": (_bench, "grader.bench.speed", "speed benchmarks, reported as ratios measured in one run"),
+    "check-handout": (_folders, "grader.handout.commands:check_handout_command",
+                      "fail if the committed handout/ differs from a fresh build"),
+    "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
+    "users": (_users, "grader.server.commands:users_command", "add or import users of the grading server"),
+    "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
+    "import-batch": (_import_batch, "grader.server.importer:import_batch_command",
+                     "import grade-batch results into the server's gradebook"),
+    "submit": (_submit, "grader.client.submit:submit_command",
+               "run the submit_* cases here and send the values to the server"),
+    "publish": (_publish, "grader.client.submit:publish_command",
+                "run the submit_* cases on reference/ and publish the answers"),
+    "demo": (_none, "grader.bench.demo:demo_command",
+             "train one MNIST epoch with the reference and print loss and error"),
+    "bench": (_bench, "grader.bench.speed:bench_command", "speed benchmarks, reported as ratios measured in one run"),
 }
 
 
@@ -214,11 +235,11 @@ def _main(argv: list) -> int:
         parser.parse_args(argv or ["--help"])
         return 2
     command = argv[0]
-    declare, module_name, _ = COMMANDS[command]
+    declare, target, _ = COMMANDS[command]
     command_parser = sub.choices[command]
     declare(command_parser)
-    module = importlib.import_module(module_name)
+    module_name, _, function = target.partition(":")
+    run = getattr(importlib.import_module(module_name), function)
     # The command's own parser: a bad option gets that command's usage, not the top level's.
     args = command_parser.parse_args(argv[1:])
-    args.command = command
-    return int(module.run(args, command) or 0)
+    return int(run(args) or 0)

@@ -38,6 +38,12 @@ def test_load_resolves_paths_against_the_folder(tmp_path):
     (GOOD.replace('handout = "hand"\n', ""), "field 'handout': give a non-empty string"),
     (GOOD.replace('["python/needle/autograd.py"]', "[]"), "field 'student_files'"),
     (GOOD.replace('cases = "cases"', 'cases = "nowhere"'), "field 'cases':"),
+    (GOOD.replace('name = "toy"', 'name = "Hw-2"'), "field 'name': 'Hw-2' must be lower case"),
+    (GOOD + '[manifest]\nfiles = "a.py"\n', "field 'manifest.files': give a list of relative paths"),
+    (GOOD + '[manifest]\nfiles = ["../secret.py"]\n', "field 'manifest.files'"),
+    (GOOD + '[manifest]\nship = ["a.py"]\n', "unknown field 'manifest.ship'"),
+    (GOOD + '[manifest]\nclient = 3\n', "field 'manifest.client'"),
+    (GOOD + '[manifest.renamed]\n"a.py" = 3\n', "field 'manifest.renamed'"),
 ])
 def test_a_bad_assignment_toml_is_one_line_naming_the_field(tmp_path, text, words):
     (tmp_path / "cases").mkdir()
@@ -48,3 +54,41 @@ def test_a_bad_assignment_toml_is_one_line_naming_the_field(tmp_path, text, word
         Assignment.load(tmp_path)
     message = str(err.value)
     assert words in message and str(tmp_path / "assignment.toml") in message and "\n" not in message
+
+
+def test_the_manifest_ships_files_renames_and_the_client(tmp_path):
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text("")
+    (tmp_path / "assignment.toml").write_text(GOOD + '[manifest]\nfiles = ["a.py"]\nclient = "mugrade.py"\n'
+                                              'instructor_only = ["data"]\n[manifest.renamed]\n"b.txt" = "B.txt"\n')
+    manifest = Assignment.load(tmp_path).manifest
+    assert [(e.source, e.dest, e.origin) for e in manifest.entries] == \
+        [("a.py", "a.py", "reference"), ("b.txt", "B.txt", "reference"), ("mugrade.py", "mugrade.py", "grader")]
+    # the reference's copy of the client and its generated public cases are never shipped from it
+    assert manifest.instructor_only == ("data", "tests/toy/toy_cases", "mugrade.py")
+    assert manifest.mirrors == (("mugrade.py", "mugrade.py"),)
+
+
+def test_hw1s_manifest_covers_its_reference():
+    from grader.handout.manifest import coverage_problems
+    hw1 = Assignment.hw1()
+    assert coverage_problems(hw1.manifest, hw1.reference) == []
+    assert hw1.cases_dest == "tests/hw1/hw1_cases" and hw1.tests_dir == "tests/hw1"
+
+
+def test_a_cases_package_without_the_registry_names_is_one_line(tmp_path):
+    from grader.registry import RegistryLoadError, load_registry
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text("QUESTIONS = ()\n")
+    with pytest.raises(RegistryLoadError) as err:
+        load_registry(tmp_path / "cases")
+    assert str(err.value) == f"{tmp_path / 'cases'}/__init__.py: define CASES, CONTRACT, BEYOND (see grader/registry.py)"
+
+
+def test_the_hw1_registry_is_the_package_itself():
+    """Imported by its dotted name: one copy of its classes, whoever asks."""
+    from grader.untrusted import cases
+    registry = Assignment.hw1().registry()
+    assert registry.cases == cases.CASES and registry.question["nn_epoch_ndl"] is cases.QUESTION["nn_epoch_ndl"]
+    assert registry.memory("nn_epoch_ndl") == 2 and registry.memory("forward") == 1
+    assert registry.run_order[0] == "nn_epoch_ndl" and registry.read_test_set is cases.read_test_set

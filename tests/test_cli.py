@@ -52,6 +52,28 @@ def test_help_shows_defaults(command, option, default):
     assert default in " ".join(block.split()), block
 
 
+def test_every_command_names_one_function_that_exists():
+    """cli.COMMANDS is the map a reader follows: each entry is `module:function`,
+    and the function takes the parsed options alone."""
+    import importlib
+    import inspect
+
+    from grader import cli
+
+    for command, (declare, target, _) in cli.COMMANDS.items():
+        module, _, name = target.partition(":")
+        function = getattr(importlib.import_module(module), name)
+        assert list(inspect.signature(function).parameters) == ["args"], command
+        assert name == command.replace("-", "_") + "_command", command
+        declare(cli.argparse.ArgumentParser(prog=f"grader {command}"))  # options declare without error
+
+
+def test_check_handout_with_a_missing_reference_is_one_line(tmp_path):
+    r = grader("check-handout", tmp_path / "nowhere", tmp_path / "h")
+    one_line_error(r, f"{tmp_path / 'nowhere'}: not a directory")
+    assert r.returncode == 2
+
+
 def test_gradebook_from_another_folder_names_the_missing_database(tmp_path):
     r = grader("gradebook", "--out", tmp_path / "g.csv", cwd=tmp_path)
     one_line_error(r, "no database at", str(tmp_path / "grader.db"), "--db")

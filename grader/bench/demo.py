@@ -27,6 +27,6 @@ print(f"one epoch of 60000 examples in {took:.2f} s")
 """
 
 
-def run(args, command):
+def demo_command(args) -> int:
     env = one_thread_env()
     return subprocess.run([sys.executable, "-c", SCRIPT], cwd=REFERENCE, env=env).returncode

@@ -98,6 +98,6 @@ BENCHES = {
 }
 
 
-def run(args, command):
+def bench_command(args) -> int:
     results = [BENCHES[name](args) for name in (args.only or BENCHES)]
     return 0 if all(results) else 1

@@ -1,5 +1,8 @@
 """`grader submit` and `grader publish`: run the student client, `grader/untrusted/mugrade.py`,
-on a project folder (the current one, or reference/ for publish).
+on a project folder (the current one, or the assignment's reference for publish).
+
+publish takes the assignment's name, or a folder with an assignment.toml:
+then its name, its registry's points and its reference folder are used.
 
 The client runs in a subprocess with the folder as working directory, as the
 course runs it: the test files find `python/` and `apps/` relative to it, and
@@ -11,14 +14,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader.assignment import Assignment, AssignmentError
 from grader.blas import one_thread_env
-from grader.untrusted.cases import QUESTIONS
 
 GRADER_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
 
-def run(args, command) -> int:
+def submit_command(args) -> int:
+    return _run_client(args, "submit")
+
+
+def publish_command(args) -> int:
+    return _run_client(args, "publish")
+
+
+def _assignment(args):
+    """(name, Assignment or None): a folder with an assignment.toml, hw1, or a name the server knows."""
+    if (Path(args.assignment) / "assignment.toml").is_file():
+        assignment = Assignment.load(args.assignment)
+        return assignment.name, assignment
+    if args.assignment == "hw1":
+        return "hw1", Assignment.hw1()
+    return args.assignment, None
+
+
+def _run_client(args, command) -> int:
+    try:
+        name, assignment = _assignment(args)
+    except AssignmentError as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
+        return 2
+    if args.dir is None:  # publish: the assignment's reference
+        args.dir = str(assignment.reference) if assignment else "reference"
+    args.tests = args.tests or f"tests/{name}"
     folder = Path(args.dir)
     if not (folder / args.tests).exists():
         print(f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
@@ -36,10 +65,10 @@ def run(args, command) -> int:
         return 2
     # publish also describes each case to the server (grader/client/publish_notes.py)
     module = "grader.client.publish_notes" if command == "publish" else "grader.untrusted.mugrade"
-    cmd = [sys.executable, "-m", module, command, "--assignment", args.assignment,
+    cmd = [sys.executable, "-m", module, command, "--assignment", name,
            "--server", args.server, "--tests", args.tests] + (["-k", args.select] if args.select else [])
     if command == "publish":
-        cmd += _publish_flags(args)
+        cmd += _publish_flags(args, assignment)
     try:
         return subprocess.run(cmd, cwd=folder, env=_env(args.key), timeout=RUN_TIMEOUT).returncode
     except subprocess.TimeoutExpired:
@@ -47,11 +76,12 @@ def run(args, command) -> int:
         return 1
 
 
-def _publish_flags(args) -> list:
+def _publish_flags(args, assignment) -> list:
     flags = []
-    if args.assignment == "hw1":
-        # the registry's points, published as weights so the gradebook total is out of 100
-        flags += ["--points", ",".join(f"{q.key}={q.points}" for q in QUESTIONS)]
+    if assignment is not None:
+        # the registry's points, published as weights so the gradebook total is out of the assignment's
+        questions = assignment.registry().questions
+        flags += ["--points", ",".join(f"{q.key}={q.points}" for q in questions)]
     for name in ("deadline", "rtol", "atol"):
         if getattr(args, name):
             flags += [f"--{name}", getattr(args, name)]

@@ -24,6 +24,7 @@ from grader.grading import cluster, report
 from grader.grading.batch_book import GRADEBOOK, Gradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
+from grader.assignment import Assignment
 from grader.grading.workers import RunConfig, config_from_args
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
@@ -120,7 +121,7 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     if address and todo:  # reach the scheduler before writing anything
         client = cluster.connect(address)
     out_root.mkdir(parents=True, exist_ok=True)
-    book = Gradebook(out_root)
+    book = Gradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None
@@ -164,13 +165,15 @@ def _usage_error(args):
     return None
 
 
-def run(args, command):
+def grade_batch_command(args) -> int:
+    """`grader grade-batch`: every submission under a folder, into one gradebook."""
     problem = _usage_error(args)
     if problem:
         print(f"grader grade-batch: {problem}", file=sys.stderr)
         return 2
     try:
-        config = config_from_args(args, 1)  # one question at a time: N submissions use N cores
+        # one question at a time: N submissions use N cores
+        config = config_from_args(args, 1, Assignment.option(args.assignment))
     except ValueError as exc:
         print(f"grader grade-batch: {exc}", file=sys.stderr)
         return 2

@@ -20,79 +20,81 @@ RESULTS = "results.json"
 PENDING = "not graded yet: the batch is running, or stopped before it (run grade-batch again)"
 
 
-def header() -> list:
-    return [*report.csv_header(), "reason"]
+def header(questions) -> list:
+    return [*report.csv_header(questions), "reason"]
 
 
 def _one_line(text: str) -> str:
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def row_from_results(name: str, doc: dict) -> list:
+def row_from_results(name: str, doc: dict, questions) -> list:
     """A gradebook row from a parsed results.json. A submission with no case
     (refused, or the grader failed) gets its reason from the report's output,
     whose first line is the score header."""
-    questions = doc.get("extra_data", {}).get("questions", {})
-    scores = [report._fmt(float(questions.get(key, {}).get("score", 0.0))) for key in header()[1:-2]]
+    found = doc.get("extra_data", {}).get("questions", {})
+    scores = [report._fmt(float(found.get(q.key, {}).get("score", 0.0))) for q in questions]
     reason = ""
     if not doc.get("tests"):
         reason = _one_line("\n".join(str(doc.get("output", "")).splitlines()[1:])) or "no case was run"
     return [name, *scores, report._fmt(float(doc.get("score", 0.0))), reason]
 
 
-def ungraded_row(name: str, reason: str) -> list:
+def ungraded_row(name: str, reason: str, questions) -> list:
     """No score at all (blank cells, not 0): the submission has no results."""
-    return [name, *([""] * (len(header()) - 2)), _one_line(reason)]
+    return [name, *([""] * (len(questions) + 1)), _one_line(reason)]
 
 
-def read_row(folder: Path):
+def read_row(folder: Path, questions):
     """The row for a result folder; None if it holds no results.json."""
     try:
         text = (folder / RESULTS).read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ungraded_row(folder.name, f"not graded: {RESULTS} unreadable ({exc}); run grade-batch --force")
+        return ungraded_row(folder.name, f"not graded: {RESULTS} unreadable ({exc}); run grade-batch --force",
+                            questions)
     try:
-        return row_from_results(folder.name, json.loads(text))
+        return row_from_results(folder.name, json.loads(text), questions)
     except (ValueError, TypeError, AttributeError) as exc:
         return ungraded_row(folder.name, f"not graded: {RESULTS} is not valid ({exc}); "
-                                         "run grade-batch again to regrade it")
+                                         "run grade-batch again to regrade it", questions)
 
 
-def render(rows: dict) -> str:
+def render(rows: dict, questions) -> str:
     """The CSV text, rows sorted by submission name (pure)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header())
+    writer.writerow(header(questions))
     writer.writerows(rows[name] for name in sorted(rows))
     return buffer.getvalue()
 
 
 class Gradebook:
-    """The rows of one output folder, rewritten to disk as results arrive."""
+    """The rows of one output folder, rewritten to disk as results arrive;
+    one column per question of the registry's `questions`."""
 
-    def __init__(self, out_root: Path):
-        self.out_root = Path(out_root)
+    def __init__(self, out_root: Path, questions):
+        self.out_root, self.questions = Path(out_root), tuple(questions)
         self.rows = {}
         for folder in sorted(p for p in self.out_root.iterdir() if p.is_dir() and not p.is_symlink()):
-            row = read_row(folder)
+            row = read_row(folder, self.questions)
             if row is not None:
                 self.rows[folder.name] = row
 
     def pending(self, names) -> None:
         for name in names:
-            self.rows[name] = ungraded_row(name, PENDING)
+            self.rows[name] = ungraded_row(name, PENDING, self.questions)
 
     def graded(self, name: str) -> None:
         """Take the row from the submission's freshly written results.json."""
-        self.rows[name] = read_row(self.out_root / name) or ungraded_row(
-            name, f"not graded: the grader wrote no {RESULTS}")
+        self.rows[name] = read_row(self.out_root / name, self.questions) or ungraded_row(
+            name, f"not graded: the grader wrote no {RESULTS}", self.questions)
 
     def ungraded(self, name: str, reason: str) -> None:
-        self.rows[name] = ungraded_row(name, reason)
+        self.rows[name] = ungraded_row(name, reason, self.questions)
 
     def write(self) -> Path:
         path = self.out_root / GRADEBOOK
-        write_atomic(path, render(self.rows))
+        write_atomic(path, render(self.rows, self.questions))
         return path

@@ -50,7 +50,7 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     """Runs on a Dask worker: grade_fn(job) into a temporary folder there,
     the reports returned as text."""
     where = socket.gethostname()
-    if expected.cache_key() != grader_key:
+    if expected.cache_key(job.config.assignment) != grader_key:
         raise ClusterError(f"worker on {where} runs a different grader (reference, cases, worker or "
                            "numpy differ from the client's): install the same checkout on every worker")
     if not Path(job.submission).exists():
@@ -131,7 +131,7 @@ def run_jobs(client, jobs: list, grade_fn, on_done, patience: float = PATIENCE) 
     next run grades them). Closes the client."""
     from distributed import as_completed  # optional extra, present once connect() worked
 
-    key = expected.cache_key()
+    key = expected.cache_key(jobs[0].config.assignment) if jobs else ""  # one assignment per batch
     batch_id = uuid.uuid4().hex[:12]  # two batches with the same names never share a task
     results = []
     with client:

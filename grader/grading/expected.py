@@ -21,8 +21,6 @@ import numpy as np
 from grader import ROOT
 from grader.assignment import Assignment
 from grader.grading import gradcheck
-from grader.untrusted.cases import CASES, QUESTION, producers
-from grader.untrusted.cases.util import NUMERIC_TOLERANCE
 from grader.grading.outcomes import Budget, read_outcome
 from grader.grading.workers import WORKER, run_all
 
@@ -35,12 +33,11 @@ def cache_root() -> Path:
     return Path(os.environ.get("GRADER_CACHE", ROOT / ".grader-cache"))
 
 
-def cache_key(assignment: Assignment | None = None) -> str:
-    assignment = assignment or Assignment.hw1()
+def cache_key(assignment: Assignment) -> str:
     reference = assignment.reference
     digest = hashlib.sha256(np.__version__.encode())
     sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
-    sources += sorted(assignment.cases_dir.glob("*.py")) + [WORKER]
+    sources += sorted(assignment.cases_dir.rglob("*.py")) + [WORKER]
     for path in sources:
         # paths relative to the repository for hw1 (a stable key), absolute for another assignment
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
@@ -48,20 +45,21 @@ def cache_key(assignment: Assignment | None = None) -> str:
     return digest.hexdigest()[:24]
 
 
-def _check_reference(runs):
+def _check_reference(runs, registry):
     for question, run in runs.items():
         if run.import_error:
             raise ReferenceError(f"reference: {run.import_error} ({question})")
         for name, outcome in run.outcomes.items():
             if not outcome.ok:
                 raise ReferenceError(f"reference fails {name} ({question}): {outcome.problem or run.problem}")
-    for case in CASES:
+    for case in registry.cases:
         if case.check != "analytic":
             continue
         value = runs[case.question].outcomes[case.value_key].value
         for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
             a, n = np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64)
-            check = gradcheck.compare(a, n, k, rtol=NUMERIC_TOLERANCE, atol=NUMERIC_TOLERANCE) \
+            tol = registry.numeric_tolerance
+            check = gradcheck.compare(a, n, k, rtol=tol, atol=tol) \
                 if a.shape == n.shape else None
             if check is None or not check.ok:
                 detail = f"shape {a.shape} vs {n.shape}" if check is None else \
@@ -75,7 +73,7 @@ def build(config, dest: Path) -> None:
     reference = config.assignment.reference
     files = {rel: reference / rel for rel in config.assignment.student_files}
     runs = run_all(files, config, base=reference, keep_outputs=dest)
-    _check_reference(runs)
+    _check_reference(runs, config.assignment.registry())
     (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
 
 
@@ -108,8 +106,8 @@ def expected_dir(config) -> Path:
 def load(config) -> dict:
     """computing case name -> Outcome of the reference."""
     folder = expected_dir(config)
-    answers = {}
-    for question in QUESTION:
+    answers, registry = {}, config.assignment.registry()
+    for question in registry.question:
         budget = Budget(folder / question)
-        answers.update({c.name: read_outcome(budget, c.name) for c in producers(question)})
+        answers.update({c.name: read_outcome(budget, c.name) for c in registry.producers(question)})
     return answers

@@ -7,14 +7,15 @@ compares values the workers wrote; it never imports student code or needle.
 import sys
 import tempfile
 import time
+from functools import lru_cache
 from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.files import write_atomic
 from grader.grading import expected, report
-from grader.untrusted.cases import BEYOND, CASES, CONTRACT, QUESTION
+from grader.assignment import Assignment
 from grader.grading.checks import check
-from grader.grading.submission import STUDENT_FILES, SubmissionError, extract_zip, locate
+from grader.grading.submission import SubmissionError, extract_zip, locate
 from grader.grading.workers import RunConfig, config_from_args, run_all
 
 NOT_IMPLEMENTED = "NotImplementedError: "
@@ -47,35 +48,45 @@ def split_points(points, weights):
     return units
 
 
-def max_scores(strict=False):
+def max_scores(registry, strict=False):
     """case name -> its points: each question's points split by weight over
     its scored cases (advisory cases too when `strict`); advisory ones 0."""
     out = {}
-    for key, question in QUESTION.items():
-        scored = [c for c in CASES if c.question == key and (strict or not c.advisory)]
+    for question in registry.questions:
+        scored = [c for c in registry.cases_for(question.key) if strict or not c.advisory]
         for c, units in zip(scored, split_points(question.points, [c.weight for c in scored])):
             out[c.name] = units / UNIT
-    return {c.name: out.get(c.name, 0.0) for c in CASES}
+    return {c.name: out.get(c.name, 0.0) for c in registry.cases}
 
 
-def _verdict(case, runs, answers):
+@lru_cache(maxsize=4)
+def _test_set(reader, data: Path):
+    """Read once per process: a batch grades many submissions against it."""
+    return reader(data)
+
+
+def _verdict(case, runs, answers, assignment):
     run = runs[case.question]
     outcome = run.outcomes[case.value_key]
     if not outcome.ok:
         return False, feedback(case, outcome, run)
-    verdict = check(case, answers[case.value_key].value, outcome.value)
+    reader = assignment.registry().read_test_set
+    verdict = check(case, answers[case.value_key].value, outcome.value,
+                    reader and (lambda: _test_set(reader, assignment.data)))
     return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
 
 
-def grade_cases(runs, answers, strict=False):
+def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None):
     """One CaseResult per registered case, numbered within its question."""
-    results, counters, points = [], {}, max_scores(strict)
-    for case in CASES:
+    assignment = assignment or Assignment.hw1()
+    registry = assignment.registry()
+    results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
+    for case in registry.cases:
         kind = "a" if case.advisory else ""
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
-        number = f"{QUESTION[case.question].label}.{kind}{counters[(case.question, kind)]}"
-        passed, output = _verdict(case, runs, answers)
-        contract = BEYOND[case.contract] if case.advisory else CONTRACT[case.contract]
+        number = f"{labels[case.question].label}.{kind}{counters[(case.question, kind)]}"
+        passed, output = _verdict(case, runs, answers, assignment)
+        contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
         results.append(report.CaseResult(case.name, case.question, number,
                                          points[case.name] if passed else 0.0, points[case.name], passed,
@@ -83,23 +94,24 @@ def grade_cases(runs, answers, strict=False):
     return tuple(results)
 
 
-def import_notes(runs):
+def import_notes(runs, registry):
     """Each distinct import failure once, with the questions it cost."""
     failures = {}
     for run in runs.values():
         if run.import_error:
-            failures.setdefault(run.import_error, []).append(QUESTION[run.question].label)
+            failures.setdefault(run.import_error, []).append(registry.question[run.question].label)
     return [f"{error} (costs {', '.join(sorted(labels))})" for error, labels in failures.items()]
 
 
-def _student_files(submission: Path, scratch: Path, handout: Path):
+def _student_files(submission: Path, scratch: Path, assignment: Assignment):
     if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
         raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
-                              "a zip of one, or a folder with the three files")
-    located = locate(submission)
-    return {**{rel: handout / rel for rel in STUDENT_FILES}, **located.files}, located.notes
+                              "a zip of one, or a folder with the student files")
+    located = locate(submission, assignment.student_files)
+    pristine = {rel: assignment.handout / rel for rel in assignment.student_files}
+    return {**pristine, **located.files}, located.notes
 
 
 def _security_notes(config: RunConfig) -> tuple:
@@ -116,20 +128,23 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     (`refusal(report)` gives it). `config.score_advisories` scores the
     advisory cases too (an instructor's choice)."""
     start, submission = time.monotonic(), Path(submission)
+    assignment = config.assignment
+    questions = assignment.registry().questions
     warnings = _security_notes(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
-            files, notes = _student_files(submission, Path(scratch), config.assignment.handout)
+            files, notes = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
-            return report.Report(str(submission), (), report.question_scores(()), REFUSED,
-                                 time.monotonic() - start, (str(exc),))
+            return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
+                                 time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
         runs = run_all(files, config)
-    cases = grade_cases(runs, answers, config.score_advisories)
+    cases = grade_cases(runs, answers, config.score_advisories, assignment)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
-    return report.Report(str(submission), cases, report.question_scores(cases), tier,
-                         time.monotonic() - start, (*warnings, *notes, *import_notes(runs)), mode=mode)
+    notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
+    return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
+                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name)
 
 
 def refusal(rep: report.Report) -> str:
@@ -137,9 +152,11 @@ def refusal(rep: report.Report) -> str:
     return rep.notes[0] if rep.tier == REFUSED and not rep.error and rep.notes else ""
 
 
-def failed_report(submission, reason, elapsed):
+def failed_report(submission, reason, elapsed, assignment: Assignment):
     """Score 0 with the reason, for when the grader itself broke."""
-    return report.Report(str(submission), (), report.question_scores(()), "none", elapsed, (), reason)
+    questions = assignment.registry().questions
+    return report.Report(str(submission), (), report.question_scores((), questions), "none", elapsed, (), reason,
+                         assignment=assignment.name)
 
 
 def write_reports(rep, out_dir: Path):
@@ -156,14 +173,15 @@ def grade_to(submission, out_dir, config=RunConfig()):
         rep, ok = grade_submission(submission, config), True
     except Exception as exc:  # the grader broke: still leave a results.json
         rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
-                                time.monotonic() - start), False
+                                time.monotonic() - start, config.assignment), False
     write_reports(rep, Path(out_dir))
     return rep, ok
 
 
-def run(args, command):
+def grade_command(args) -> int:
+    """`grader grade`: one submission (or, with none, the reference and the handout)."""
     try:
-        config = config_from_args(args, max(1, args.jobs))
+        config = config_from_args(args, max(1, args.jobs), Assignment.option(args.assignment))
     except ValueError as exc:
         print(f"grader grade: {exc}", file=sys.stderr)
         return 2

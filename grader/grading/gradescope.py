@@ -8,7 +8,7 @@ submission, which grades /autograder/submission into
 `AUTOGRADER_ROOT` moves the /autograder tree (tests use a temporary one).
 
 The bundle carries the project source (grader/, reference/, handout/,
-pyproject.toml, README.md) but never data/, virtualenvs, caches or links.
+pyproject.toml, README.md, assignment.toml) but never data/, virtualenvs, caches or links.
 Entries are sorted with a fixed timestamp: the same tree gives the same zip.
 """
 import os
@@ -22,7 +22,7 @@ from grader.files import atomic_open
 TEMPLATES = Path(__file__).with_name("gradescope_files")
 SCRIPTS = ("setup.sh", "run_autograder")
 SOURCE_DIRS = ("grader", "reference", "handout")
-SOURCE_FILES = ("pyproject.toml", "README.md")
+SOURCE_FILES = ("pyproject.toml", "README.md", "assignment.toml")
 SKIP_NAMES = {"__pycache__", ".pytest_cache", ".venv", "venv", ".grader-cache", "data", ".ipynb_checkpoints"}
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)
 
@@ -68,7 +68,7 @@ def build_bundle(out: Path, root: Path = ROOT) -> int:
     return len(SCRIPTS) + len(files)
 
 
-def run(args, command):
+def gradescope_bundle_command(args) -> int:
     if not args.out.endswith(".zip"):
         print(f"grader gradescope-bundle: {args.out}: the bundle must end in .zip; e.g. autograder.zip",
               file=sys.stderr)

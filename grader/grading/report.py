@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 
 from pathlib import PurePath
 
-from grader.untrusted.cases import QUESTIONS
-
 CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
 STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
 MODE_NOTES = {
@@ -56,6 +54,7 @@ class Report:
     notes: tuple = field(default=())
     error: str = ""       # set when the grader itself failed
     mode: str = CONTRACT_MODE
+    assignment: str = "hw1"
 
     @property
     def score(self):
@@ -63,14 +62,15 @@ class Report:
 
     @property
     def max_score(self):
-        return sum(q.points for q in QUESTIONS)
+        return sum(q.max_score for q in self.questions)
 
 
-def question_scores(cases):
-    """Per-question totals of the scored cases (max_score > 0). Case scores
-    are multiples of 1e-4 (see grade.py), so the sums are exact."""
+def question_scores(cases, questions):
+    """Per-question totals of the scored cases (max_score > 0), for the
+    registry's `questions`. Case scores are multiples of 1e-4 (see grade.py),
+    so the sums are exact."""
     scores = []
-    for q in QUESTIONS:
+    for q in questions:
         mine = [c for c in cases if c.question == q.key and c.max_score > 0]
         scores.append(QuestionScore(q.key, q.label, round(sum(c.score for c in mine), 4), q.points,
                                     sum(c.passed for c in mine), len(mine)))
@@ -90,7 +90,7 @@ def _gradescope_output(c):
 
 def gradescope_json(report):
     """Gradescope's results.json schema (one test per case)."""
-    header = f"needle hw1: {_fmt(report.score)} / {report.max_score} (sandbox: {report.tier})"
+    header = f"needle {report.assignment}: {_fmt(report.score)} / {report.max_score} (sandbox: {report.tier})"
     doc = {
         "score": report.score,
         "execution_time": round(report.execution_time, 2),
@@ -115,14 +115,14 @@ def gradescope_json(report):
 
 
 def junit_xml(report):
-    suite = ET.Element("testsuite", name="needle-hw1", tests=str(len(report.cases)),
+    suite = ET.Element("testsuite", name=f"needle-{report.assignment}", tests=str(len(report.cases)),
                        failures=str(sum(not c.passed for c in report.cases)),
                        time=f"{report.execution_time:.2f}")
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
     ET.SubElement(props, "property", name="score", value=_fmt(report.score))
     for c in report.cases:
-        tc = ET.SubElement(suite, "testcase", classname=f"hw1.{c.question}", name=c.name)
+        tc = ET.SubElement(suite, "testcase", classname=f"{report.assignment}.{c.question}", name=c.name)
         if not c.passed:
             ET.SubElement(tc, "failure", message=c.output.splitlines()[0] if c.output else "failed").text = c.output
     if report.error:
@@ -168,7 +168,7 @@ def _question_section(report, q):
 
 def markdown(report):
     """The student's report: table, then each question's scored failures, then advisories."""
-    parts = [f"# needle hw1: {_fmt(report.score)} / {report.max_score}\n",
+    parts = [f"# needle {report.assignment}: {_fmt(report.score)} / {report.max_score}\n",
              f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
              f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n"]
     parts += [f"> {note}\n" for note in report.notes]
@@ -187,8 +187,8 @@ def markdown(report):
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def csv_header():
-    return ["submission", *(q.key for q in QUESTIONS), "total"]
+def csv_header(questions):
+    return ["submission", *(q.key for q in questions), "total"]
 
 
 def csv_row(report):

@@ -1,7 +1,7 @@
-"""Find the three student-editable files in a submission.
+"""Find the student-editable files in a submission (hw1: three).
 
 A submission is a filled-in handout folder, a .zip of one, or a folder with
-just the three files. Everything else in it is ignored: the grader builds
+just those files. Everything else in it is ignored: the grader builds
 its own copy of the handout and overlays only these files. Symbolic links
 (outside ignored folders such as .venv and data), hard-linked student files
 and special files are refused, in folders and zips alike: a link could make
@@ -14,11 +14,6 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.assignment import HW1_STUDENT_FILES
-
-# handout-relative path of each file a student edits
-STUDENT_FILES = HW1_STUDENT_FILES
-STUDENT_PARTS = {part for rel in STUDENT_FILES for part in rel.split("/")}
 MAX_FILE_BYTES = 1 << 20          # one student source file
 MAX_ZIP_BYTES = 64 << 20          # uncompressed total
 MAX_ZIP_FILES = 5000
@@ -109,7 +104,7 @@ def _extract_one(archive, zip_path: Path, name: str, info, dest: Path) -> None:
                               "zip the handout folder again") from None
 
 
-def _walk(root: Path):
+def _walk(root: Path, parts: set):
     """(dirpath, filenames) of the folders the grader reads (ignored folders
     and links are not entered). A link or special file named like a part of a
     student file's path (python/, apps/, autograd.py, ...) is refused: it
@@ -117,7 +112,7 @@ def _walk(root: Path):
     for dirpath, dirnames, filenames in os.walk(root):
         rel = Path(dirpath).relative_to(root)
         for name in [*dirnames, *filenames]:
-            if name not in STUDENT_PARTS:
+            if name not in parts:
                 continue
             mode = os.lstat(os.path.join(dirpath, name)).st_mode
             if stat.S_ISLNK(mode):
@@ -129,9 +124,9 @@ def _walk(root: Path):
         yield dirpath, filenames
 
 
-def _candidates(root: Path, name: str):
+def _candidates(root: Path, name: str, parts: set):
     """Regular files called `name` under root, shallowest first."""
-    found = [Path(dirpath) / name for dirpath, filenames in _walk(root) if name in filenames]
+    found = [Path(dirpath) / name for dirpath, filenames in _walk(root, parts) if name in filenames]
     found = [p for p in found if stat.S_ISREG(os.lstat(p).st_mode)]
     return sorted(found, key=lambda p: (len(p.relative_to(root).parts), str(p)))
 
@@ -146,13 +141,14 @@ def _pick(root: Path, rel: str, matches: list):
     return (suffixed or matches or [None])[0]
 
 
-def locate(root: Path) -> Located:
-    """The student's three files; refuses links, hard links and special
-    files on the way, and a submission with none of the three."""
+def locate(root: Path, student_files) -> Located:
+    """The student's files (handout-relative paths); refuses links, hard
+    links and special files on the way, and a submission with none of them."""
     root = Path(root).resolve()
     files, notes = {}, []
-    for rel in STUDENT_FILES:
-        path = _pick(root, rel, _candidates(root, Path(rel).name))
+    parts = {part for rel in student_files for part in rel.split("/")}
+    for rel in student_files:
+        path = _pick(root, rel, _candidates(root, Path(rel).name, parts))
         if path is None:
             notes.append(f"{rel} not found in the submission: graded with the handout's unsolved version")
             continue
@@ -165,6 +161,6 @@ def locate(root: Path) -> Located:
                                   "for one source file; submit your code, not data")
         files[rel] = path
     if not files:
-        raise SubmissionError(f"{root}: none of {', '.join(STUDENT_FILES)} found; submit your handout folder "
+        raise SubmissionError(f"{root}: none of {', '.join(student_files)} found; submit your handout folder "
                               "(or a zip of it) with your solutions in these files")
     return Located(files, tuple(notes))

@@ -18,23 +18,26 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.assignment import Assignment
-from grader.untrusted.cases import QUESTION, producers
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
-# Longest first; the others fill the second core while Q6 runs.
-RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute_gradient", "topo_sort")
+CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
 
 
 # Memory is what a run's processes really use, together (a control group;
-# address space, at twice that, only where no group can be made). Q6 holds
-# the MNIST training set (the reference peaks near 480 MB resident; correct
-# solutions up to 1.5 GB) and gets twice the others' limit; Q5 reads only the
-# test set (~100 MB), the others need about 60 MB.
-def _default_limits(memory_mb=1024, seconds=60):
-    small = sandbox.Limits(memory_mb=memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
-    big = sandbox.Limits(memory_mb=2 * memory_mb, wall_seconds=seconds, cpu_seconds=max(1, round(seconds)))
-    return {q: big if q == "nn_epoch_ndl" else small for q in QUESTION}
+# address space, at twice that, only where no group can be made). A question
+# may ask for a multiple: hw1's Q6 holds the MNIST training set (the
+# reference peaks near 480 MB resident; correct solutions up to 1.5 GB) and
+# gets twice the others' limit; Q5 reads only the test set (~100 MB), the
+# others need about 60 MB.
+@dataclass(frozen=True)
+class QuestionLimits:
+    memory_mb: int = 1024
+    seconds: float = 60
+
+    def of(self, multiple: int = 1) -> sandbox.Limits:
+        return sandbox.Limits(memory_mb=multiple * self.memory_mb, wall_seconds=self.seconds,
+                              cpu_seconds=max(1, round(self.seconds)))
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,15 @@ class RunConfig:
     jobs: int = 2                 # questions run at once (2 cores here)
     tier: str | None = None       # None: the strongest tier the machine allows
     insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
-    limits: dict = field(default_factory=_default_limits)
+    limits: QuestionLimits = QuestionLimits()
     score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
     assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
+    overrides: dict = field(default_factory=dict)  # question -> sandbox.Limits, replacing the computed ones
+
+    def limits_for(self, question: str) -> sandbox.Limits:
+        if question in self.overrides:
+            return self.overrides[question]
+        return self.limits.of(self.assignment.registry().memory(question))
 
 
 def add_limit_arguments(parser):
@@ -52,8 +61,8 @@ def add_limit_arguments(parser):
     parser.add_argument("--timeout", type=float, default=60,
                         help="wall-clock and CPU seconds per question (default 60)")
     parser.add_argument("--memory-mb", type=int, default=1024,
-                        help="memory in use by all of one question's processes, in MB; Q6 gets twice "
-                        "(default 1024)")
+                        help="memory in use by all of one question's processes, in MB; a question may "
+                        "ask for a multiple (hw1's Q6: twice) (default 1024)")
     parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
     parser.add_argument("--insecure", action="store_true",
                         help="grade even where the sandbox cannot hide the reference and answers from "
@@ -62,11 +71,11 @@ def add_limit_arguments(parser):
                         help="also score the checks beyond the course's contract (default: listed, no points)")
 
 
-def config_from_args(args, jobs):
+def config_from_args(args, jobs, assignment: Assignment):
     if args.timeout <= 0 or args.memory_mb < 128:
         raise ValueError("--timeout must be positive and --memory-mb at least 128")
-    return RunConfig(jobs=jobs, tier=args.tier, limits=_default_limits(args.memory_mb, args.timeout),
-                     insecure=args.insecure, score_advisories=args.score_advisories)
+    return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
+                     insecure=args.insecure, score_advisories=args.score_advisories, assignment=assignment)
 
 
 @dataclass(frozen=True)
@@ -80,14 +89,16 @@ class QuestionRun:
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
-    """The library copy a worker runs in: `base`'s python/ and apps/ with
-    `files` (handout-relative path -> source) overlaid. The sandbox copies it
-    again, regular files only, for each run, and adds data/."""
-    for sub in ("python", "apps"):
+    """The library copy a worker runs in: the top folders of `base` that hold
+    the student files (hw1: python/ and apps/), with `files` (handout-relative
+    path -> source) overlaid. The sandbox copies it again, regular files only,
+    for each run, and adds data/."""
+    folders = list(dict.fromkeys(Path(rel).parts[0] for rel in files))
+    for sub in folders:
         if not (base / sub).is_dir():
             raise FileNotFoundError(f"{base / sub}: missing; the grader builds each submission's copy "
                                     f"from the pristine handout: run `make handout`")
-    for sub in ("python", "apps"):
+    for sub in folders:
         shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for rel, src in files.items():
         _copy_nofollow(Path(src), dest / rel)
@@ -106,7 +117,7 @@ def _copy_nofollow(src: Path, dest: Path) -> None:
 def build_runner(dest: Path, assignment: Assignment) -> Path:
     dest.mkdir()
     shutil.copyfile(WORKER, dest / "worker_boot.py")
-    shutil.copytree(assignment.cases_dir, dest / "hw1_cases", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 
 
@@ -114,10 +125,10 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None, grou
     out_dir = sandbox.make_out_dir(out_parent)
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=config.limits[question], tier=config.tier, group=group)
+                         limits=config.limits_for(question), tier=config.tier, group=group)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
-    outcomes = {c.name: read_outcome(budget, c.name) for c in producers(question)}
+    outcomes = {c.name: read_outcome(budget, c.name) for c in config.assignment.registry().producers(question)}
     if keep is not None:
         shutil.move(out_dir, keep / question)
     else:
@@ -125,12 +136,13 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None, grou
     return QuestionRun(question, outcomes, result.reason, result.log, result.tier, import_error)
 
 
-def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=RUN_ORDER,
+def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=None,
             keep_outputs: Path | None = None) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`;
     with keep_outputs, each question's raw worker output is moved there."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
+    questions = questions or config.assignment.registry().run_order
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:

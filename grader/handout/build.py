@@ -10,9 +10,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.assignment import Assignment
 from grader.handout.cases import NOT_SECRET, CasesError, write_cases
 from grader.handout.leaks import Secret, secrets_of
-from grader.handout.manifest import GRADER, MANIFEST, Entry, coverage_problems, source_path
+from grader.handout.manifest import GRADER, Entry, coverage_problems, source_path
 from grader.handout.markers import Block, strip_source
 from grader.handout.notebook import strip_notebook
 
@@ -62,17 +63,21 @@ def _mode(path: Path) -> int:
     return 0o755 if path.stat().st_mode & 0o111 else 0o644
 
 
-def build_tree(src: Path, out: Path, *, strip_questions: frozenset[str] | None = None) -> Built:
-    """Write the handout for `src` into the empty directory `out`.
+def build_tree(src: Path, out: Path, *, strip_questions: frozenset[str] | None = None,
+               assignment: Assignment | None = None) -> Built:
+    """Write the handout of `assignment` (default hw1) for the reference
+    `src` into the empty directory `out`.
 
     strip_questions: the questions whose blocks become stubs (None: all);
     the checks build partial handouts to test one question at a time.
     """
-    problems = coverage_problems(src)
+    assignment = assignment or Assignment.hw1()
+    manifest = assignment.manifest
+    problems = coverage_problems(manifest, src)
     if problems:
         raise HandoutError("\n".join(problems))
     all_blocks, all_secrets = [], []
-    for entry in MANIFEST:
+    for entry in manifest.entries:
         data, blocks, secrets = _convert(entry, src, strip_questions)
         all_blocks.extend(blocks)
         all_secrets.extend(secrets)
@@ -81,9 +86,9 @@ def build_tree(src: Path, out: Path, *, strip_questions: frozenset[str] | None =
         target.write_bytes(data)
         os.chmod(target, _mode(source_path(entry, src)))
     try:  # the grader's public cases, their expected values and points
-        case_files, blocks, secrets = write_cases(out)
+        case_files, blocks, secrets = write_cases(out, assignment)
     except CasesError as e:
         raise HandoutError(str(e)) from None
-    files = tuple(sorted([e.dest for e in MANIFEST] + case_files))
+    files = tuple(sorted([e.dest for e in manifest.entries] + case_files))
     all_secrets = [s for s in all_secrets if s.text not in NOT_SECRET]  # the cases ship these lines
     return Built(files, tuple(all_blocks + blocks), tuple(all_secrets + secrets))

@@ -1,7 +1,8 @@
 """Run the public tests against variants of the handout, and judge them.
 
-The public tests are the grader's public cases (tests/hw1/test_cases.py,
-one `test_case[<case name>]` each) and any test_* function of tests/hw1.
+The public tests are the grader's public cases (hw1: tests/hw1/test_cases.py,
+one `test_case[<case name>]` each) and any test_* function of the
+assignment's tests folder (tests/NAME).
 
 Variants, each built in a scratch directory with the same builder:
 - nothing stripped (the reference): every public test passes;
@@ -9,15 +10,14 @@ Variants, each built in a scratch directory with the same builder:
   NotImplementedError (never ImportError, SyntaxError, NameError...);
 - only question Q stripped, for each Q: every test of Q fails with
   NotImplementedError naming Q. This proves each test reaches its own
-  question's code, which the full handout cannot show (Q4's tests stop at
-  the Q3 stub first, since autograd calls find_topo_sort before the Q4 block).
+  question's code, which the full handout cannot show (hw1's Q4 tests stop
+  at the Q3 stub first, since autograd calls find_topo_sort before the Q4 block).
 
 pytest runs in subprocesses (two at a time, one BLAS thread each); results
 come back as JUnit XML.
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -27,12 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.assignment import Assignment
+from grader.blas import one_thread_env
 from grader.handout.build import HandoutError, build_tree
-from grader.untrusted.cases import QUESTIONS as REGISTRY_QUESTIONS
 
-# Question -> the `-k` keyword its tests carry.
-QUESTIONS = {q.label: q.key for q in REGISTRY_QUESTIONS}  # label -> the `-k` keyword, from the case registry
-TEST_DIR = "tests/hw1"
 NOT_IMPLEMENTED_RE = re.compile(r"^NotImplementedError: (Q\d+): ")
 PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
 
@@ -44,16 +42,21 @@ class Outcome:
     message: str   # first line of the failure, "" if passed
 
 
-CASE_TEST = "test_case"  # tests/hw1/test_cases.py: test_case[<grader case name>]
+CASE_TEST = "test_case"  # tests/NAME/test_cases.py: test_case[<grader case name>]
 
 
-def question_of(name: str) -> list[str]:
-    """The questions of a test: a grader case's own (its name starts with
-    the question's keyword), else those whose keyword the function's name contains."""
+def keywords(assignment: Assignment) -> dict:
+    """Question label -> the `-k` keyword its tests carry, from the case registry."""
+    return {q.label: q.key for q in assignment.registry().questions}
+
+
+def question_of(name: str, questions: dict) -> list[str]:
+    """The questions (label -> keyword) of a test: a grader case's own (its name
+    starts with the question's keyword), else those whose keyword the function's name contains."""
     function, _, param = name.partition("[")
     if function == CASE_TEST:
-        return [q for q, keyword in QUESTIONS.items() if param.startswith(keyword + "_")]
-    return [q for q, keyword in QUESTIONS.items() if keyword in function]
+        return [q for q, keyword in questions.items() if param.startswith(keyword + "_")]
+    return [q for q, keyword in questions.items() if keyword in function]
 
 
 def _parse_junit(path: Path) -> list[Outcome]:
@@ -70,16 +73,15 @@ def _parse_junit(path: Path) -> list[Outcome]:
 
 
 def _env() -> dict:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env = one_thread_env(PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)  # only the handout's own files may be importable
     return env
 
 
-def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
-    """Run the public tests in `root` (a handout tree); return every outcome."""
+def run_pytest(root: Path, keyword: str | None = None, tests: str = "tests/hw1") -> list[Outcome]:
+    """Run the public tests (the folder `tests`) in `root`, a handout tree; return every outcome."""
     xml = root / ".junit.xml"
-    cmd = [sys.executable, "-m", "pytest", TEST_DIR, "-q", "-p", "no:cacheprovider",
+    cmd = [sys.executable, "-m", "pytest", tests, "-q", "-p", "no:cacheprovider",
            f"--junitxml={xml}"] + (["-k", keyword] if keyword else [])
     env = _env()
     try:
@@ -95,35 +97,39 @@ def run_pytest(root: Path, keyword: str | None = None) -> list[Outcome]:
     return _parse_junit(xml)
 
 
-IMPORT_CHECK = "import sys; sys.path += ['python', 'apps']; import needle, simple_ml"
+def library_modules(assignment: Assignment) -> tuple:
+    """What the questions' workers import (hw1: needle, simple_ml), in order."""
+    return tuple(dict.fromkeys(m for q in assignment.registry().questions for m in q.imports))
 
 
-def import_problems(root: Path, label: str) -> list[str]:
+def import_problems(root: Path, label: str, modules=("needle", "simple_ml")) -> list[str]:
     """The handout must import from its root as the course does it."""
-    proc = subprocess.run([sys.executable, "-c", IMPORT_CHECK], cwd=root, capture_output=True,
+    names = ", ".join(modules)
+    code = f"import sys; sys.path += ['python', 'apps']; import {names}"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                           text=True, timeout=PYTEST_TIMEOUT, env=_env())
     if proc.returncode == 0:
         return []
     last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-    return [f"{label}: `import needle, simple_ml` fails from the handout root: {last}"]
+    return [f"{label}: `import {names}` fails from the handout root: {last}"]
 
 
-def _variant(src: Path, scratch: Path, name: str, strip, data: Path) -> Path:
+def _variant(src: Path, scratch: Path, name: str, strip, data: Path, assignment: Assignment) -> Path:
     root = scratch / name
     root.mkdir()
-    build_tree(src, root, strip_questions=strip)
+    build_tree(src, root, strip_questions=strip, assignment=assignment)
     (root / "data").symlink_to(data, target_is_directory=True)
     return root
 
 
-def _naming_problems(outcomes, where) -> list[str]:
+def _naming_problems(outcomes, where, questions: dict) -> list[str]:
     problems = []
     for o in outcomes:
-        if o.status != "error" and len(question_of(o.name)) != 1:
+        if o.status != "error" and len(question_of(o.name, questions)) != 1:
             problems.append(f"{where}::{o.name}: the name must contain exactly one of "
-                            + ", ".join(QUESTIONS.values()))
-    seen = {q for o in outcomes for q in question_of(o.name)}
-    problems += [f"{where}: no public test for {q} ({k})" for q, k in QUESTIONS.items() if q not in seen]
+                            + ", ".join(questions.values()))
+    seen = {q for o in outcomes for q in question_of(o.name, questions)}
+    problems += [f"{where}: no public test for {q} ({k})" for q, k in questions.items() if q not in seen]
     return problems
 
 
@@ -146,23 +152,27 @@ def _judge(label, where, outcomes, want) -> list[str]:
     return problems
 
 
-def check_public_tests(src: Path, questions=tuple(QUESTIONS)) -> list[str]:
+def check_public_tests(src: Path, questions=None, assignment: Assignment | None = None) -> list[str]:
     """Build the variants, run the public tests, return every problem found.
 
-    questions: the one-question variants to run (all by default).
+    questions: the labels of the one-question variants to run (all by default).
     """
-    data = (src / "data").resolve()
+    assignment = assignment or Assignment.hw1()
+    keyword = keywords(assignment)
+    data = (src / "data") if (src / "data").is_dir() else assignment.data
     if not data.is_dir():
-        return [f"{src}/data: MNIST is missing (run `make data`); the public tests read it"]
-    where = f"{src.as_posix()}/{TEST_DIR}"
+        return [f"{src}/data: missing (run `make data`); the public tests read it"]
+    data, tests = data.resolve(), assignment.tests_dir
+    where = f"{src.as_posix()}/{tests}"
     plans = [("reference", frozenset(), None, "pass"), ("handout", None, None, "any-question")]
-    plans += [(f"handout with only {q} stripped", frozenset({q}), QUESTIONS[q], q) for q in questions]
+    plans += [(f"handout with only {q} stripped", frozenset({q}), keyword[q], q) for q in questions or keyword]
     with tempfile.TemporaryDirectory(prefix="handout-checks-") as tmp:
-        roots = [_variant(src, Path(tmp), f"v{i}", strip, data) for i, (_, strip, _, _) in enumerate(plans)]
+        roots = [_variant(src, Path(tmp), f"v{i}", strip, data, assignment)
+                 for i, (_, strip, _, _) in enumerate(plans)]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(run_pytest, roots, [p[2] for p in plans]))
-        problems = import_problems(roots[1], "handout")
-    problems += _naming_problems(runs[0], where)
+            runs = list(pool.map(run_pytest, roots, [p[2] for p in plans], [tests] * len(plans)))
+        problems = import_problems(roots[1], "handout", library_modules(assignment))
+    problems += _naming_problems(runs[0], where, keyword)
     for (label, _, _, want), outcomes in zip(plans, runs):
         problems += _judge(label, where, outcomes, want)
     return problems

@@ -1,15 +1,17 @@
-"""`grader handout SRC DEST` and `grader check-handout SRC DEST`.
+"""`grader handout [SRC DEST]` and `grader check-handout [SRC DEST]`
+(default: the assignment's reference and handout folders).
 
-handout: refresh the reference's copies of grader files (MIRRORS) and of
-the public cases (tests/hw1/hw1_cases, so the reference runs them too), build
-the student handout from the reference into a temporary
-directory next to DEST, check it (no leaked solution line, the public tests
-fail with NotImplementedError in the handout and pass on the reference),
-then swap it in. On any error DEST is left as it was.
+handout: refresh the reference's copies of grader files (the manifest's
+mirrors: the submit client) and of the public cases (tests/NAME/NAME_cases,
+so the reference runs them too), build the student handout from the
+reference into a temporary directory next to DEST, check it (no leaked
+solution line, the public tests fail with NotImplementedError in the
+handout and pass on the reference), then swap it in. On any error DEST is
+left as it was.
 
 check-handout: build into a temporary directory and list the files where
 the committed DEST differs (content or executable bit, missing, extra), and
-the reference's copies of grader files (MIRRORS) that are out of date.
+the reference's copies of grader files that are out of date.
 """
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.assignment import Assignment, shown
+from grader.files import write_atomic
 from grader.handout.build import Built, HandoutError, build_tree
-from grader.handout.cases import DEST as CASES_DEST
 from grader.handout.cases import write_cases
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
@@ -39,25 +42,17 @@ IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 STALE = "{dest}: stale, run `make handout` and commit it; differing files:"
 
 
-def add_arguments(parser, command):
-    parser.add_argument("src", help="the reference directory, e.g. reference")
-    parser.add_argument("dest", help="the handout directory, e.g. handout")
-    if command == "handout":
-        parser.add_argument("--skip-tests", action="store_true",
-                            help="skip running the public tests (leak check still runs)")
-
-
-def build_checked(src: Path, out: Path, *, run_tests: bool, label: str) -> Built:
+def build_checked(src: Path, out: Path, *, run_tests: bool, label: str, assignment: Assignment) -> Built:
     """Build into `out`; raise HandoutError on leaks or failing test checks.
 
     label: how messages name the handout (DEST as the user typed it).
     """
-    built = build_tree(src, out)
+    built = build_tree(src, out, assignment=assignment)
     leaks = find_leaks(out, list(built.secrets), label=label)
     if leaks:
         raise HandoutError("\n".join(str(leak) for leak in leaks))
     if run_tests:
-        problems = check_public_tests(src)
+        problems = check_public_tests(src, assignment=assignment)
         if problems:
             raise HandoutError("\n".join(problems))
     return built
@@ -81,61 +76,62 @@ def _swap(new: Path, dest: Path):
     shutil.rmtree(old.parent)
 
 
-def stale_mirrors(src: Path) -> list[tuple[Path, Path]]:
+def stale_mirrors(src: Path, assignment: Assignment) -> list[tuple[Path, Path]]:
     """(reference copy, grader original) pairs whose bytes differ."""
-    return [(copy, original) for copy, original in mirror_paths(src)
+    return [(copy, original) for copy, original in mirror_paths(assignment.manifest, src)
             if not copy.is_file() or copy.read_bytes() != original.read_bytes()]
 
 
-def sync_mirrors(src: Path) -> list[Path]:
+def sync_mirrors(src: Path, assignment: Assignment) -> list[Path]:
     """Refresh the reference's copies of grader files, atomically; the paths written."""
     written = []
-    for copy, original in stale_mirrors(src):
-        tmp = copy.with_name(f".{copy.name}.tmp")
+    for copy, original in stale_mirrors(src, assignment):
         if copy.is_symlink():
             copy.unlink()  # an older layout linked it; a copy of the folder lost it
-        shutil.copyfile(original, tmp)
-        os.replace(tmp, copy)
+        write_atomic(copy, original.read_bytes())
         written.append(copy)
     return written
 
 
-def _fresh_cases(scratch: Path) -> Path:
-    write_cases(scratch)
-    return scratch / CASES_DEST
+def _fresh_cases(scratch: Path, assignment: Assignment) -> Path:
+    write_cases(scratch, assignment)
+    return scratch / assignment.cases_dest
 
 
-def cases_stale(src: Path) -> bool:
+def cases_stale(src: Path, assignment: Assignment) -> bool:
     """Whether the reference's copy of the public cases differs from a fresh one."""
     with tempfile.TemporaryDirectory(prefix="cases-") as tmp:
-        fresh = snapshot(_fresh_cases(Path(tmp)))
-    copy = src / CASES_DEST
+        fresh = snapshot(_fresh_cases(Path(tmp), assignment))
+    copy = src / assignment.cases_dest
     return not copy.is_dir() or not same_tree(snapshot(copy), fresh)
 
 
-def sync_cases(src: Path) -> bool:
+def sync_cases(src: Path, assignment: Assignment) -> bool:
     """Refresh the reference's copy of the public cases (what its tests and
     notebook run, as the handout's do); True when it changed."""
-    if not cases_stale(src):
+    if not cases_stale(src, assignment):
         return False
-    copy = src / CASES_DEST
-    scratch = Path(tempfile.mkdtemp(prefix=".hw1-cases-", dir=copy.parent))
+    copy = src / assignment.cases_dest
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{copy.name}-", dir=copy.parent))
     try:
-        _swap(_fresh_cases(scratch), copy)
+        _swap(_fresh_cases(scratch, assignment), copy)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return True
 
 
-def make_handout(src: Path, dest: Path, *, run_tests: bool = True) -> Built:
-    for path in sync_mirrors(src):
+def make_handout(src: Path, dest: Path, *, run_tests: bool = True, assignment: Assignment | None = None) -> Built:
+    assignment = assignment or Assignment.hw1()
+    for path in sync_mirrors(src, assignment):
         print(f"{path}: refreshed from grader/untrusted/{path.name}")
-    if sync_cases(src):
-        print(f"{src / CASES_DEST}: refreshed from grader/untrusted/cases")
+    if sync_cases(src, assignment):
+        print(f"{src / assignment.cases_dest}: refreshed from {shown(assignment.cases_dir)}")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
-        built = build_checked(src, tmp / dest.name, run_tests=run_tests, label=dest.as_posix())
+        built = build_checked(src, tmp / dest.name, run_tests=run_tests, label=dest.as_posix(),
+                              assignment=assignment)
         _swap(tmp / dest.name, dest)
         return built
     finally:
@@ -189,10 +185,11 @@ def same_tree(a: dict[str, FileState], b: dict[str, FileState]) -> bool:
     return set(a) == set(b) and all(same_file(rel, a[rel], b[rel]) for rel in a)
 
 
-def differences(src: Path, dest: Path) -> list[str]:
+def differences(src: Path, dest: Path, assignment: Assignment | None = None) -> list[str]:
     """Handout paths where `dest` differs from a fresh build of `src`."""
     with tempfile.TemporaryDirectory(prefix="check-handout-") as tmp:
-        build_checked(src, Path(tmp) / "handout", run_tests=False, label=dest.as_posix())
+        build_checked(src, Path(tmp) / "handout", run_tests=False, label=dest.as_posix(),
+                      assignment=assignment or Assignment.hw1())
         fresh = snapshot(Path(tmp) / "handout")
     committed = snapshot(dest) if dest.is_dir() else {}
     out = []
@@ -206,28 +203,67 @@ def differences(src: Path, dest: Path) -> list[str]:
     return out
 
 
-def run(args, command) -> int:
-    src, dest = Path(args.src), Path(args.dest)
+def stale(src: Path, dest: Path, assignment: Assignment) -> list[str]:
+    """What check-handout reports: handout files and reference copies out of date."""
+    found = differences(src, dest, assignment)
+    found += [f"{copy} (differs from grader/untrusted/{original.name})"
+              for copy, original in stale_mirrors(src, assignment)]
+    if cases_stale(src, assignment):
+        found.append(f"{src / assignment.cases_dest} (differs from {shown(assignment.cases_dir)})")
+    return found
+
+
+def _folders(args, command):
+    """(assignment, SRC, DEST), or a usage error printed and None."""
+    try:
+        assignment = Assignment.option(args.assignment)
+    except ValueError as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
+        return None
+    src = Path(args.src) if args.src else assignment.reference
+    dest = Path(args.dest) if args.dest else assignment.handout
     if not src.is_dir():
-        print(f"{src}: not a directory (usage: grader {command} SRC DEST)", file=sys.stderr)
+        print(f"{src}: not a directory (usage: grader {command} [SRC DEST] [--assignment FOLDER])", file=sys.stderr)
+        return None
+    return assignment, src, dest
+
+
+def _run(args, command, work) -> int:
+    """work(assignment, SRC, DEST) -> exit code, with its errors as lines naming the file."""
+    folders = _folders(args, command)
+    if folders is None:
         return 2
     try:
-        if command == "check-handout":
-            stale = differences(src, dest) + [f"{copy} (differs from grader/untrusted/{original.name})"
-                                              for copy, original in stale_mirrors(src)]
-            stale += [f"{src / CASES_DEST} (differs from grader/untrusted/cases)"] if cases_stale(src) else []
-            if stale:
-                print(STALE.format(dest=dest), *stale, sep="\n  ", file=sys.stderr)
-                return 1
-            print(f"{dest}: up to date")
-            return 0
-        built = make_handout(src, dest, run_tests=not args.skip_tests)
+        return work(*folders)
+    except OSError as e:
+        print(f"{e.filename or folders[2]}: {e.strerror or e}", file=sys.stderr)
     except (HandoutError, MarkerError) as e:
         print(e, file=sys.stderr)
+    return 1
+
+
+def check_handout_command(args) -> int:
+    """`grader check-handout`: exit 1 listing what is stale, 0 when up to date."""
+    return _run(args, "check-handout", _check)
+
+
+def _check(assignment, src, dest) -> int:
+    found = stale(src, dest, assignment)
+    if found:
+        print(STALE.format(dest=dest), *found, sep="\n  ", file=sys.stderr)
         return 1
-    except OSError as e:
-        print(f"{e.filename or dest}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    print(f"{dest}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
-          "solution blocks stripped, no leak" + ("" if args.skip_tests else ", public tests checked"))
+    print(f"{dest}: up to date")
     return 0
+
+
+def handout_command(args) -> int:
+    """`grader handout`: build, check and swap in the handout."""
+    run_tests = not args.skip_tests
+
+    def build(assignment, src, dest):
+        built = make_handout(src, dest, run_tests=run_tests, assignment=assignment)
+        print(f"{dest}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
+              "solution blocks stripped, no leak" + (", public tests checked" if run_tests else ""))
+        return 0
+
+    return _run(args, "handout", build)

@@ -1,10 +1,11 @@
-"""Which files make the student handout, where they go, and which reference
-files stay with the instructor. (The grader's public cases are written
-besides these: grader/handout/cases.py.)
+"""Which files make a student handout, where they go, and which reference
+files stay with the instructor. An assignment's manifest is data, read from
+its assignment.toml (grader/assignment.py); the grader's public cases are
+written beside these files (grader/handout/cases.py).
 
-Every file under the reference must be either shipped (MANIFEST) or listed
-as instructor-only (INSTRUCTOR_ONLY): a new file is never shipped or dropped
-silently, the build stops and names it.
+Every file under the reference must be either shipped or listed as
+instructor-only: a new file is never shipped or dropped silently, the build
+stops and names it.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 # Where a manifest entry's source lives.
 REFERENCE = "reference"   # relative to the SRC argument
-GRADER = "grader"         # relative to the grader package (the submit client)
+GRADER = "grader"         # relative to the grader's untrusted package (the submit client)
+CLIENT = "mugrade.py"     # the submit client's file there
 
 
 @dataclass(frozen=True)
@@ -23,47 +25,30 @@ class Entry:
     origin: str = REFERENCE
 
 
-MANIFEST: tuple[Entry, ...] = (
-    Entry("python/needle/__init__.py", "python/needle/__init__.py"),
-    Entry("python/needle/autograd.py", "python/needle/autograd.py"),
-    Entry("python/needle/backend_numpy.py", "python/needle/backend_numpy.py"),
-    Entry("python/needle/init/__init__.py", "python/needle/init/__init__.py"),
-    Entry("python/needle/init/init_basic.py", "python/needle/init/init_basic.py"),
-    Entry("python/needle/ops/__init__.py", "python/needle/ops/__init__.py"),
-    Entry("python/needle/ops/ops_mathematic.py", "python/needle/ops/ops_mathematic.py"),
-    Entry("apps/simple_ml.py", "apps/simple_ml.py"),
-    Entry("tests/hw1/test_autograd_hw.py", "tests/hw1/test_autograd_hw.py"),
-    Entry("tests/hw1/test_cases.py", "tests/hw1/test_cases.py"),
-    Entry("hw1.ipynb", "hw1.ipynb"),
-    Entry("hw1_check.py", "hw1_check.py"),
-    Entry("tools/fetch_mnist.py", "tools/fetch_mnist.py"),
-    Entry("handout_files/Makefile", "Makefile"),
-    Entry("handout_files/README.md", "README.md"),
-    Entry("handout_files/gitignore", ".gitignore"),
-    Entry("handout_files/conftest.py", "conftest.py"),
-    Entry("handout_files/pytest.ini", "pytest.ini"),
-    Entry("mugrade.py", "mugrade.py", origin=GRADER),
-)
+@dataclass(frozen=True)
+class Manifest:
+    entries: tuple[Entry, ...]
+    instructor_only: tuple[str, ...] = ()        # reference paths never shipped (a folder covers its files)
+    mirrors: tuple[tuple[str, str], ...] = ()    # (reference path, grader file) kept as copies
 
-# Reference paths never shipped (a directory covers everything below it).
-INSTRUCTOR_ONLY: tuple[str, ...] = (
-    "data",        # MNIST; students fetch it with tools/fetch_mnist.py
-    "mugrade.py",  # a copy of grader/untrusted/mugrade.py (see MIRRORS)
-    "tests/hw1/hw1_cases",  # generated from grader/untrusted/cases; the handout gets its own (cases.py)
-)
+    @classmethod
+    def of(cls, files=(), renamed=None, client="", instructor_only=(), generated=()) -> "Manifest":
+        """files ship at their own path, renamed maps source -> handout path; the
+        submit client, if named, ships from the grader and the reference keeps a
+        copy of it; `generated` reference paths are written by the grader."""
+        entries = [Entry(f, f) for f in files] + [Entry(s, d) for s, d in (renamed or {}).items()]
+        mirrors = ()
+        if client:
+            entries.append(Entry(CLIENT, client, origin=GRADER))
+            mirrors = ((client, CLIENT),)
+        return cls(tuple(entries), tuple(instructor_only) + tuple(generated) + (client,) * bool(client), mirrors)
 
-# Reference files that are copies of grader files, refreshed by `make handout`,
-# so that a copy of the reference folder runs alone (its tests and notebook
-# import mugrade). (reference path, grader path)
-MIRRORS: tuple[tuple[str, str], ...] = (
-    ("mugrade.py", "mugrade.py"),
-)
 
 # Caches that may appear anywhere and mean nothing.
 IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".DS_Store"}
 
-UNLISTED = ("not in the handout manifest: add it to MANIFEST or INSTRUCTOR_ONLY "
-            "in grader/handout/manifest.py")
+UNLISTED = ("not in the handout manifest: add it to [manifest] files or instructor_only "
+            "in the assignment's assignment.toml")
 MISSING = "listed in the handout manifest but missing ({dest} in the handout)"
 
 
@@ -75,14 +60,14 @@ def source_path(entry: Entry, src: Path) -> Path:
     return (src if entry.origin == REFERENCE else grader_dir()) / entry.source
 
 
-def mirror_paths(src: Path) -> list[tuple[Path, Path]]:
-    """(reference copy, grader original) for each entry of MIRRORS."""
-    return [(src / rel, grader_dir() / original) for rel, original in MIRRORS]
+def mirror_paths(manifest: Manifest, src: Path) -> list[tuple[Path, Path]]:
+    """(reference copy, grader original) for each mirrored file."""
+    return [(src / rel, grader_dir() / original) for rel, original in manifest.mirrors]
 
 
-def _covered(rel: str) -> bool:
-    shipped = {e.source for e in MANIFEST if e.origin == REFERENCE}
-    return rel in shipped or any(rel == p or rel.startswith(p + "/") for p in INSTRUCTOR_ONLY)
+def _covered(manifest: Manifest, rel: str) -> bool:
+    shipped = {e.source for e in manifest.entries if e.origin == REFERENCE}
+    return rel in shipped or any(rel == p or rel.startswith(p + "/") for p in manifest.instructor_only)
 
 
 def _reference_files(src: Path):
@@ -94,12 +79,11 @@ def _reference_files(src: Path):
         yield rel.as_posix()
 
 
-def coverage_problems(src: Path) -> list[str]:
+def coverage_problems(manifest: Manifest, src: Path) -> list[str]:
     """`path: reason` for each unlisted reference file and each missing source."""
-    problems = [f"{src / rel}: {UNLISTED}" for rel in _reference_files(src) if not _covered(rel)]
-    for entry in MANIFEST:
+    problems = [f"{src / rel}: {UNLISTED}" for rel in _reference_files(src) if not _covered(manifest, rel)]
+    for entry in manifest.entries:
         path = source_path(entry, src)
         if not path.is_file():
             problems.append(f"{path}: {MISSING.format(dest=entry.dest)}")
     return problems
-

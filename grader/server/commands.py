@@ -10,10 +10,23 @@ from grader.files import write_atomic
 from .config import CONFIG_ENV, ServerConfig
 
 
-def run(args, command) -> int:
+def serve_command(args) -> int:
+    return _with_db(_serve, args, "serve")
+
+
+def users_command(args) -> int:
+    return _with_db(_users, args, "users")
+
+
+def gradebook_command(args) -> int:
+    return _with_db(_gradebook, args, "gradebook")
+
+
+def _with_db(function, args, command) -> int:
+    """Run a command, turning a bad --db into one line."""
     from sqlalchemy.exc import ArgumentError, OperationalError
     try:
-        return {"serve": _serve, "users": _users, "gradebook": _gradebook}[command](args)
+        return function(args)
     except ArgumentError as e:
         print(f"grader {command}: --db {args.db!r} is not a database URL ({e}); "
               "use e.g. sqlite:///grader.db", file=sys.stderr)

@@ -201,8 +201,10 @@ def store_results(conn: Connection, source: str, assignment: str, results: list,
     return counts
 
 
-def run(args, command) -> int:
+def import_batch_command(args) -> int:
+    """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
     from sqlalchemy.exc import ArgumentError, OperationalError
+    command = "import-batch"
     from .db import make_engine, now
     outdir = Path(args.outdir)
     source = args.source or outdir.resolve().name

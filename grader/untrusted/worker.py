@@ -3,9 +3,9 @@ directory and writes their values, nothing else.
 
     python -I worker_boot.py QUESTION OUT_DIR
 
-Runs inside the sandbox with the copy of the cases package (`hw1_cases`)
-next to this file. The working directory is the submission copy, set up as
-when a student runs hw1 from the homework root: the root, its `python/` and
+Runs inside the sandbox with a copy of the assignment's cases package
+(as `assignment_cases`) next to this file. The working directory is the submission copy, set up as
+when a student runs the homework from its root: the root, its `python/` and
 its `apps/` are appended LAST to sys.path (so `import needle` and
 `from python.needle.ops import *` both work, and nothing shadows numpy or
 the cases). The question's worker imports only what the question uses: a
@@ -89,18 +89,18 @@ def main():
     question, out_dir = sys.argv[1], sys.argv[2]
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
-    from hw1_cases import QUESTION, producers
+    from assignment_cases import CASES, QUESTIONS
 
-    cases = producers(question)
+    cases = [c for c in CASES if c.question == question and c.fn is not None]
     try:
-        modules = import_library(QUESTION[question].imports)
+        modules = import_library(next(q for q in QUESTIONS if q.key == question).imports)
     except BaseException as exc:  # noqa: B036  (SystemExit at import too)
         write(out_dir, "import_error", error_record(exc))
         return
-    ndl, simple_ml = (modules + [None])[:2]
+    args = (modules + [None, None])[:max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
     for case in cases:
         try:
-            value = encode(case.fn(ndl, simple_ml), out_dir, case.name, [])
+            value = encode(case.fn(*args), out_dir, case.name, [])
             write(out_dir, case.name, {"status": "ok", "value": value})
         except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
             try:

@@ -48,8 +48,8 @@ def srv(tmp_path_factory):
     server.keys = {n: add_user(server.db_url, n, r) for n, r in [("prof", "instructor"), ("ann", "student")]}
     server.start()
     project = root / "project"
-    (project / "tests" / "hw1").mkdir(parents=True)
-    (project / "tests" / "hw1" / "test_alpha.py").write_text(textwrap.dedent(TESTS))
+    (project / "tests" / "tiny").mkdir(parents=True)
+    (project / "tests" / "tiny" / "test_alpha.py").write_text(textwrap.dedent(TESTS))
     server.publish = subprocess.run(
         [sys.executable, "-m", "grader", "publish", "--server", server.url, "--dir", str(project),
          "--assignment", "tiny"], cwd=REPO, env=child_env(MUGRADE_KEY=server.keys["prof"]),

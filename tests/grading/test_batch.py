@@ -16,6 +16,7 @@ import pytest
 from grader import HANDOUT, REFERENCE, ROOT
 from grader.grading import batch, batch_book, batch_names
 from grader import cli
+from grader.untrusted.cases import QUESTIONS
 
 # The CLI runs in a subprocess: it needs the real handout.
 needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
@@ -143,7 +144,7 @@ def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
     (out / "broken").mkdir()
     (out / "broken" / "results.json").write_text("{not json")
     (out / "empty").mkdir()  # no results.json: not a row
-    batch_book.Gradebook(out).write()
+    batch_book.Gradebook(out, QUESTIONS).write()
     book = gradebook(out)
     assert list(book) == ["broken", "dave"]
     assert book["dave"]["total"] == "42.50" and book["dave"]["forward"] == "17.50"
@@ -155,13 +156,13 @@ def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
 def test_gradebook_reason_for_refused_failed_and_ungraded(tmp_path):
     refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
                "x.zip: not a readable zip file\nzip it again"}
-    assert batch_book.row_from_results("x", refused)[-2:] == ["0", "x.zip: not a readable zip file | zip it again"]
+    assert batch_book.row_from_results("x", refused, QUESTIONS)[-2:] == ["0", "x.zip: not a readable zip file | zip it again"]
     graded = {**refused, "tests": [{"name": "a"}]}
-    assert batch_book.row_from_results("x", graded)[-1] == ""
-    assert batch_book.row_from_results("x", {"score": 0, "tests": []})[-1] == "no case was run"
-    row = batch_book.ungraded_row("y", "not graded: lost\nwith its worker")
+    assert batch_book.row_from_results("x", graded, QUESTIONS)[-1] == ""
+    assert batch_book.row_from_results("x", {"score": 0, "tests": []}, QUESTIONS)[-1] == "no case was run"
+    row = batch_book.ungraded_row("y", "not graded: lost\nwith its worker", QUESTIONS)
     assert row == ["y", *[""] * 7, "not graded: lost | with its worker"]
-    text = batch_book.render({"y": row, "b": batch_book.row_from_results("b", graded)})
+    text = batch_book.render({"y": row, "b": batch_book.row_from_results("b", graded, QUESTIONS)}, QUESTIONS)
     assert text.splitlines()[0].endswith(",total,reason") and text.splitlines()[1].startswith("b,")
 
 
@@ -178,12 +179,12 @@ def test_gradebook_writer_matches_golden():
                "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again"}
     failed = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
               "grader error: the grading process died on this submission"}
-    rows = {"alice": batch_book.row_from_results("alice", graded),
-            "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused),
-            "carol": batch_book.row_from_results("carol", failed),
-            "dave": batch_book.ungraded_row("dave", batch_book.PENDING),
-            "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers")}
-    text = batch_book.render(rows)
+    rows = {"alice": batch_book.row_from_results("alice", graded, QUESTIONS),
+            "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused, QUESTIONS),
+            "carol": batch_book.row_from_results("carol", failed, QUESTIONS),
+            "dave": batch_book.ungraded_row("dave", batch_book.PENDING, QUESTIONS),
+            "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers", QUESTIONS)}
+    text = batch_book.render(rows, QUESTIONS)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN_BOOK.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN_BOOK.write_text(text, encoding="utf-8")

@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from grader import HANDOUT, REFERENCE, ROOT, cli, sandbox  # noqa: E402
+from grader.assignment import Assignment
 from grader.grading import batch, cluster, expected
 from grader.grading.batch_jobs import Job  # noqa: E402
 from grader.grading.cluster_local import BLAS_ONE_THREAD, LocalDask  # noqa: E402
@@ -297,7 +298,7 @@ def fake_grade(job):
 
 def test_grade_remote_returns_the_reports_and_refuses_what_it_cannot_grade(tmp_path):
     (tmp_path / "alice").mkdir()
-    key = expected.cache_key()
+    key = expected.cache_key(Assignment.hw1())
     offline = RunConfig(jobs=1, tier="bwrap")  # the tier is only read, not run, here
     graded = cluster.grade_remote(Job("alice", tmp_path / "alice", tmp_path / "unused", offline), fake_grade, key)
     assert graded.done.score == 7 and graded.files == (("results.json", '{"score": 7}'),)

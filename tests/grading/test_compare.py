@@ -2,9 +2,15 @@
 import numpy as np
 import pytest
 
+from grader import DATA
+from grader.untrusted.cases import read_test_set
 from grader.untrusted.cases.registry import Case
 from grader.grading.checks import check, topo_problem
 from grader.grading.compare import compare_close, compare_dtypes
+
+
+def mnist_test_set():
+    return read_test_set(DATA)
 
 
 def _case(**kw):
@@ -94,7 +100,7 @@ def test_norms_and_test_error_checks_fail_on_wrong_weights():
     assert check(norms, [W1, W2], [W1 * (1 + 1e-5), W2]).passed
     assert not check(norms, [W1, W2], [W1 * 1.01, W2]).passed
     err = _case(check="test_error", threshold=0.07)
-    verdict = check(err, [W1, W2], [W1, W2])  # random weights: about 90% error
+    verdict = check(err, [W1, W2], [W1, W2], mnist_test_set)  # random weights: about 90% error
     assert not verdict.passed and "test error" in verdict.message
 
 
@@ -107,7 +113,7 @@ def test_norms_and_test_error_checks_fail_on_wrong_weights():
 ])
 def test_test_error_refuses_unexpected_weights_before_any_arithmetic(actual):
     W1, W2 = np.zeros((784, 10), np.float32), np.zeros((10, 10), np.float32)
-    verdict = check(_case(check="test_error", threshold=0.07), [W1, W2], actual)
+    verdict = check(_case(check="test_error", threshold=0.07), [W1, W2], actual, mnist_test_set)
     assert not verdict.passed
 
 

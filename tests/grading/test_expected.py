@@ -3,10 +3,13 @@ a reference that fails its own cases."""
 import numpy as np
 import pytest
 
+from grader.assignment import Assignment
 from grader.grading import expected
 from grader.untrusted.cases import CASES
 from grader.grading.outcomes import Outcome
 from grader.grading.workers import QuestionRun
+
+HW1 = Assignment.hw1().registry()
 
 
 def _runs(value_for):
@@ -25,13 +28,13 @@ def _gradient_record(delta):
 
 
 def test_right_reference_passes():
-    expected._check_reference(_runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0))
+    expected._check_reference(_runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0), HW1)
 
 
 def test_reference_gradient_off_from_central_differences_is_refused():
     with pytest.raises(expected.ReferenceError, match=r"reference gradient 0 of backward_\w+ differs from "
                                                       r"central differences \(max abs error 0\.001"):
-        expected._check_reference(_runs(lambda c: _gradient_record(1e-3) if c.check == "analytic" else 1.0))
+        expected._check_reference(_runs(lambda c: _gradient_record(1e-3) if c.check == "analytic" else 1.0), HW1)
 
 
 def test_reference_without_a_value_is_refused():
@@ -39,7 +42,7 @@ def test_reference_without_a_value_is_refused():
     name = CASES[0].name
     runs[CASES[0].question].outcomes[name] = Outcome(False, problem="NotImplementedError: Q1: X")
     with pytest.raises(expected.ReferenceError, match=f"reference fails {name}"):
-        expected._check_reference(runs)
+        expected._check_reference(runs, HW1)
 
 
 def test_reference_that_cannot_import_is_refused():
@@ -48,14 +51,14 @@ def test_reference_that_cannot_import_is_refused():
     runs["forward"] = QuestionRun(run.question, run.outcomes, "", "", "bwrap",
                                   "importing the submission failed: SyntaxError")
     with pytest.raises(expected.ReferenceError, match="SyntaxError"):
-        expected._check_reference(runs)
+        expected._check_reference(runs, HW1)
 
 
 def test_cache_key_follows_numpy_version(monkeypatch):
-    key = expected.cache_key()
-    assert key == expected.cache_key()
+    key = expected.cache_key(Assignment.hw1())
+    assert key == expected.cache_key(Assignment.hw1())
     monkeypatch.setattr(np, "__version__", "0.0.0")
-    assert expected.cache_key() != key
+    assert expected.cache_key(Assignment.hw1()) != key
 
 
 def test_first_build_of_the_expected_answers_says_so(tmp_path, monkeypatch, capsys):

@@ -17,7 +17,9 @@ import grader.grading.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.assignment import Assignment
 from grader.grading import expected
-from grader.grading.submission import STUDENT_FILES
+from grader.untrusted.cases import QUESTION
+
+STUDENT_FILES = Assignment.hw1().student_files
 
 from catalogue import hostile
 
@@ -70,11 +72,11 @@ def test_nonsense_limits_are_usage_errors(tmp_path, command, flag):
 
 def test_limit_flags_reach_every_question():
     args = cli_args(["grade", "x", "--timeout", "7", "--memory-mb", "512", "--tier", "rlimit"])
-    config = grader.grading.workers.config_from_args(args, 2)
+    config = grader.grading.workers.config_from_args(args, 2, Assignment.hw1())
     assert config.tier == "rlimit" and config.jobs == 2
-    assert {q: (lim.wall_seconds, lim.cpu_seconds) for q, lim in config.limits.items()} == \
-        {q: (7, 7) for q in config.limits}
-    assert config.limits["nn_epoch_ndl"].memory_mb == 1024 and config.limits["forward"].memory_mb == 512
+    limits = {q: config.limits_for(q) for q in QUESTION}
+    assert {q: (lim.wall_seconds, lim.cpu_seconds) for q, lim in limits.items()} == {q: (7, 7) for q in QUESTION}
+    assert limits["nn_epoch_ndl"].memory_mb == 1024 and limits["forward"].memory_mb == 512
 
 
 def cli_args(argv):
@@ -270,7 +272,7 @@ def test_a_readable_zip_is_not_refused_by_these_checks(tmp_path):
     """Control for the test above: the unpatched zip extracts and locates."""
     from grader.grading.submission import extract_zip, locate
     reference_zip(tmp_path / "sub.zip")
-    located = locate(extract_zip(tmp_path / "sub.zip", tmp_path / "x"))
+    located = locate(extract_zip(tmp_path / "sub.zip", tmp_path / "x"), STUDENT_FILES)
     assert sorted(located.files) == sorted(STUDENT_FILES) and located.notes == ()
 
 
@@ -279,7 +281,7 @@ def test_backslash_zip_is_read_as_folders(tmp_path):
     with zipfile.ZipFile(tmp_path / "ps5.zip", "w") as archive:
         for rel in STUDENT_FILES:
             archive.write(REFERENCE / rel, "alice-hw1\\" + rel.replace("/", "\\"))
-    located = locate(extract_zip(tmp_path / "ps5.zip", tmp_path / "x"))
+    located = locate(extract_zip(tmp_path / "ps5.zip", tmp_path / "x"), STUDENT_FILES)
     assert {rel: p.read_bytes() for rel, p in located.files.items()} == \
         {rel: (REFERENCE / rel).read_bytes() for rel in STUDENT_FILES}
 
@@ -302,7 +304,7 @@ def test_links_elsewhere_are_ignored(tmp_path):
         shutil.copyfile(REFERENCE / rel, tmp_path / rel)
     (tmp_path / "data").symlink_to("/nonexistent")
     (tmp_path / "notes.txt").symlink_to("/etc/passwd")
-    assert sorted(locate(tmp_path).files) == sorted(STUDENT_FILES)
+    assert sorted(locate(tmp_path, STUDENT_FILES).files) == sorted(STUDENT_FILES)
 
 
 # ---------------------------------------------------------------- a tier that cannot hide our files

@@ -14,7 +14,9 @@ import pytest
 
 from grader import DATA, HANDOUT, REFERENCE, cli
 from grader.grading import gradescope
-from grader.grading.submission import STUDENT_FILES
+from grader.assignment import Assignment
+
+STUDENT_FILES = Assignment.hw1().student_files
 
 if not (HANDOUT / "python").is_dir():
     pytestmark = pytest.mark.skip(reason="handout/ not generated yet: run `make handout`")
@@ -32,14 +34,14 @@ def test_bundle_has_the_scripts_and_the_source_only(bundle):
         infos = {i.filename: i for i in archive.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    for needed in ("pyproject.toml", "README.md", "grader/grading/grade.py", "grader/untrusted/cases/registry.py",
+    for needed in ("pyproject.toml", "README.md", "assignment.toml", "grader/grading/grade.py", "grader/untrusted/cases/registry.py",
                    "reference/tools/fetch_mnist.py", "reference/apps/simple_ml.py",
                    "handout/python/needle/autograd.py"):
         assert needed in infos
     for name in infos:
         parts = Path(name).parts
-        assert parts[0] in {"setup.sh", "run_autograder", "pyproject.toml", "README.md", "grader",
-                            "reference", "handout"}, name
+        assert parts[0] in {"setup.sh", "run_autograder", "pyproject.toml", "README.md", "assignment.toml",
+                            "grader", "reference", "handout"}, name
         assert not {"data", ".venv", ".grader-cache", "__pycache__", ".pytest_cache"} & set(parts), name
         assert not name.endswith(".pyc") and not name.startswith(("/", "..")), name
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.assignment import Assignment
 from grader.grading import report
-from grader.untrusted.cases import QUESTION
+from grader.untrusted.cases import QUESTION, QUESTIONS
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "report"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -45,20 +46,20 @@ def sample_cases():
 
 def sample_report():
     cases = sample_cases()
-    return report.Report("submissions/alice.zip", cases, report.question_scores(cases), "bwrap", 3.14159,
+    return report.Report("submissions/alice.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 3.14159,
                          ("apps/simple_ml.py not found in the submission: graded with the handout's "
                           "unsolved version",))
 
 
 def error_report():
-    return report.Report("submissions/bob", (), report.question_scores(()), "none", 0.5, (),
+    return report.Report("submissions/bob", (), report.question_scores((), QUESTIONS), "none", 0.5, (),
                          "grader error: RuntimeError: expected values missing")
 
 
 def csv_text(rep):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows([report.csv_header(), report.csv_row(rep)])
+    writer.writerows([report.csv_header(QUESTIONS), report.csv_row(rep)])
     return buffer.getvalue()
 
 
@@ -80,7 +81,7 @@ def import_error_report():
                f"gradient of softmax_loss: not run: {why}", True, blocked=True),
              C("nn_epoch_ndl_weights_float32", "nn_epoch_ndl", "Q6.a1", 0.0, 0.0, False,
                f"weights stay float32: not run: {why}", False, advisory=True, blocked=True))
-    return report.Report("bob.zip", cases, report.question_scores(cases), "bwrap", 2.0, (f"{why} (costs Q5, Q6)",))
+    return report.Report("bob.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 2.0, (f"{why} (costs Q5, Q6)",))
 
 
 VARIANTS = {"": sample_report, "error": error_report, "import_error": import_error_report}
@@ -151,7 +152,7 @@ def test_an_import_failure_is_reported_once_in_the_markdown():
 
 
 def test_markdown_shows_no_absolute_path():
-    rep = report.Report("/home/ta/course/submissions/alice.zip", (), report.question_scores(()), "bwrap", 1.0)
+    rep = report.Report("/home/ta/course/submissions/alice.zip", (), report.question_scores((), QUESTIONS), "bwrap", 1.0)
     assert "/home/ta" not in report.markdown(rep) and "`alice.zip`" in report.markdown(rep)
 
 
@@ -159,7 +160,7 @@ def test_case_scores_add_up_exactly():
     from grader.grading.grade import max_scores, split_points
     assert sum(split_points(10, [1] * 7)) == 10 * 10_000
     assert sum(split_points(25, [1, 2, 0.5])) == 25 * 10_000
-    points = max_scores()
+    points = max_scores(Assignment.hw1().registry())
     assert round(sum(points.values()), 4) == 100
     for key, q in QUESTION.items():
         assert round(sum(v for name, v in points.items() if name.startswith(key + "_")), 4) == q.points
@@ -188,6 +189,6 @@ def test_junit_parses_and_counts_failures(make):
 
 
 def test_csv_row_has_one_column_per_question_and_total():
-    header, row = report.csv_header(), report.csv_row(sample_report())
+    header, row = report.csv_header(QUESTIONS), report.csv_row(sample_report())
     assert header == ["submission", *QUESTION, "total"] and len(row) == len(header)
     assert row[0] == "submissions/alice.zip" and row[-1] == "18.33" and row[1] == "5"

@@ -267,11 +267,11 @@ def test_alternative_scores_100(graded_static, alt):
 # ---------------------------------------------------------------- hostile
 
 def _hostile_config(group):
-    limits = workers._default_limits()
+    base, overrides = RunConfig(), {}
     for h in group:
         if h.target and h.short_limits:
-            limits[h.target] = Limits(memory_mb=limits[h.target].memory_mb, wall_seconds=8, cpu_seconds=8)
-    return RunConfig(limits=limits)
+            overrides[h.target] = Limits(memory_mb=base.limits_for(h.target).memory_mb, wall_seconds=8, cpu_seconds=8)
+    return RunConfig(overrides=overrides)
 
 
 def _grade_hostile(group, dest, substitutions):

@@ -9,7 +9,8 @@ import pytest
 from grader.cli import main
 from grader.handout.commands import differences, make_handout, snapshot
 from grader.handout.build import HandoutError, build_tree
-from grader.handout.checks import Outcome, _judge, _naming_problems, import_problems
+from grader.assignment import Assignment
+from grader.handout.checks import Outcome, _judge, _naming_problems, import_problems, keywords
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"
@@ -111,7 +112,7 @@ def test_unlisted_reference_file_stops_the_build(src, tmp_path):
     with pytest.raises(HandoutError) as info:
         build_tree(src, tmp_path / "out")
     assert str(info.value) == (f"{src}/apps/notes.py: not in the handout manifest: add it to "
-                               "MANIFEST or INSTRUCTOR_ONLY in grader/handout/manifest.py")
+                               "[manifest] files or instructor_only in the assignment's assignment.toml")
 
 
 def test_missing_submit_client_stops_the_build(src, tmp_path, stub_client):
@@ -170,7 +171,7 @@ def test_judge_reports_each_wrong_outcome():
 def test_test_names_need_exactly_one_question_keyword():
     outcomes = [Outcome("test_compute_gradient_backward", "passed", ""),
                 Outcome("test_misc", "passed", "")]
-    problems = _naming_problems(outcomes, "t.py")
+    problems = _naming_problems(outcomes, "t.py", keywords(Assignment.hw1()))
     assert problems[:2] == [
         "t.py::test_compute_gradient_backward: the name must contain exactly one of forward, backward, "
         "topo_sort, compute_gradient, softmax_loss_ndl, nn_epoch_ndl",

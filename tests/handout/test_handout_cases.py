@@ -20,16 +20,19 @@ from grader import tolerance
 from grader.grading import checks, compare
 from grader.handout import cases as handout_cases
 from grader.untrusted.cases import CASES, QUESTION
+from grader.assignment import Assignment
 from grader.cli import main
 from grader.grading.grade import UNIT, grade_submission, max_scores
 from grader.handout.commands import FileState, same_file
 from grader.handout.build import HandoutError, build_tree
 from grader.handout.markers import BEGIN_HIDDEN
 
+HW1 = Assignment.hw1().registry()
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"
 HANDOUT = ROOT / "handout"
-SHIPPED = HANDOUT / handout_cases.DEST
+SHIPPED = HANDOUT / Assignment.hw1().cases_dest
 DATA = (REFERENCE / "data").resolve()
 # A partly right Summation: a tuple of axes sums over its first axis only.
 SUMMATION_RIGHT = "return array_api.add.reduce(a, axis=axes)"
@@ -85,7 +88,7 @@ def test_local_points_are_the_graders_points_on_the_public_cases(partial):
     assert 0 < passed < total
     # The last lines: the hidden cases and the advisory cases, named as the grader does.
     hidden = [c for c in CASES if c.hidden and c.question == "forward"]
-    assert f"Q1 {len(hidden)} cases ({fmt(sum(units(max_scores()[c.name]) for c in hidden))} points)" \
+    assert f"Q1 {len(hidden)} cases ({fmt(sum(units(max_scores(HW1)[c.name]) for c in hidden))} points)" \
         in run.stdout.splitlines()[-2]
     advisory_passed = sum(c.passed for c in report.cases if c.advisory)
     assert run.stdout.splitlines()[-1] == (f"Beyond the assignment (no points): {advisory_passed} of "
@@ -127,8 +130,8 @@ def test_points_table_golden():
 
 def test_shipped_points_are_the_graders():
     shipped = json.loads((SHIPPED / "points.json").read_text())
-    assert shipped == handout_cases.points_table()
-    scores = max_scores()
+    assert shipped == handout_cases.points_table(HW1)
+    scores = max_scores(HW1)
     public = [c for c in CASES if not c.hidden]
     assert shipped["cases"] == {c.name: scores[c.name] for c in public}
     for q in shipped["questions"]:
@@ -166,7 +169,7 @@ def test_comparison_code_is_the_graders_with_its_imports_pointed_at_the_handout(
     shipped = (SHIPPED / "checks.py").read_text()
     original = Path(inspect.getsourcefile(checks)).read_text()
     assert "from grader" not in shipped and "from .compare import " in shipped
-    assert shipped.count("\n") == original.count("\n") + 3  # the header and the DATA line
+    assert shipped.count("\n") == original.count("\n") + 1  # the header line
     grader_compare = Path(inspect.getsourcefile(compare)).read_text()
     assert (SHIPPED / "compare.py").read_text().endswith(
         grader_compare.replace("from grader.tolerance import ", "from .tolerance import "))
@@ -182,11 +185,8 @@ def test_a_changed_import_stops_the_build(tmp_path, monkeypatch, stub_client):
 
 
 def test_a_public_case_checking_a_hidden_value_stops_the_build(tmp_path, monkeypatch, stub_client):
-    from grader.untrusted import cases
-
-    broken = [dataclasses.replace(c, hidden=True) if c.name == "forward_log" else c for c in cases.CASES]
-    monkeypatch.setattr(cases, "CASES", tuple(broken))
-    monkeypatch.setitem(cases.BY_NAME, "forward_log", broken[[c.name for c in broken].index("forward_log")])
+    broken = [dataclasses.replace(c, hidden=True) if c.name == "forward_log" else c for c in HW1.cases]
+    monkeypatch.setattr(Assignment, "registry", lambda self: dataclasses.replace(HW1, cases=tuple(broken)))
     with pytest.raises(HandoutError, match="public cases check forward_log, a hidden case's value"):
         build_tree(REFERENCE, tmp_path / "h")
 
@@ -207,13 +207,13 @@ def test_check_handout_reports_stale_reference_cases(tmp_path, stub_client, caps
     out = tmp_path / "handout"
     assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
     assert main(["check-handout", str(src), str(out)]) == 0
-    (src / handout_cases.DEST / "points.json").write_text("{}\n")
+    (src / Assignment.hw1().cases_dest / "points.json").write_text("{}\n")
     capsys.readouterr()
     assert main(["check-handout", str(src), str(out)]) == 1
-    assert f"{src}/{handout_cases.DEST} (differs from grader/untrusted/cases)" in capsys.readouterr().err
+    assert f"{src}/{Assignment.hw1().cases_dest} (differs from grader/untrusted/cases)" in capsys.readouterr().err
     assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
     assert "refreshed from grader/untrusted/cases" in capsys.readouterr().out
-    assert json.loads((src / handout_cases.DEST / "points.json").read_text()) == handout_cases.points_table()
+    assert json.loads((src / Assignment.hw1().cases_dest / "points.json").read_text()) == handout_cases.points_table(HW1)
 
 
 def npy(array) -> bytes:
@@ -223,7 +223,7 @@ def npy(array) -> bytes:
 
 
 def test_expected_arrays_equal_within_rounding_are_not_stale():
-    rel = f"{handout_cases.DEST}/expected/forward_log_0.npy"
+    rel = f"{Assignment.hw1().cases_dest}/expected/forward_log_0.npy"
     base = FileState(npy([1.0, 2.0, 3.0]), False)
     assert same_file(rel, base, FileState(npy([1.0, 2.0, 3.0 + 1e-12]), False))
     assert not same_file(rel, base, FileState(npy([1.0, 2.0, 3.01]), False))

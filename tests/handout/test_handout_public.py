@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from grader.grading.grade import UNIT, max_scores
-from grader.handout.checks import NOT_IMPLEMENTED_RE, check_public_tests, question_of, run_pytest
+from grader.assignment import Assignment
+from grader.handout.checks import NOT_IMPLEMENTED_RE, check_public_tests, keywords, question_of, run_pytest
 from grader.handout.commands import differences
 from grader.untrusted.cases import CASES, QUESTION
 
@@ -45,7 +46,7 @@ def test_handout_tests_fail_with_not_implemented_naming_their_question(tmp_path)
     for o in outcomes:
         match = NOT_IMPLEMENTED_RE.match(o.message)
         assert o.status == "failed" and match, f"{o.name}: {o.status} {o.message}"
-        (question,) = question_of(o.name)
+        (question,) = question_of(o.name, keywords(Assignment.hw1()))
         assert match.group(1) in {question} | BUILDS_ON.get(question, set()), f"{o.name}: {o.message}"
 
 
@@ -75,7 +76,7 @@ def make_test(root: Path, *args):
 
 def public_points() -> dict:
     """question key (and 'total') -> the grader's points of its public scored cases, as the table prints them."""
-    scores, out = max_scores(), {}
+    scores, out = max_scores(Assignment.hw1().registry()), {}
     for c in CASES:
         if not c.hidden and not c.advisory:
             out[c.question] = out.get(c.question, 0) + round(scores[c.name] * UNIT)

@@ -40,7 +40,7 @@ def run(name, args, student, limits, group=None):
 
 @pytest.mark.slow
 def test_q6_default_lets_a_solution_hold_1500_mb(student):
-    limits = workers._default_limits()["nn_epoch_ndl"]
+    limits = workers.RunConfig().limits_for("nn_epoch_ndl")
     res = run("resident.py", [1, 1500], student, Limits(memory_mb=limits.memory_mb, wall_seconds=60))
     assert res.ok and "all done" in res.log, (res.reason, res.log[-500:])
 

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "serve
 from server_harness import REPO, Server, add_user, child_env, enc  # noqa: E402
 
 from grader.grading import report  # noqa: E402
+from grader.untrusted.cases import QUESTIONS  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 CHROMIUM = "/usr/bin/chromium"
@@ -39,7 +40,7 @@ def batch_outdir(root: Path) -> Path:
               "zed": [C("forward_exp", "forward", "Q1.1", 10.0, 10.0, True, "Exp ok", False)]}
     for name, cases in people.items():
         (root / name).mkdir(parents=True)
-        rep = report.Report(name, tuple(cases), report.question_scores(cases), "bwrap", 1.0)
+        rep = report.Report(name, tuple(cases), report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
         (root / name / "results.json").write_text(report.gradescope_json(rep))
     return root
 

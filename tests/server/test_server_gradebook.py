@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading import report
-from grader.untrusted.cases import QUESTION
+from grader.untrusted.cases import QUESTION, QUESTIONS
 from grader.cli import main as grader_main
 from grader.server import accounts, casenotes, details, gradebook, store
 from grader.server.db import make_engine
@@ -115,7 +115,7 @@ def test_one_students_page_recomputes_each_wrong_cases_reason(engine):
 
 def results_json(cases, output="needle hw1"):
     cases = tuple(report.CaseResult(n, q, num, s, m, s == m, out, False) for n, q, num, s, m, out in cases)
-    return report.gradescope_json(report.Report("x", cases, report.question_scores(cases), "bwrap", 1.0))
+    return report.gradescope_json(report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0))
 
 
 ANN_BATCH = [("forward_divide", "forward", "Q1.1", 5.0, 5.0, "EWiseDiv ok"),

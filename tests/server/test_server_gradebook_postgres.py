@@ -10,6 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_server_postgres import postgres_url  # noqa: E402,F401  (the throwaway cluster fixture)
 
 from grader.grading import report  # noqa: E402
+from grader.untrusted.cases import QUESTIONS  # noqa: E402
 from grader.cli import main as grader_main  # noqa: E402
 from grader.server import accounts, casenotes, details, gradebook, store  # noqa: E402
 from grader.server.db import make_engine  # noqa: E402
@@ -31,7 +32,7 @@ def test_gradebook_with_imports_on_postgresql(postgres_url, tmp_path, capsys):  
         cases = (report.CaseResult("forward_exp", "forward", "Q1.1", 0.0, 10.0, False, "Exp: off", False),)
         (tmp_path / "out" / "cy").mkdir(parents=True)
         (tmp_path / "out" / "cy" / "results.json").write_text(report.gradescope_json(
-            report.Report("cy", cases, report.question_scores(cases), "bwrap", 1.0)))
+            report.Report("cy", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)))
         for _ in range(2):  # the second import changes nothing
             assert grader_main(["import-batch", str(tmp_path / "out"), "--db", postgres_url]) == 0
         assert "0 new, 0 replaced, 1 unchanged" in capsys.readouterr().out

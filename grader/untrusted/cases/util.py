@@ -2,6 +2,7 @@
 library under test, so they use only numpy and what the case passes in."""
 import functools
 import gzip
+import os
 import struct
 
 import numpy as np
@@ -110,3 +111,9 @@ def read_mnist(images_path, labels_path):
 
 TRAIN = ("data/train-images-idx3-ubyte.gz", "data/train-labels-idx1-ubyte.gz")
 TEST = ("data/t10k-images-idx3-ubyte.gz", "data/t10k-labels-idx1-ubyte.gz")
+
+
+def read_test_set(data_folder):
+    """MNIST's test set from the folder holding it: what a "test_error" case
+    evaluates the returned weights on (the grader calls it with its data folder)."""
+    return read_mnist(*(os.path.join(data_folder, os.path.basename(p)) for p in TEST))

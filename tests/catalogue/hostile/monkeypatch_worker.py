@@ -20,7 +20,7 @@ def write(out_dir, stem, record):
 
 main.write = write
 for name in list(sys.modules):
-    if name.startswith("hw1_cases"):
+    if name.startswith("assignment_cases"):
         module = sys.modules[name]
         if hasattr(module, "tensor_check"):
             module.tensor_check = lambda ndl, value, what: value

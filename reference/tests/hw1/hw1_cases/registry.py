@@ -20,6 +20,7 @@ class Question:
     label: str               # "Q1"
     points: int
     imports: tuple           # what its worker imports: a broken simple_ml costs Q5/Q6 only
+    memory: int = 1          # its worker's memory limit, in multiples of the default
 
 
 QUESTIONS = (
@@ -28,7 +29,7 @@ QUESTIONS = (
     Question("topo_sort", "Q3", 20, ("needle",)),
     Question("compute_gradient", "Q4", 25, ("needle",)),
     Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml")),
-    Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml")),
+    Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml"), memory=2),  # holds MNIST's training set
 )
 QUESTION = {q.key: q for q in QUESTIONS}
 
