@@ -105,6 +105,9 @@ def load_registry(folder: Path) -> Registry:
     order = tuple(getattr(module, "RUN_ORDER", keys))
     if sorted(order) != sorted(keys):
         raise RegistryLoadError(f"{folder}/__init__.py: RUN_ORDER must list each question key once")
+    bad = [q.key for q in module.QUESTIONS if not (type(getattr(q, "memory", 1)) is int and getattr(q, "memory", 1) >= 1)]
+    if bad:
+        raise RegistryLoadError(f"{folder}: question {bad[0]!r}: memory must be a whole multiple >= 1")
     unknown = sorted({c.question for c in module.CASES} - set(keys))
     if unknown:
         raise RegistryLoadError(f"{folder}: case question {unknown[0]!r} is not in QUESTIONS")

@@ -92,3 +92,21 @@ def test_the_hw1_registry_is_the_package_itself():
     assert registry.cases == cases.CASES and registry.question["nn_epoch_ndl"] is cases.QUESTION["nn_epoch_ndl"]
     assert registry.memory("nn_epoch_ndl") == 2 and registry.memory("forward") == 1
     assert registry.run_order[0] == "nn_epoch_ndl" and registry.read_test_set is cases.read_test_set
+
+
+@pytest.mark.parametrize("body, words", [
+    ("QUESTIONS = (Q('a', memory=0),)\nCASES = ()\n", "question 'a': memory must be a whole multiple >= 1"),
+    ("QUESTIONS = (Q('a'),)\nCASES = (C('b'),)\n", "case question 'b' is not in QUESTIONS"),
+    ("QUESTIONS = (Q('a'),)\nCASES = ()\nRUN_ORDER = ('a', 'a')\n", "RUN_ORDER must list each question key once"),
+    ("raise ImportError('no numpy here')\n", "the cases package does not import: ImportError: no numpy here"),
+])
+def test_an_inconsistent_cases_package_is_refused_with_its_reason(tmp_path, body, words):
+    from grader.registry import RegistryLoadError, load_registry
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text(
+        "from types import SimpleNamespace\n"
+        "def Q(key, memory=1):\n    return SimpleNamespace(key=key, memory=memory)\n"
+        "def C(question):\n    return SimpleNamespace(question=question)\n"
+        "CONTRACT = BEYOND = {}\n" + body)
+    with pytest.raises(RegistryLoadError, match=words):
+        load_registry(tmp_path / "cases")
