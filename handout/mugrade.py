@@ -36,7 +36,7 @@ MAX_RETRY_WAIT = 30.0
 _run = None  # the active Run while `python -m mugrade ...` executes the test functions
 
 
-class Refused(Exception):
+class RefusedByServer(Exception):
     """The server answered with an error status; `text` is its one-line reason."""
 
     def __init__(self, status, text):
@@ -102,7 +102,7 @@ class Client:
                     return _json(r, self.server)
                 text = r.text.strip().splitlines()[0] if r.text.strip() else r.reason
                 if r.status_code != 429 and r.status_code < 500:
-                    raise Refused(r.status_code, text)
+                    raise RefusedByServer(r.status_code, text)
                 problem, wait = f"server answered {r.status_code}: {text}", _retry_after(r)
             if attempt < ATTEMPTS:
                 time.sleep(wait if wait is not None else BACKOFF * 2 ** (attempt - 1) * random.uniform(0.8, 1.2))
@@ -202,7 +202,7 @@ class Run:
         of a problem, that problem; a bad key or no server ends the run, without a traceback."""
         try:
             return self.client.post(path, params, body)
-        except Refused as e:
+        except RefusedByServer as e:
             if e.status in (401, 403):
                 self.current.error = f"not sent: {e.text}"
                 pytest.exit(f"mugrade: {e.text}", returncode=1)

@@ -16,7 +16,7 @@ ROUNDS = 2  # attacked and unattacked runs, alternated
 
 
 @dataclass(frozen=True)
-class Row:
+class BenchRow:
     label: str
     rate: float
     p50_ms: float
@@ -26,11 +26,11 @@ class Row:
     attack: str = ""
 
 
-def _row(label, run) -> Row:
+def _row(label, run) -> BenchRow:
     result, stored, _, attack = run
     lost = len(result.acked - stored) if result.acked else max(0, result.acked_count - len(stored))
     rate = result.requests / result.seconds if result.seconds else 0.0
-    return Row(label, rate, result.p50_ms, result.p99_ms, result.errors, lost, attack)
+    return BenchRow(label, rate, result.p50_ms, result.p99_ms, result.errors, lost, attack)
 
 
 def _sqlite(tmp: Path, name: str) -> str:

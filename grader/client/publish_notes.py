@@ -181,7 +181,7 @@ class NotingClient(mugrade.Client):
             return
         try:
             super().post("publish_notes", {"publication_id": publication_id}, notes)
-        except mugrade.Refused as e:
+        except mugrade.RefusedByServer as e:
             print(f"{problem}: case descriptions not stored ({e.status}: {e.text})", flush=True)
         except mugrade.Unreachable as e:
             print(f"{problem}: case descriptions not sent ({e})", flush=True)

@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from grader.grading import cluster, report
-from grader.grading.batch_book import GRADEBOOK, Gradebook
+from grader.grading.batch_book import GRADEBOOK, BatchGradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
 from grader.assignment import Assignment
@@ -121,7 +121,7 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     if address and todo:  # reach the scheduler before writing anything
         client = cluster.connect(address)
     out_root.mkdir(parents=True, exist_ok=True)
-    book = Gradebook(out_root, config.assignment.registry().questions)
+    book = BatchGradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None

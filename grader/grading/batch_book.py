@@ -70,7 +70,7 @@ def render(rows: dict, questions) -> str:
     return buffer.getvalue()
 
 
-class Gradebook:
+class BatchGradebook:
     """The rows of one output folder, rewritten to disk as results arrive;
     one column per question of the registry's `questions`."""
 

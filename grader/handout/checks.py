@@ -36,7 +36,7 @@ PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
 
 
 @dataclass(frozen=True)
-class Outcome:
+class PytestOutcome:
     name: str      # test name as pytest reports it, e.g. test_case[forward_log]
     status: str    # passed, failed, error, skipped
     message: str   # first line of the failure, "" if passed
@@ -59,7 +59,7 @@ def question_of(name: str, questions: dict) -> list[str]:
     return [q for q, keyword in questions.items() if keyword in function]
 
 
-def _parse_junit(path: Path) -> list[Outcome]:
+def _parse_junit(path: Path) -> list[PytestOutcome]:
     outcomes = []
     for case in ET.parse(path).getroot().iter("testcase"):
         status, message = "passed", ""
@@ -68,7 +68,7 @@ def _parse_junit(path: Path) -> list[Outcome]:
                 status = "failed" if child.tag == "failure" else child.tag
                 message = (child.get("message") or child.text or "").strip().splitlines()[:1]
                 message = message[0] if message else ""
-        outcomes.append(Outcome(case.get("name", "?"), status, message))
+        outcomes.append(PytestOutcome(case.get("name", "?"), status, message))
     return outcomes
 
 
@@ -78,7 +78,7 @@ def _env() -> dict:
     return env
 
 
-def run_pytest(root: Path, keyword: str | None = None, tests: str = "tests/hw1") -> list[Outcome]:
+def run_pytest(root: Path, keyword: str | None = None, tests: str = "tests/hw1") -> list[PytestOutcome]:
     """Run the public tests (the folder `tests`) in `root`, a handout tree; return every outcome."""
     xml = root / ".junit.xml"
     cmd = [sys.executable, "-m", "pytest", tests, "-q", "-p", "no:cacheprovider",

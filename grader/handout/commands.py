@@ -124,9 +124,9 @@ def sync_cases(src: Path, assignment: Assignment) -> bool:
 def make_handout(src: Path, dest: Path, *, run_tests: bool = True, assignment: Assignment | None = None) -> Built:
     assignment = assignment or Assignment.hw1()
     for path in sync_mirrors(src, assignment):
-        print(f"{path}: refreshed from grader/untrusted/{path.name}")
+        print(f"{shown(path)}: refreshed from grader/untrusted/{path.name}")
     if sync_cases(src, assignment):
-        print(f"{src / assignment.cases_dest}: refreshed from {shown(assignment.cases_dir)}")
+        print(f"{shown(src / assignment.cases_dest)}: refreshed from {shown(assignment.cases_dir)}")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
@@ -252,7 +252,7 @@ def _check(assignment, src, dest) -> int:
     if found:
         print(STALE.format(dest=dest), *found, sep="\n  ", file=sys.stderr)
         return 1
-    print(f"{dest}: up to date")
+    print(f"{shown(dest)}: up to date")
     return 0
 
 
@@ -262,7 +262,7 @@ def handout_command(args) -> int:
 
     def build(assignment, src, dest):
         built = make_handout(src, dest, run_tests=run_tests, assignment=assignment)
-        print(f"{dest}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
+        print(f"{shown(dest)}: {len(built.files)} files, {sum(b.kind == 'solution' for _, b in built.blocks)} "
               "solution blocks stripped, no leak" + (", public tests checked" if run_tests else ""))
         return 0
 

@@ -36,7 +36,7 @@ from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
-from grader.sandbox.tier_check import check_tier as _check_tier
+from grader.sandbox.tier_check import try_tier
 from grader.sandbox.procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files,
                                   uid_task_count)
 
@@ -259,4 +259,4 @@ def probe(refresh: bool = False) -> str:
 
 def check_tier(tier: str) -> str:
     """"" if `tier` really works here, else why not (see tier_check.py)."""
-    return _check_tier(tier, run)
+    return try_tier(tier, run)

@@ -32,7 +32,7 @@ np.save(os.path.join(sys.argv[2], "probe.npy"), np.arange(3))
 """
 
 
-def check_tier(tier: str, run) -> str:
+def try_tier(tier: str, run) -> str:
     """Run a tiny worker under `tier` with `run` (the package's own, passed in
     so this module does not import the package); "" if it imported numpy, wrote a value,
     ran as a non-root uid (when we are root) and could not reach a socket

@@ -6,10 +6,12 @@
 from .config import ServerConfig
 
 
-def create_app(config=None):
-    """Imported lazily so that `ServerConfig` is usable without FastAPI installed."""
-    from .app import create_app as _create
-    return _create(config)
+def __getattr__(name):
+    # app.create_app, imported on first use so that `ServerConfig` works without FastAPI installed
+    if name == "create_app":
+        from .app import create_app
+        return create_app
+    raise AttributeError(f"module 'grader.server' has no attribute {name!r}")
 
 
 __all__ = ["ServerConfig", "create_app"]

@@ -127,7 +127,7 @@ def _over_quota(svc) -> Refused:
                         "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
 
 
-async def _grade(config, body: bytes, pub: store.Publication, index: int) -> values.Verdict:
+async def _grade(config, body: bytes, pub: store.Publication, index: int) -> values.AnswerVerdict:
     def grade():
         try:
             got = values.parse(body, config.max_json_depth, config.max_array_elements)

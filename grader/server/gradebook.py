@@ -69,7 +69,7 @@ class QuestionStats:
 
 @dataclass(frozen=True)
 class Gradebook:
-    questions: tuple  # gradebook_load.Question
+    questions: tuple  # gradebook_load.Column
     rows: tuple
     stats: tuple      # QuestionStats per question
     times: tuple      # (assignment, deadline or None, tuple of server submission times)

@@ -18,7 +18,8 @@ from .records import batch_cases, batch_questions, batch_results, case_notes
 
 
 @dataclass(frozen=True)
-class Question:
+class Column:
+    """A gradebook column: one question (server problem or imported) of one assignment."""
     label: str                 # "assignment/problem"
     assignment: str
     weight: float              # the server problem's weight, else the imported max_score
@@ -60,12 +61,12 @@ def questions(conn: Connection) -> tuple:
         .join(assignments, assignments.c.id == problems.c.assignment_id)
         .join(latest, latest.c.problem_id == problems.c.id)
         .join(publications, publications.c.id == latest.c.pid)).all()
-    found = {f"{a}/{p}": Question(f"{a}/{p}", a, w, n, d) for a, p, w, n, d in rows}
+    found = {f"{a}/{p}": Column(f"{a}/{p}", a, w, n, d) for a, p, w, n, d in rows}
     for a, q, top in conn.execute(
             select(batch_results.c.assignment, batch_questions.c.question, func.max(batch_questions.c.max_score))
             .join(batch_results, batch_results.c.id == batch_questions.c.result_id)
             .group_by(batch_results.c.assignment, batch_questions.c.question)).all():
-        found.setdefault(f"{a}/{q}", Question(f"{a}/{q}", a, top, 0, None))
+        found.setdefault(f"{a}/{q}", Column(f"{a}/{q}", a, top, 0, None))
     return tuple(sorted(found.values(), key=lambda q: question_order(q.label)))
 
 

@@ -29,7 +29,7 @@ class Tagged:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class AnswerVerdict:
     correct: bool
     reason: str = ""
 
@@ -101,42 +101,42 @@ def _decode_array(data, budget):
     return arr
 
 
-def compare(expected, got, rtol: float, atol: float, path: str = "value") -> Verdict:
+def compare(expected, got, rtol: float, atol: float, path: str = "value") -> AnswerVerdict:
     """Correct when `got` has the structure of `expected` and its numbers are close."""
     if isinstance(expected, np.ndarray):
         return _compare_arrays(expected, got, rtol, atol, path)
     if isinstance(expected, list):
         if not isinstance(got, list):
-            return Verdict(False, f"{path}: expected a list, got {_kind(got)}")
+            return AnswerVerdict(False, f"{path}: expected a list, got {_kind(got)}")
         if len(got) != len(expected):
-            return Verdict(False, f"{path}: expected {len(expected)} items, got {len(got)}")
+            return AnswerVerdict(False, f"{path}: expected {len(expected)} items, got {len(got)}")
         return _first_wrong((compare(e, g, rtol, atol, f"{path}[{i}]")
                              for i, (e, g) in enumerate(zip(expected, got))))
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(got) != set(expected):
-            return Verdict(False, f"{path}: expected a dict with keys {sorted(expected)}")
+            return AnswerVerdict(False, f"{path}: expected a dict with keys {sorted(expected)}")
         return _first_wrong((compare(expected[k], got[k], rtol, atol, f"{path}[{k!r}]")
                              for k in expected))
     if _is_number(expected):
         if isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind in "iuf":
             got = got.reshape(()).item()  # a one-element array where a number was published
         if not _is_number(got):
-            return Verdict(False, f"{path}: expected a number, got {_kind(got)}")
+            return AnswerVerdict(False, f"{path}: expected a number, got {_kind(got)}")
         if bool(close_mask(np.float64(got), np.float64(expected), rtol, atol)) or _same_nan(got, expected):
-            return Verdict(True)
-        return Verdict(False, f"{path}: wrong number (tolerance rtol={rtol:g}, atol={atol:g})")
+            return AnswerVerdict(True)
+        return AnswerVerdict(False, f"{path}: wrong number (tolerance rtol={rtol:g}, atol={atol:g})")
     if type(got) is not type(expected) or got != expected:
-        return Verdict(False, f"{path}: wrong {_kind(expected)}")
-    return Verdict(True)
+        return AnswerVerdict(False, f"{path}: wrong {_kind(expected)}")
+    return AnswerVerdict(True)
 
 
 def _compare_arrays(expected, got, rtol, atol, path):
     if _is_number(got) and expected.size == 1:
         got = np.asarray(got)  # a number where a 0-d or one-element array was published
     if not isinstance(got, np.ndarray):
-        return Verdict(False, f"{path}: expected an np.ndarray, got {_kind(got)}")
+        return AnswerVerdict(False, f"{path}: expected an np.ndarray, got {_kind(got)}")
     if not same_shape(expected.shape, got.shape):
-        return Verdict(False, f"{path}: expected shape {expected.shape}, got {got.shape}")
+        return AnswerVerdict(False, f"{path}: expected shape {expected.shape}, got {got.shape}")
     got = got.reshape(expected.shape)
     if expected.dtype.kind == "b":
         ok = got.dtype.kind == "b" and bool(np.array_equal(got, expected))
@@ -144,8 +144,8 @@ def _compare_arrays(expected, got, rtol, atol, path):
         ok = _all_close(got.astype(np.float64, copy=False), expected.astype(np.float64, copy=False),
                         rtol, atol)
     if ok:
-        return Verdict(True)
-    return Verdict(False, f"{path}: values differ beyond tolerance (rtol={rtol:g}, atol={atol:g})")
+        return AnswerVerdict(True)
+    return AnswerVerdict(False, f"{path}: values differ beyond tolerance (rtol={rtol:g}, atol={atol:g})")
 
 
 def _all_close(got, exp, rtol, atol) -> bool:
@@ -161,7 +161,7 @@ def _first_wrong(verdicts):
     for v in verdicts:
         if not v.correct:
             return v
-    return Verdict(True)
+    return AnswerVerdict(True)
 
 
 def _is_number(x):

@@ -114,7 +114,7 @@ def test_429_waits_for_retry_after(scripted, fast_retries):
 
 def test_4xx_is_refused_at_once_with_the_servers_line(scripted, fast_retries):
     Scripted.script = [(404, {}, b"problem 'x' has no published answers\n")]
-    with pytest.raises(mugrade.Refused) as info:
+    with pytest.raises(mugrade.RefusedByServer) as info:
         mugrade.Client(url(scripted), "k").post("submit", {})
     assert (info.value.status, info.value.text) == (404, "problem 'x' has no published answers")
     assert len(Scripted.seen) == 1

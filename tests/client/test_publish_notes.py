@@ -100,7 +100,7 @@ def test_a_server_without_notes_still_publishes(monkeypatch, capsys):
 
     def post(self, path, params, body=None):
         if path == "publish_notes":
-            raise mugrade.Refused(404, "Not Found")
+            raise mugrade.RefusedByServer(404, "Not Found")
         return {"publication_id": 7, "num_cases": len(body)}
     monkeypatch.setattr(mugrade.Client, "post", post)
     publish_notes._cases["beta"] = [("exp", "submit ndl.exp(x)"), ("", "submit x")]

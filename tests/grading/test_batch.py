@@ -144,7 +144,7 @@ def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
     (out / "broken").mkdir()
     (out / "broken" / "results.json").write_text("{not json")
     (out / "empty").mkdir()  # no results.json: not a row
-    batch_book.Gradebook(out, QUESTIONS).write()
+    batch_book.BatchGradebook(out, QUESTIONS).write()
     book = gradebook(out)
     assert list(book) == ["broken", "dave"]
     assert book["dave"]["total"] == "42.50" and book["dave"]["forward"] == "17.50"

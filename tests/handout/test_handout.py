@@ -10,7 +10,7 @@ from grader.cli import main
 from grader.handout.commands import differences, make_handout, snapshot
 from grader.handout.build import HandoutError, build_tree
 from grader.assignment import Assignment
-from grader.handout.checks import Outcome, _judge, _naming_problems, import_problems, keywords
+from grader.handout.checks import PytestOutcome, _judge, _naming_problems, import_problems, keywords
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"
@@ -154,10 +154,10 @@ def test_usage_error_exits_2(tmp_path, capsys):
 
 
 def test_judge_reports_each_wrong_outcome():
-    outcomes = [Outcome("test_op_forward[log]", "failed", "NotImplementedError: Q1: Log.compute"),
-                Outcome("test_op_backward[log]", "failed", "NotImplementedError: Q1: Log.compute"),
-                Outcome("test_topo_sort_chain", "failed", "ImportError: no module named mugrade"),
-                Outcome("test_compute_gradient_x", "passed", "")]
+    outcomes = [PytestOutcome("test_op_forward[log]", "failed", "NotImplementedError: Q1: Log.compute"),
+                PytestOutcome("test_op_backward[log]", "failed", "NotImplementedError: Q1: Log.compute"),
+                PytestOutcome("test_topo_sort_chain", "failed", "ImportError: no module named mugrade"),
+                PytestOutcome("test_compute_gradient_x", "passed", "")]
     assert _judge("handout", "t.py", outcomes, "any-question") == [
         "t.py::test_topo_sort_chain: should fail with NotImplementedError in the handout, "
         "got failed: ImportError: no module named mugrade",
@@ -169,8 +169,8 @@ def test_judge_reports_each_wrong_outcome():
 
 
 def test_test_names_need_exactly_one_question_keyword():
-    outcomes = [Outcome("test_compute_gradient_backward", "passed", ""),
-                Outcome("test_misc", "passed", "")]
+    outcomes = [PytestOutcome("test_compute_gradient_backward", "passed", ""),
+                PytestOutcome("test_misc", "passed", "")]
     problems = _naming_problems(outcomes, "t.py", keywords(Assignment.hw1()))
     assert problems[:2] == [
         "t.py::test_compute_gradient_backward: the name must contain exactly one of forward, backward, "

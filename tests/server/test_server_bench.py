@@ -39,7 +39,7 @@ def test_attacked_run_counts_the_attack_and_the_server_never_answers_5xx(capsys)
 
 
 def row(label, rate, lost=0, attack=""):
-    return bench_server_matrix.Row(label, rate, 10.0, 50.0, 0, lost, attack)
+    return bench_server_matrix.BenchRow(label, rate, 10.0, 50.0, 0, lost, attack)
 
 
 @pytest.mark.parametrize("rows, ok, verdict", [
