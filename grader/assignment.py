@@ -85,16 +85,16 @@ class Assignment:
         return f"tests/{self.name}"
 
     @property
-    def cases_package(self) -> str:
-        """The name the shipped public cases are imported by."""
-        return f"{self.name}_cases"
-
-    @property
     def cases_dest(self) -> str:
-        return f"{self.tests_dir}/{self.cases_package}"
+        """Where the public cases ship, as the package NAME_cases."""
+        return _cases_dest(self.name)
 
     def registry(self) -> Registry:
         return load_registry(self.cases_dir)
+
+
+def _cases_dest(name: str) -> str:
+    return f"tests/{name}/{name}_cases"
 
 
 @lru_cache(maxsize=None)
@@ -116,7 +116,7 @@ def _load(folder: Path) -> Assignment:
     parts = {n: (folder / raw[n]).resolve() for n in FOLDERS}
     if not (parts["cases"] / "__init__.py").is_file():
         raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
-    manifest = _manifest(path, raw.get("manifest", {}), f"tests/{raw['name']}/{raw['name']}_cases")
+    manifest = _manifest(path, raw.get("manifest", {}), _cases_dest(raw["name"]))
     return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
                       files, manifest)
 

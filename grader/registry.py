@@ -27,7 +27,7 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,11 +48,11 @@ class Registry:
     numeric_tolerance: float = 1e-6
     read_test_set: object = None  # data folder -> (X, y), or None
 
-    @property
+    @cached_property
     def question(self) -> dict:
         return {q.key: q for q in self.questions}
 
-    @property
+    @cached_property
     def by_name(self) -> dict:
         return {c.name: c for c in self.cases}
 
@@ -64,7 +64,11 @@ class Registry:
         return [c for c in self.cases_for(question) if c.fn is not None]
 
     def memory(self, question: str) -> int:
-        return getattr(self.question[question], "memory", 1)
+        return _memory(self.question[question])
+
+
+def _memory(question) -> int:
+    return getattr(question, "memory", 1)  # optional in a cases package's Question rows
 
 
 def _module_name(folder: Path) -> str:
@@ -105,7 +109,7 @@ def load_registry(folder: Path) -> Registry:
     order = tuple(getattr(module, "RUN_ORDER", keys))
     if sorted(order) != sorted(keys):
         raise RegistryLoadError(f"{folder}/__init__.py: RUN_ORDER must list each question key once")
-    bad = [q.key for q in module.QUESTIONS if not (type(getattr(q, "memory", 1)) is int and getattr(q, "memory", 1) >= 1)]
+    bad = [q.key for q in module.QUESTIONS if not (type(_memory(q)) is int and _memory(q) >= 1)]
     if bad:
         raise RegistryLoadError(f"{folder}: question {bad[0]!r}: memory must be a whole multiple >= 1")
     unknown = sorted({c.question for c in module.CASES} - set(keys))

@@ -65,14 +65,12 @@ def _test_set(reader, data: Path):
     return reader(data)
 
 
-def _verdict(case, runs, answers, assignment):
+def _verdict(case, runs, answers, test_set):
     run = runs[case.question]
     outcome = run.outcomes[case.value_key]
     if not outcome.ok:
         return False, feedback(case, outcome, run)
-    reader = assignment.registry().read_test_set
-    verdict = check(case, answers[case.value_key].value, outcome.value,
-                    reader and (lambda: _test_set(reader, assignment.data)))
+    verdict = check(case, answers[case.value_key].value, outcome.value, test_set)
     return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
 
 
@@ -81,11 +79,13 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
     assignment = assignment or Assignment.hw1()
     registry = assignment.registry()
     results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
+    reader = registry.read_test_set
+    test_set = reader and (lambda: _test_set(reader, assignment.data))
     for case in registry.cases:
         kind = "a" if case.advisory else ""
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
         number = f"{labels[case.question].label}.{kind}{counters[(case.question, kind)]}"
-        passed, output = _verdict(case, runs, answers, assignment)
+        passed, output = _verdict(case, runs, answers, test_set)
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
         results.append(report.CaseResult(case.name, case.question, number,
