@@ -12,6 +12,7 @@ Resumable: a submission whose results.json already exists is skipped unless
 --force. A submission the grader chokes on gets a results.json with score 0
 and the reason; the batch goes on.
 """
+import dataclasses
 import multiprocessing
 import os
 import sys
@@ -20,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from grader.grading import cluster, report
+from grader.grading import cluster, expected, report, seeds
 from grader.grading.batch_book import GRADEBOOK, BatchGradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
@@ -121,10 +122,15 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     if address and todo:  # reach the scheduler before writing anything
         client = cluster.connect(address)
     out_root.mkdir(parents=True, exist_ok=True)
+    if config.seed is None:  # one seed per batch, kept in OUTDIR for a resumed run
+        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root))
+        todo = [dataclasses.replace(job, config=config) for job in todo]
     book = BatchGradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None
+    if todo and client is None and grade_fn is grade_one:  # the batch's answers, once, before the pool
+        expected.expected_dir(config)
 
     def on_done(done):  # runs in this process only: the single writer of the gradebook
         if done.graded:

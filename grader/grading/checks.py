@@ -1,23 +1,25 @@
 """One function per check kind of the case registry (see cases/registry.py).
 
-Each takes (case, expected, actual) as plain data and returns a Verdict;
-the test-error check also takes a function giving the test set (X, y), from
-the assignment's case registry.
+Each takes (case, expected, actual, drawn) as plain data and returns a
+Verdict (`drawn`: the inputs came from a grading seed, so the message never
+shows an expected value; see compare.secrecy); the test-error check also
+takes a function giving the test set (X, y), from the assignment's case
+registry.
 """
 import numpy as np
 
-from grader.grading.compare import PASS, Verdict, compare_close, compare_dtypes, describe
+from grader.grading.compare import HIDDEN, PASS, PUBLIC, Verdict, compare_close, compare_dtypes, describe, secrecy
 
 
-def check_analytic(case, expected, actual):
+def check_analytic(case, expected, actual, drawn=False):
     """Backward cases return {"analytic": ..., "numeric": ...}: grade the
     analytic gradient; the numeric one only validates the reference."""
     if not isinstance(actual, dict) or "analytic" not in actual:
         return Verdict(False, f"expected the case's gradient record, got a {describe(actual)}")
-    return compare_close(case, expected["analytic"], actual["analytic"])
+    return compare_close(case, expected["analytic"], actual["analytic"], drawn)
 
 
-def check_topo(case, expected, actual):
+def check_topo(case, expected, actual, drawn=False):
     """The exact post-order DFS order; feedback names the broken property,
     judged on the reference's graph (labels are creation order)."""
     order = actual.get("order") if isinstance(actual, dict) else None
@@ -26,46 +28,61 @@ def check_topo(case, expected, actual):
     want = expected["order"]
     if order == want:
         return PASS
-    return Verdict(False, topo_problem(want, expected["inputs"], order, case.hidden))
+    return Verdict(False, topo_problem(want, expected["inputs"], order, secrecy(case, drawn)))
 
 
-def topo_problem(want, inputs, order, hidden):
+def topo_problem(want, inputs, order, secret=PUBLIC):
+    """The property the order breaks; for a hidden case without nodes,
+    counts or positions."""
+    hidden = secret == HIDDEN
     if -1 in order:
         return "the order contains nodes that are not in the graph"
     seen = set()
     for label in order:
         if label in seen:
-            return f"a node appears twice in the order (node {label})"
+            return "a node appears twice in the order" + ("" if hidden else f" (node {label})")
         seen.add(label)
     if seen != set(want):
-        return f"the order has {len(order)} nodes, the graph {len(want)}: some nodes are missing"
+        count = "" if hidden else f": the order has {len(order)} nodes, the graph {len(want)}"
+        return f"some nodes are missing from the order{count}"
     position = {label: i for i, label in enumerate(order)}
     for label in order:
         for inp in inputs[label]:
             if inp in position and position[inp] > position[label]:
-                return f"node {label} comes before its input {inp}: not a topological order"
+                pair = "a node comes before one of its inputs" if hidden else \
+                    f"node {label} comes before its input {inp}"
+                return f"{pair}: not a topological order"
+    message = "a valid topological order, but not the post-order DFS order (inputs visited in order)"
+    if hidden:
+        return message
     first = next(i for i, (a, b) in enumerate(zip(order, want)) if a != b)
-    detail = "" if hidden else f" (expected {want}, got {order})"
-    return (f"a valid topological order, but not the post-order DFS order (inputs visited in "
-            f"order): first difference at position {first}{detail}")
+    detail = f" (expected {want}, got {order})" if secret == PUBLIC else f" (got {order})"
+    return f"{message}: first difference at position {first}{detail}"
 
 
-def check_norms(case, expected, actual):
-    """Long float32 runs: compare the Frobenius norm of each array."""
+def check_weights(case, expected, actual, drawn=False):
+    """Long float32 runs: each array as a whole, ||got - expected|| <= rtol
+    ||expected|| (Frobenius). Correct operation orders drift apart entry by
+    entry over hundreds of steps, but stay this close as matrices; a
+    rescaled, shuffled or wrongly stepped run does not."""
     if not isinstance(actual, list) or len(actual) != len(expected):
         return Verdict(False, f"expected a list of {len(expected)} arrays, got {describe(actual)}")
     for i, (e, a) in enumerate(zip(expected, actual)):
-        verdict = compare_close(case, e, a)  # structure, shape, kind and finiteness first
+        verdict = compare_close(case, e, a, drawn)  # structure, shape, kind and finiteness first
         if verdict.passed:
             continue
         if "wrong values" not in verdict.message:
             return verdict
-        want, got = np.linalg.norm(e.astype(np.float64)), np.linalg.norm(np.asarray(a, dtype=np.float64))
-        if abs(got - want) > case.rtol * want:
-            shown = "" if case.hidden else f", expected {want:.6f}"
-            return Verdict(False, f"[{i}]: norm {got:.6f}{shown}: relative difference "
-                                  f"{abs(got - want) / want:.2g} > {case.rtol:g}")
+        want = e.astype(np.float64)
+        distance = np.linalg.norm(np.asarray(a, dtype=np.float64) - want) / max(np.linalg.norm(want), 1e-300)
+        if not distance <= case.rtol:
+            shown = "" if case.hidden else f": ||W - W_expected|| / ||W_expected|| = {distance:.2g}"
+            return Verdict(False, f"[{i}]: weights differ from the reference's by more than {case.rtol:g} "
+                                  f"of their norm{shown}")
     return PASS
+
+
+START_DISTANCE = 0.5  # one epoch moves W1 by less; weights from other starting weights differ by more than 1
 
 
 def check_test_error(case, expected, actual, test_set):
@@ -78,29 +95,49 @@ def check_test_error(case, expected, actual, test_set):
         if got.shape != want.shape or got.dtype.kind not in "biuf":
             return Verdict(False, f"W{k + 1} is an array of shape {got.shape} and dtype {got.dtype}; "
                                   f"expected shape {want.shape}, numbers: cannot evaluate")
-    X, y = test_set()
     W1, W2 = (w.astype(np.float32) for w in actual)
     if not (np.all(np.isfinite(W1)) and np.all(np.isfinite(W2))):
         return Verdict(False, "weights contain nan or inf")
+    # Good weights are easy to come by (any earlier run's); these must be
+    # the ones trained from the starting weights this grading drew.
+    for k, (want, got) in enumerate(zip(expected, (W1, W2))):
+        want = want.astype(np.float64)
+        distance = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-300)
+        if not distance <= START_DISTANCE:
+            return Verdict(False, f"W{k + 1} is not trained from the given starting weights: it differs from "
+                                  f"the reference's by {distance:.2g} of its norm (> {START_DISTANCE:g})")
+    X, y = test_set()
     error = float(np.mean((np.maximum(X @ W1, 0) @ W2).argmax(axis=1) != y))
     if error <= case.threshold:
         return PASS
     return Verdict(False, f"test error {error:.4f} > {case.threshold} after one epoch")
 
 
+def check_dtype(case, expected, actual, drawn=False):
+    """The reference's dtypes exactly. A case checking its own value (not
+    another case's) must also have the right values: dtypes alone are
+    what any array of the right kind would pass."""
+    if not case.source:
+        verdict = compare_close(case, expected, actual, drawn)
+        if not verdict.passed:
+            return verdict
+    return compare_dtypes(case, expected, actual)
+
+
 CHECKERS = {
-    "close": lambda case, e, a: compare_close(case, e, a),
+    "close": compare_close,
     "analytic": check_analytic,
     "topo": check_topo,
-    "norms": check_norms,
-    "dtype": compare_dtypes,
+    "weights": check_weights,
+    "dtype": check_dtype,
 }
 
 
-def check(case, expected, actual, test_set=None):
-    """test_set: a function returning (X, y), for "test_error" cases."""
+def check(case, expected, actual, test_set=None, drawn=False):
+    """test_set: a function returning (X, y), for "test_error" cases;
+    drawn: the inputs came from a grading seed."""
     if case.check == "test_error":
         if test_set is None:
             raise ValueError(f"case {case.name}: a test_error check needs the test set (read_test_set)")
         return check_test_error(case, expected, actual, test_set)
-    return CHECKERS[case.check](case, expected, actual)
+    return CHECKERS[case.check](case, expected, actual, drawn)

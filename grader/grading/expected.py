@@ -7,6 +7,7 @@ sandbox uid cannot read it. Building also checks the reference itself:
 every case must produce a value, and every analytic gradient must match
 central differences of the reference forward.
 """
+import dataclasses
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ import numpy as np
 
 from grader import ROOT
 from grader.assignment import Assignment
-from grader.grading import gradcheck
+from grader.grading import gradcheck, seeds
 from grader.grading.outcomes import Budget, read_outcome
 from grader.grading.workers import WORKER, run_all
 
@@ -31,6 +32,20 @@ class ReferenceError(RuntimeError):
 
 def cache_root() -> Path:
     return Path(os.environ.get("GRADER_CACHE", ROOT / ".grader-cache"))
+
+
+def settled(config):
+    """`config` with its seed settled: the machine's own unless one was given."""
+    if config.seed is not None:
+        return config
+    return dataclasses.replace(config, seed=seeds.machine_seed(_private_root()))
+
+
+def _private_root() -> Path:
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o700)
+    return root
 
 
 def cache_key(assignment: Assignment) -> str:
@@ -72,23 +87,22 @@ def build(config, dest: Path) -> None:
     """Run the reference's workers and keep their raw output under dest."""
     reference = config.assignment.reference
     files = {rel: reference / rel for rel in config.assignment.student_files}
-    runs = run_all(files, config, base=reference, keep_outputs=dest)
+    runs = run_all(files, settled(config), base=reference, keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
     (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
 
 
 def expected_dir(config) -> Path:
-    """The cache folder for the current key, built if missing."""
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    root.chmod(0o700)
-    final = root / f"expected-{cache_key(config.assignment)}"
+    """The cache folder for the current key and seed, built if missing."""
+    config = settled(config)
+    root = _private_root()
+    final = root / f"expected-{cache_key(config.assignment)}-{seeds.seed_id(config.seed)}"
     if (final / "meta.json").exists():
         return final
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
     # the first grade after a change to the reference or the cases waits for this: say so
     print(f"building the expected answers: the {config.assignment.name} reference's cases, once per change "
-          "(about a minute)...", file=sys.stderr, flush=True)
+          "and per grading seed (about a minute)...", file=sys.stderr, flush=True)
     start = time.monotonic()
     try:
         build(config, tmp)
@@ -105,7 +119,7 @@ def expected_dir(config) -> Path:
 
 def load(config) -> dict:
     """computing case name -> Outcome of the reference."""
-    folder = expected_dir(config)
+    folder = expected_dir(settled(config))
     answers, registry = {}, config.assignment.registry()
     for question in registry.question:
         budget = Budget(folder / question)

@@ -4,6 +4,7 @@ grade_submission() is a pure map from a submission path to a Report (no
 shared state), so grade-batch can run it over any executor. The parent only
 compares values the workers wrote; it never imports student code or needle.
 """
+import re
 import sys
 import tempfile
 import time
@@ -12,23 +13,32 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.files import write_atomic
-from grader.grading import expected, report
+from grader.grading import expected, report, seeds
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
 from grader.grading.workers import RunConfig, config_from_args, run_all
 
 NOT_IMPLEMENTED = "NotImplementedError: "
+# The handout's stubs raise NotImplementedError("Q2: EWiseDiv.gradient"): a
+# hidden case may say that much of a student's text, and no more.
+STUB = re.compile(r"^NotImplementedError: Q\d{1,2}: [A-Za-z_][\w.]{0,60}$")
 REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
 EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
 UNIT = 10_000       # case scores are whole multiples of 1e-4 points, so totals add up exactly
 
 
 def feedback(case, outcome, run):
-    """Why a case has no value, in words a student can act on."""
+    """Why a case has no value, in words a student can act on. A hidden
+    case says only the kind of error: the message and place are text the
+    student's code chooses, which could carry out what the case looks like."""
     if run.import_error:
         return f"{case.description}: not run: {run.import_error}"
     problem = outcome.problem
+    if case.hidden and outcome.error_type:  # the error alone, without the place the worker names
+        problem = problem.split(" (at ", 1)[0]
+        if not STUB.match(problem):
+            problem = f"raised {outcome.error_type} (messages are shown for public cases only)"
     if problem.startswith(NOT_IMPLEMENTED):
         problem = "not implemented: " + problem[len(NOT_IMPLEMENTED):].replace(": ", " ", 1)
     if run.problem and problem.startswith("no value"):
@@ -65,17 +75,18 @@ def _test_set(reader, data: Path):
     return reader(data)
 
 
-def _verdict(case, runs, answers, test_set):
+def _verdict(case, runs, answers, test_set, drawn):
     run = runs[case.question]
     outcome = run.outcomes[case.value_key]
     if not outcome.ok:
         return False, feedback(case, outcome, run)
-    verdict = check(case, answers[case.value_key].value, outcome.value, test_set)
+    verdict = check(case, answers[case.value_key].value, outcome.value, test_set, drawn)
     return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
 
 
-def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None):
-    """One CaseResult per registered case, numbered within its question."""
+def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True):
+    """One CaseResult per registered case, numbered within its question;
+    `drawn`: the inputs came from a grading seed (feedback shows no answer)."""
     assignment = assignment or Assignment.hw1()
     registry = assignment.registry()
     results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
@@ -85,7 +96,7 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         kind = "a" if case.advisory else ""
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
         number = f"{labels[case.question].label}.{kind}{counters[(case.question, kind)]}"
-        passed, output = _verdict(case, runs, answers, test_set)
+        passed, output = _verdict(case, runs, answers, test_set, drawn)
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
         results.append(report.CaseResult(case.name, case.question, number,
@@ -128,6 +139,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     (`refusal(report)` gives it). `config.score_advisories` scores the
     advisory cases too (an instructor's choice)."""
     start, submission = time.monotonic(), Path(submission)
+    config = expected.settled(config)  # the inputs this grading draws
     assignment = config.assignment
     questions = assignment.registry().questions
     warnings = _security_notes(config)
@@ -139,12 +151,13 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
         runs = run_all(files, config)
-    cases = grade_cases(runs, answers, config.score_advisories, assignment)
+    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
-                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name)
+                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name,
+                         seed_id=seeds.seed_id(config.seed))
 
 
 def refusal(rep: report.Report) -> str:

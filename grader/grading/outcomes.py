@@ -19,6 +19,7 @@ MAX_NPY_BYTES = 64 << 20        # one array; full-MNIST weights are 0.3 MB
 MAX_WORKER_BYTES = 128 << 20    # everything read from one worker's out_dir
 MAX_TEXT = 300                   # characters of worker-supplied error text kept
 NPY_NAME = re.compile(r"^[A-Za-z0-9_]+\.npy$")
+ERROR_TYPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,80}(?=:|$)")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Outcome:
     ok: bool
     value: object = None
     problem: str = ""            # for students: what went wrong
+    error_type: str = ""         # the exception's class name, when the case's code raised one
 
 
 class Budget:
@@ -93,7 +95,8 @@ def read_outcome(budget: Budget, name: str) -> Outcome:
         if not isinstance(record, dict) or record.get("status") not in ("ok", "error"):
             raise ValueError("not a case record")
         if record["status"] == "error":
-            return Outcome(False, problem=_problem(record))
+            kind = ERROR_TYPE.match(_clean(record.get("error", "")))
+            return Outcome(False, problem=_problem(record), error_type=kind.group(0) if kind else "Exception")
         return Outcome(True, value=_decode(record.get("value"), budget))
     except (ValueError, RecursionError, OSError) as exc:
         return Outcome(False, problem=f"unreadable value: {_clean(exc)}")

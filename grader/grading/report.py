@@ -55,6 +55,7 @@ class Report:
     error: str = ""       # set when the grader itself failed
     mode: str = CONTRACT_MODE
     assignment: str = "hw1"
+    seed_id: str = ""     # which drawn inputs were scored (a hash, never the seed)
 
     @property
     def score(self):
@@ -109,6 +110,7 @@ def gradescope_json(report):
             "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
             "sandbox_tier": report.tier,
             "scoring": report.mode,
+            "provenance": {"seed_id": report.seed_id},
         },
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"

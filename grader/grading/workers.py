@@ -49,6 +49,9 @@ class RunConfig:
     score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
     assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
     overrides: dict = field(default_factory=dict)  # question -> sandbox.Limits, replacing the computed ones
+    # The secret seed the scored inputs are drawn from (grading/seeds.py):
+    # None for the machine's, "" (seeds.PUBLIC) for the handout's fixed inputs.
+    seed: str | None = None
 
     def limits_for(self, question: str) -> sandbox.Limits:
         if question in self.overrides:
@@ -123,7 +126,10 @@ def build_runner(dest: Path, assignment: Assignment) -> Path:
 
 def run_question(question, copy_dir, runner, out_parent, config, keep=None, group=None) -> QuestionRun:
     out_dir = sandbox.make_out_dir(out_parent)
-    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
+    if config.seed is None:
+        raise ValueError("run_question: settle the seed first (expected.settled)")
+    seed = [config.seed] if config.seed else []
+    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT, *seed],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
                          limits=config.limits_for(question), tier=config.tier, group=group)
     budget = Budget(out_dir)

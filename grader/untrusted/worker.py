@@ -1,10 +1,12 @@
 """Sandboxed worker: runs one question's cases on the library in the current
 directory and writes their values, nothing else.
 
-    python -I worker_boot.py QUESTION OUT_DIR
+    python -I worker_boot.py QUESTION OUT_DIR [SEED]
 
 Runs inside the sandbox with a copy of the assignment's cases package
-(as `assignment_cases`) next to this file. The working directory is the submission copy, set up as
+(as `assignment_cases`) next to this file. SEED, when given, is the
+grading's secret seed: the cases package reads it from CASE_SEED when it
+is imported and draws every input from it (without it, the public inputs). The working directory is the submission copy, set up as
 when a student runs the homework from its root: the root, its `python/` and
 its `apps/` are appended LAST to sys.path (so `import needle` and
 `from python.needle.ops import *` both work, and nothing shadows numpy or
@@ -23,6 +25,7 @@ import traceback
 
 RUNNER = os.path.dirname(os.path.abspath(__file__))
 MAX_MESSAGE = 500  # characters kept of an exception message
+SEED_VARIABLE = "CASE_SEED"  # how the cases package learns the seed
 
 
 def encode(value, out_dir, stem, counter):
@@ -87,6 +90,8 @@ def import_library(modules):
 
 def main():
     question, out_dir = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3:
+        os.environ[SEED_VARIABLE] = sys.argv[3]  # before the case tables are built
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
     from assignment_cases import CASES, QUESTIONS

@@ -11,7 +11,8 @@ tests/test_grade_cli.py grades each and expects exit status 3 and the reason.
 
 Placeholders in snippets: @TOKEN@ (unique per run: a process carrying it in
 its command line must not survive), @ROOT@ (the grader's repository),
-@CACHE@ (the folder of cached expected values), @MODE@ (snippet variant).
+@CACHE@ (the folder of cached expected values), @SHIPPED@ (the handout's
+public answers, `shipped_answers`), @MODE@ (snippet variant).
 """
 import os
 import shutil
@@ -140,10 +141,26 @@ HOSTILE = [
             "always_equal.py", B, "import", r"wrong values", mode="liar"),
     hostile("finite_differences", "Log/Exp/PowerScalar gradients by central differences in numpy",
             "finite_differences.py", None, "import", r"wrong values", zero=frozenset(),
-            lose_cases=r"backward_second_order_(power_scalar|log|exp)$", short_limits=False),
+            # EWisePow's gradient goes through Log's
+            lose_cases=r"^backward_((second_order_)?(power_scalar|power_scalar_fraction|log|exp)|second_order_ewise_pow)$",
+            short_limits=False),
     hostile("shipped_files", "numpy.py, sitecustomize.py, conftest.py, needle/__init__.py ... that os._exit(0)",
             None, None, "import", r"", zero=frozenset(), extra_files=SHIPPED, short_limits=False),
+    hostile("replay_shipped_answers", "writes the handout's shipped answers as its values, then exits",
+            "replay_shipped.py", None, "import", r"wrong values|wrong shape|not the post-order|no value|"
+            r"weights differ|test error|topological order|expected", zero=frozenset({F, B, T, C, S, N}), short_limits=False),
+    hostile("forged_gradient_cases", "patches the case code: central differences of the forward reported as "
+            "each first-order gradient", "forge_gradient_cases.py", B, "import", r"wrong values",
+            zero=frozenset(), lose_cases=r"^backward_(?!second_order)", short_limits=False),
 ]
+
+
+def shipped_answers(handout: Path) -> str:
+    """The @SHIPPED@ placeholder: the handout's public answers, as a Python
+    literal mapping file name to base64 (what a student can copy)."""
+    import base64
+    folder = handout / "tests" / "hw1" / "hw1_cases" / "expected"
+    return repr({p.name: base64.b64encode(p.read_bytes()).decode() for p in sorted(folder.iterdir())})
 
 
 def bundles(entries, size=4):

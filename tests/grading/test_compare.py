@@ -74,6 +74,48 @@ def test_hidden_feedback_shows_no_expected_value():
     assert not verdict.passed and "(2, 7)" not in verdict.message
 
 
+def test_hidden_feedback_has_no_magnitudes_counts_or_positions():
+    verdict = compare_close(_case(hidden=True), np.array([1.5, 2.5, 3.5]), np.array([1.5, 9.0, 3.5]))
+    assert not verdict.passed and "wrong values" in verdict.message
+    for leak in ("6.5", "1 of 3", "index", "max abs"):
+        assert leak not in verdict.message
+
+
+def test_drawn_inputs_show_the_error_but_not_the_answer():
+    expected, actual = np.array([1.5, 2.5, 3.5]), np.array([1.5, 9.0, 3.5])
+    public = compare_close(_case(), expected, actual)
+    drawn = compare_close(_case(), expected, actual, drawn=True)
+    assert "expected 2.5" in public.message and "got 9" in public.message
+    assert "2.5" not in drawn.message and "got 9" in drawn.message and "1 of 3" in drawn.message
+
+
+def test_hidden_topo_feedback_names_the_property_only():
+    inputs, want = [[], [0], [1], [0, 2]], [0, 1, 2, 3]
+    for order, kind in (([0, 1, 1, 2, 3], "twice"), ([1, 0, 2, 3], "before one of its inputs"),
+                        ([0, 1, 3], "missing")):
+        message = topo_problem(want, inputs, order, "hidden")
+        assert kind in message and not any(ch.isdigit() for ch in message), message
+    for order, kind in (([1, 0, 2], "not the post-order"),):  # two leaves, then their sum
+        message = topo_problem([0, 1, 2], [[], [], [0, 1]], order, "hidden")
+        assert kind in message and not any(ch.isdigit() for ch in message), message
+
+
+def test_exact_gradients_refuse_central_differences_in_float64():
+    """A float64 gradient must match to 1e-13 of its scale: central
+    differences of the forward (what patched case code could send) miss."""
+    rng = np.random.RandomState(3)
+    x, g = rng.randn(3, 4), rng.randn(3, 4)
+    analytic = g * np.exp(x)
+    h = 1e-5
+    numeric = g * (np.exp(x + h) - np.exp(x - h)) / (2 * h)
+    case = _case(exact=1e-13)
+    assert compare_close(case, analytic, g * np.exp(x) * (1 + 1e-16)).passed
+    assert compare_close(case, analytic, np.exp(x) * g).passed            # another operation order
+    assert not compare_close(case, analytic, numeric).passed
+    assert compare_close(_case(), analytic, numeric).passed               # the usual tolerance would pass it
+    assert compare_close(case, analytic, numeric.astype(np.float32)).passed  # float32: the usual tolerance
+
+
 def test_structure_mismatches():
     assert not compare_close(_case(), [np.zeros(2), np.zeros(2)], [np.zeros(2)]).passed
     assert not compare_close(_case(), {"a": 1.0}, {"b": 1.0}).passed
@@ -84,24 +126,34 @@ def test_structure_mismatches():
 def test_topo_feedback_names_the_property():
     inputs = [[], [0], [1], [0, 2]]
     want = [0, 1, 2, 3]
-    assert "twice" in topo_problem(want, inputs, [0, 1, 1, 2, 3], False)
-    assert "before its input" in topo_problem(want, inputs, [1, 0, 2, 3], False)
-    assert "missing" in topo_problem(want, inputs, [0, 1, 3], False)
+    assert "twice" in topo_problem(want, inputs, [0, 1, 1, 2, 3])
+    assert "before its input" in topo_problem(want, inputs, [1, 0, 2, 3])
+    assert "missing" in topo_problem(want, inputs, [0, 1, 3])
     case = _case(check="topo")
     expected = {"order": want, "inputs": inputs}
     assert check(case, expected, {"order": want, "inputs": inputs}).passed
     assert not check(case, expected, {"order": [3, 2, 1, 0], "inputs": inputs}).passed
 
 
-def test_norms_and_test_error_checks_fail_on_wrong_weights():
+def test_weights_and_test_error_checks_fail_on_wrong_weights():
     rng = np.random.RandomState(0)
     W1, W2 = rng.randn(784, 10).astype(np.float32), rng.randn(10, 10).astype(np.float32)
-    norms = _case(check="norms", rtol=1e-3)
-    assert check(norms, [W1, W2], [W1 * (1 + 1e-5), W2]).passed
-    assert not check(norms, [W1, W2], [W1 * 1.01, W2]).passed
+    weights = _case(check="weights", rtol=1e-2)
+    drift = (W1 + 0.005 * rng.randn(*W1.shape) * np.abs(W1).mean()).astype(np.float32)  # 0.5% of the norm
+    assert check(weights, [W1, W2], [drift, W2]).passed
+    assert check(weights, [W1, W2], [W1, W2.astype(np.float64)]).passed
+    assert not check(weights, [W1, W2], [W1 * 1.02, W2]).passed
+    # the same norms, other weights: what a forger rescaling any learning run would send
+    permuted = rng.permutation(W1.ravel()).reshape(W1.shape)
+    assert abs(np.linalg.norm(permuted) - np.linalg.norm(W1)) < 1e-3
+    assert not check(weights, [W1, W2], [permuted, W2]).passed
     err = _case(check="test_error", threshold=0.07)
     verdict = check(err, [W1, W2], [W1, W2], mnist_test_set)  # random weights: about 90% error
     assert not verdict.passed and "test error" in verdict.message
+    # weights from another start (an earlier run's, the handout's) never reach the test set
+    other = [rng.randn(784, 10).astype(np.float32), rng.randn(10, 10).astype(np.float32)]
+    verdict = check(err, [W1, W2], other, lambda: pytest.fail("the test set was read"))
+    assert not verdict.passed and "not trained from the given starting weights" in verdict.message
 
 
 @pytest.mark.parametrize("actual", [
@@ -117,13 +169,13 @@ def test_test_error_refuses_unexpected_weights_before_any_arithmetic(actual):
     assert not verdict.passed
 
 
-@pytest.mark.parametrize("check_kind", ["close", "norms", "analytic", "topo", "dtype"])
+@pytest.mark.parametrize("check_kind", ["close", "weights", "analytic", "topo", "dtype"])
 @pytest.mark.parametrize("actual", [
     np.array(1.0), 10 ** 30, float("nan"), float("inf"), True, [], {}, [[[[]]]],
     {"analytic": np.zeros((2, 2)), "order": [10 ** 30]}, [np.zeros((2, 2))] * 4000,
 ])
 def test_hostile_values_fail_their_case_never_the_parent(check_kind, actual):
-    expected = {"close": [np.zeros((2, 2)), np.zeros(3)], "norms": [np.zeros((2, 2)), np.ones(3)],
+    expected = {"close": [np.zeros((2, 2)), np.zeros(3)], "weights": [np.zeros((2, 2)), np.ones(3)],
                 "analytic": {"analytic": [np.zeros((2, 2))], "numeric": [np.zeros((2, 2))]},
                 "topo": {"order": [0, 1], "inputs": [[], [0]]}, "dtype": [np.zeros((2, 2))]}[check_kind]
     verdict = check(_case(check=check_kind), expected, actual)

@@ -48,7 +48,7 @@ def sample_report():
     cases = sample_cases()
     return report.Report("submissions/alice.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 3.14159,
                          ("apps/simple_ml.py not found in the submission: graded with the handout's "
-                          "unsolved version",))
+                          "unsolved version",), seed_id="5be0c4a1d2e3")
 
 
 def error_report():

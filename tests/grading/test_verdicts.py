@@ -293,8 +293,9 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     cache = str(expected.expected_dir(RunConfig()))
     entries = _selected(request, hostile.Hostile)
+    shipped = hostile.shipped_answers(Assignment.hw1().handout)
     subs = {h.name: {"@TOKEN@": f"vt-hostile-{h.name}-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
-                     "@CACHE@": cache} for h in entries}
+                     "@CACHE@": cache, "@SHIPPED@": shipped} for h in entries}
     groups = hostile.bundles(entries)
     results = {}
     # Children this test process had before (e.g. multiprocessing's resource
@@ -328,16 +329,18 @@ def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
         assert got[key] == 0, f"{h.name} ({h.attack}) scored {got[key]} on {key}:\n{failures(report)}"
     # Graded together with `group`: the questions they attack are lost too,
     # every other question keeps full marks.
-    expected_lost = set().union(*(g.must_zero for g in group)) | (
-        {c.question for c in report.cases if re.search(h.lose_cases, c.name)} if h.lose_cases else set())
+    expected_lost = set().union(*(g.must_zero for g in group)) | {
+        c.question for c in report.cases for g in group if g.lose_cases and re.search(g.lose_cases, c.name)}
     assert lost(report) == expected_lost, (
         f"{h.name} ({h.attack}): expected to lose exactly {sorted(expected_lost)}, lost "
         f"{sorted(lost(report))}\n{failures(report)}")
     for case in report.cases:
-        if h.lose_cases:
+        mine = bool(h.lose_cases) and case.question == (h.target or case.question)
+        if mine:
             assert case.passed != bool(re.search(h.lose_cases, case.name)), (h.name, case)
-        if case.question in zero or (h.lose_cases and not case.passed):
-            assert not case.passed and re.search(h.message, case.output), (
+        if (case.question in zero and case.max_score > 0) or (mine and not case.passed):
+            # A hidden case names only the kind of failure (never the student's text).
+            assert not case.passed and (case.hidden or re.search(h.message, case.output)), (
                 f"{h.name}: unclear message for {case.name}: {case.output!r} (want /{h.message}/)")
 
 
@@ -357,7 +360,8 @@ if __name__ == "__main__":  # python tests/test_verdicts.py [NAME...]: what each
             if sys.argv[1:] and h.name not in sys.argv[1:]:
                 continue
             subs = {"@TOKEN@": f"vt-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
-                    "@CACHE@": str(expected.expected_dir(RunConfig()))}
+                    "@CACHE@": str(expected.expected_dir(RunConfig())),
+                    "@SHIPPED@": hostile.shipped_answers(Assignment.hw1().handout)}
             report, survivors, _ = _grade_hostile([h], Path(tmp) / h.name, {h.name: subs})[h.name]
             print(h.name, scores(report), survivors)
             print(failures(report).splitlines()[:2])

@@ -80,7 +80,7 @@ def test_strict_mode_scores_the_advisories(monkeypatch):
     """With --score-advisories, a failed advisory costs its question points;
     by default it costs nothing. Totals stay exact either way."""
     bad = next(c for c in CASES if c.advisory)
-    monkeypatch.setattr(grade, "check", lambda case, e, a, test_set=None: Verdict(case.name != bad.name, "wrong"))
+    monkeypatch.setattr(grade, "check", lambda case, e, a, test_set=None, drawn=False: Verdict(case.name != bad.name, "wrong"))
     ok = Outcome(True, value=1.0)
     runs = {q: QuestionRun(q, {c.name: ok for c in producers(q)}, "", "", "bwrap") for q in QUESTION}
     answers = {c.name: ok for c in CASES if c.fn is not None}

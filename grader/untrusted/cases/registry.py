@@ -38,10 +38,12 @@ QUESTION = {q.key: q for q in QUESTIONS}
 #   "analytic"   like close, on the "analytic" entry of a gradient record (the
 #                "numeric" entry only checks the reference itself)
 #   "topo"       the "order" entry identical; feedback names the property broken
-#   "norms"      Frobenius norms of the arrays within rtol (long float32 runs)
+#   "weights"    each array within rtol of the reference's, as a matrix: the
+#                Frobenius norm of the difference (long float32 runs)
 #   "test_error" MNIST test error of returned weights (W1, W2) <= threshold
-#   "dtype"      every array has the reference's dtype (float width included)
-CHECKS = ("close", "analytic", "topo", "norms", "test_error", "dtype")
+#   "dtype"      every array has the reference's dtype (float width included),
+#                and, for a case checking its own value, "close" too
+CHECKS = ("close", "analytic", "topo", "weights", "test_error", "dtype")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Case:
     hidden: bool = False     # feedback never shows expected values
     advisory: bool = False   # beyond the contract: reported, no points unless asked
     threshold: float = 0.0   # for "test_error"
+    exact: float = 0.0       # > 0: a float64 value must be within exact * its scale (gradients; util.EXACT)
 
     @property
     def value_key(self) -> str:

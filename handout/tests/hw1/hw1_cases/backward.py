@@ -6,7 +6,7 @@ batch dims) are advisory."""
 import numpy as np
 
 from .registry import case
-from .util import numeric_gradients, positive, randn, reverse_walk, tensor_check
+from .util import EXACT, numeric_gradients, positive, randn, reverse_walk, tensor_check
 
 
 def first_order(ndl, op_name, arrays, seed, **kwargs):
@@ -55,13 +55,13 @@ def grad1(name, description, op_name, arrays, seed, hidden=False, beyond="", **k
     """A first-order case: the op's gradient at `arrays` for a random out_grad."""
     return case("backward", name, beyond or "gradient", description,
                 lambda ndl, sm: first_order(ndl, op_name, arrays, seed, **kwargs),
-                check="analytic", hidden=hidden, advisory=bool(beyond))
+                check="analytic", hidden=hidden, advisory=bool(beyond), exact=EXACT)
 
 
 def grad2(name, description, op_name, arrays, seed, **kwargs):
     """A second-order case: each gradient differentiated again (hidden)."""
     return case("backward", name, "gradient_of_gradient", description,
-                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=True)
+                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=True, exact=EXACT)
 
 
 CASES = [

@@ -48,8 +48,7 @@ CONTRACT = {
     "parse_mnist_dtypes": "parse_mnist: X of dtype np.float32 and y of dtype np.uint8 (its docstring)",
     "softmax_loss_value": "softmax_loss(Z, y_one_hot): mean over the batch of log(sum(exp(z))) - z_true, "
                           "for one-hot labels of any numeric dtype",
-    "softmax_loss_gradient": "softmax_loss is differentiable with needle ops, with respect to both "
-                             "arguments (the course checks the gradient of each)",
+    "softmax_loss_gradient": "softmax_loss is differentiable with needle ops with respect to the logits Z",
     # Q6
     "relu": "ReLU: max(a, 0) element-wise, and its gradient away from 0",
     "nn_epoch": "nn_epoch(X, y, W1, W2, lr, batch): one SGD epoch over the batches in order, logits "
@@ -69,4 +68,8 @@ BEYOND = {
     "float_width": "the float width of results (the course compares values with a tolerance)",
     "intermediate_grads": ".grad on intermediate nodes (the course reads .grad of inputs only)",
     "backward_twice": "a second backward() replacing, not adding to, the first one's .grad",
+    "label_gradient": "the gradient of softmax_loss with respect to the labels, off one-hot labels (correct "
+                      "formulations differ there; the course checks each against its own loss)",
+    "partial_batch": "nn_epoch when the example count is not a multiple of the batch (the docstring does "
+                     "not say what the last, smaller batch does; the course's tests use whole batches)",
 }

@@ -8,8 +8,15 @@ no value a worker can produce crashes or starves the parent. Numbers are
 compared as the course compares them: within a tolerance, whatever their
 float width (a 0-d value and a one-element array compare like scalars, as in
 numpy.testing.assert_allclose). Every function returns a Verdict: passed or
-not, and a message a student can act on. Hidden cases never show expected
-values.
+not, and a message a student can act on.
+
+What a message may show depends on who sees it (`secrecy`): on the
+handout's fixed public inputs everything (expected against got at the
+worst entry); on inputs drawn from a grading seed ("drawn") sizes, counts
+and positions of the errors but no expected value, which would be the
+answer for the next submission graded on the same seed; for a hidden case
+only the kind of failure, never magnitudes, counts or positions, which
+would let repeated submissions probe its answers.
 """
 from dataclasses import dataclass
 
@@ -25,6 +32,11 @@ class Verdict:
 
 
 PASS = Verdict(True, "")
+PUBLIC, DRAWN, HIDDEN = "public", "drawn", "hidden"  # what a message may show (see above)
+
+
+def secrecy(case, drawn: bool) -> str:
+    return HIDDEN if case.hidden else DRAWN if drawn else PUBLIC
 
 
 class Mismatch(Exception):
@@ -44,7 +56,7 @@ def _at(path):
 NUMERIC = NUMERIC_KINDS
 
 
-def _as_array(actual, expected, path, hidden=False):
+def _as_array(actual, expected, path, secret=PUBLIC):
     """The actual value as an array shaped like `expected`, or Mismatch."""
     if type(actual) in (int, float, bool):
         actual = np.asarray(actual)  # a number where a 0-d array is expected
@@ -53,40 +65,51 @@ def _as_array(actual, expected, path, hidden=False):
     if actual.dtype.kind not in NUMERIC:
         raise Mismatch(f"expected numbers{_at(path)}, got an array of dtype {actual.dtype}")
     if not same_shape(expected.shape, actual.shape):
-        want = "" if hidden else f", expected {expected.shape}"
+        want = "" if secret == HIDDEN else f", expected {expected.shape}"
         raise Mismatch(f"wrong shape{_at(path)}: got {actual.shape}{want}")
     return actual.reshape(expected.shape)
 
 
-def _check_array(expected, actual, path, case, hidden):
-    actual = _as_array(actual, expected, path, hidden)
-    _check_close(expected.astype(np.float64), actual.astype(np.float64), path, case, hidden)
+def _check_array(expected, actual, path, case, secret):
+    actual = _as_array(actual, expected, path, secret)
+    rtol, atol = case.rtol, case.atol
+    exact = getattr(case, "exact", 0.0)  # another assignment's Case may not have it
+    if exact and actual.dtype == np.float64:
+        # A float64 gradient must be as exact as float64 makes it (see the
+        # case's `exact`): central differences of the forward, which student
+        # code could pass off as its gradient, are never this close.
+        scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+        rtol, atol = exact, exact * max(scale, 1e-300)
+    _check_close(expected.astype(np.float64), actual.astype(np.float64), path, rtol, atol, secret)
 
 
-def _check_close(expected, actual, path, case, hidden):
+def _check_close(expected, actual, path, rtol, atol, secret):
     if not np.all(np.isfinite(actual)):
         raise Mismatch(f"non-finite values (nan or inf){_at(path)}")
-    if np.all(close_mask(actual, expected, case.rtol, case.atol)):
+    if np.all(close_mask(actual, expected, rtol, atol)):
         return
+    if secret == HIDDEN:
+        raise Mismatch(f"wrong values{_at(path)}: not within the tolerance (rtol {rtol:g}, atol {atol:g})")
     abs_err = np.abs(actual - expected)
-    allowed = case.atol + case.rtol * np.abs(expected)
+    allowed = atol + rtol * np.abs(expected)
     worst = np.unravel_index(np.argmax(abs_err - allowed), abs_err.shape) if abs_err.ndim else ()
     rel = abs_err[worst] / max(abs(float(expected[worst])), 1e-300)
-    detail = "" if hidden else f"; at index {tuple(int(i) for i in worst)} expected " \
-                               f"{float(expected[worst]):.6g}, got {float(actual[worst]):.6g}"
+    detail = f"; at index {tuple(int(i) for i in worst)} got {float(actual[worst]):.6g}"
+    if secret == PUBLIC:
+        detail += f", expected {float(expected[worst]):.6g}"
     raise Mismatch(f"wrong values{_at(path)}: max abs error {float(abs_err.max()):.3g}, "
-                   f"rel error {rel:.3g} > tolerance (rtol {case.rtol:g}, atol {case.atol:g}); "
+                   f"rel error {rel:.3g} > tolerance (rtol {rtol:g}, atol {atol:g}); "
                    f"{int(np.sum(abs_err > allowed))} of {abs_err.size} entries off{detail}")
 
 
-def _compare(expected, actual, path, case, hidden):
+def _compare(expected, actual, path, case, secret):
     if isinstance(expected, np.ndarray):
-        return _check_array(expected, actual, path, case, hidden)
+        return _check_array(expected, actual, path, case, secret)
     if isinstance(expected, dict):
         if not isinstance(actual, dict) or set(actual) != set(expected):
             raise Mismatch(f"expected a dict with keys {sorted(expected)}{_at(path)}, got {describe(actual)}")
         for key in expected:
-            _compare(expected[key], actual[key], f"{path}[{key!r}]", case, hidden)
+            _compare(expected[key], actual[key], f"{path}[{key!r}]", case, secret)
         return
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
@@ -94,20 +117,21 @@ def _compare(expected, actual, path, case, hidden):
             raise Mismatch(f"expected a list of {len(expected)} values{_at(path)}, "
                            f"got a {describe(actual)}{size}")
         for i, (e, a) in enumerate(zip(expected, actual)):
-            _compare(e, a, f"{path}[{i}]", case, hidden)
+            _compare(e, a, f"{path}[{i}]", case, secret)
         return
     # A number: a bool must match a bool; ints and floats compare by value.
     if isinstance(actual, np.ndarray) and actual.size == 1 and actual.dtype.kind in NUMERIC:
         actual = actual.reshape(()).item()  # a one-element array where a number is expected
     if isinstance(actual, bool) != isinstance(expected, bool) or not isinstance(actual, (int, float)):
         raise Mismatch(f"expected a number{_at(path)}, got a {describe(actual)}")
-    _check_close(np.array(float(expected)), np.array(float(actual)), path, case, hidden)
+    _check_close(np.array(float(expected)), np.array(float(actual)), path, case.rtol, case.atol, secret)
 
 
-def compare_close(case, expected, actual):
-    """Structure, shapes and values within the case's tolerance."""
+def compare_close(case, expected, actual, drawn=False):
+    """Structure, shapes and values within the case's tolerance; `drawn`:
+    the inputs came from a grading seed (see `secrecy`)."""
     try:
-        _compare(expected, actual, "", case, case.hidden)
+        _compare(expected, actual, "", case, secrecy(case, drawn))
     except Mismatch as m:
         return Verdict(False, str(m))
     return PASS

@@ -6,7 +6,7 @@ import numpy as np
 
 from .backward import first_order
 from .registry import case
-from .util import TRAIN, randn, read_mnist, rng, tensor_check
+from .util import EXACT, TRAIN, positive, randn, read_mnist, rng, tensor_check
 
 F32 = np.float32
 
@@ -28,16 +28,18 @@ def _epoch(ndl, sm, X, y, W1, W2, **kwargs):
 def relu_forward(ndl, sm):
     x = randn(401, 4, 5, dtype=F32)
     x[0, :2] = 0.0
-    return [ndl.relu(ndl.Tensor(x)).numpy(), ndl.relu(ndl.Tensor(np.array(-1.5))).numpy()]
+    return [ndl.relu(ndl.Tensor(x)).numpy(), ndl.relu(ndl.Tensor(-positive(408))).numpy()]
 
 
-def epoch_synthetic(ndl, sm):
-    """50 examples in batches of 16: the last batch has 2."""
-    r = rng(404)
-    X = r.randn(50, 5).astype(F32)
-    y = r.randint(0, 3, size=50).astype(np.uint8)
-    W1, W2 = _weights(405, 5, 8, 3)
-    return _epoch(ndl, sm, X, y, W1, W2, lr=0.1, batch=16)
+def synthetic(examples):
+    """nn_epoch on `examples` random examples in batches of 16."""
+    def epoch(ndl, sm):
+        r = rng(404)
+        X = r.randn(examples, 5).astype(F32)
+        y = r.randint(0, 3, size=examples).astype(np.uint8)
+        W1, W2 = _weights(405, 5, 8, 3)
+        return _epoch(ndl, sm, X, y, W1, W2, lr=0.1, batch=16)
+    return epoch
 
 
 def epoch_mnist_full(ndl, sm):
@@ -52,16 +54,18 @@ def q6(name, contract, description, fn=None, **options):
 
 CASES = [
     q6("relu_forward", "relu", "ReLU forward on (4,5) float32 with zeros, and a 0-d input", relu_forward),
-    q6("synthetic", "nn_epoch", "nn_epoch on 50 synthetic examples, batch 16 (last batch partial)",
-       epoch_synthetic),
-    # One float32 epoch of 600 steps: weights from different but correct
-    # operation orders drift apart by ~1e-4 relative in norm; 1e-3 still fails
-    # a skipped batch or a wrong learning rate by a wide margin.
+    q6("synthetic", "nn_epoch", "nn_epoch on 48 synthetic examples, batch 16", synthetic(48)),
+    # One float32 epoch of 600 steps: the weights of correct runs that differ
+    # only in float width drift apart by 0.1-0.3% of their norm (entries by up
+    # to 1%); a 5% error in the learning rate moves them 2%, shuffled batches
+    # 10% (measured on MNIST from the reference's starting weights).
     q6("mnist_full", "nn_epoch", "nn_epoch over all 60000 MNIST training images, lr 0.2, batch 100",
-       epoch_mnist_full, check="norms", rtol=1e-3),
+       epoch_mnist_full, check="weights", rtol=1e-2),
     # The reference reaches 0.0585 test error after this epoch.
     q6("test_error", "nn_epoch_learns", "MNIST test error of the weights after one full epoch <= 0.07",
        source="nn_epoch_ndl_mnist_full", check="test_error", threshold=0.07),
     q6("weights_float32", "float_width", "nn_epoch returns float32 weights for float32 inputs",
        source="nn_epoch_ndl_synthetic", check="dtype", advisory=True),
+    q6("partial_batch", "partial_batch", "nn_epoch on 50 synthetic examples, batch 16 (a last batch of 2)",
+       synthetic(50), advisory=True),
 ]

@@ -2,10 +2,22 @@
 library under test, so they use only numpy and what the case passes in."""
 import functools
 import gzip
+import hashlib
 import os
 import struct
 
 import numpy as np
+
+# The scored inputs. The grader draws a secret seed for each batch and hands
+# it to the worker in this variable, set before this package is imported,
+# because the case tables draw their inputs when they are built: every input
+# below then comes from a generator keyed by (that seed, the case's own
+# number), with the shapes and kinds the table gives, so answers seen before
+# grading (the handout's, a classmate's) are worth nothing. Without it (a
+# student's own `make test`, `make submit`) the inputs are the fixed public
+# ones, drawn from the case's number alone.
+SEED_VARIABLE = "CASE_SEED"
+SECRET_SEED = os.environ.get(SEED_VARIABLE, "")
 
 # Central differences in float64: the error is about h^2 * |f'''| (truncation)
 # plus eps * |f| / h (round-off). With h = 1e-5 and inputs of order 1 both stay
@@ -14,9 +26,23 @@ import numpy as np
 NUMERIC_STEP = 1e-5
 NUMERIC_TOLERANCE = 1e-6
 
+# How close a float64 gradient must be to the reference's, relative to the
+# largest entry: correct formulations differ by a few roundings (1e-15 at
+# most on these inputs), while central differences of the forward are off
+# by 3e-12 to 3e-10 at h = 1e-5 and by about 1e-11 at the best step for a
+# curved op. So a worker that reports differences of the student's forward
+# as the gradient (case code patched from inside it) fails. Float32 values
+# keep the case's usual tolerance: their rounding hides the difference.
+EXACT = 1e-13
+
 
 def rng(seed):
-    return np.random.RandomState(seed)
+    """The generator of a case's inputs: its fixed number, salted with the
+    grading seed when there is one."""
+    if not SECRET_SEED:
+        return np.random.RandomState(seed)
+    digest = hashlib.sha256(f"{SECRET_SEED}/{seed}".encode()).digest()
+    return np.random.RandomState(np.frombuffer(digest[:16], dtype=np.uint32))
 
 
 def randn(seed, *shape, dtype=np.float64):
