@@ -6,12 +6,15 @@ Rows are built from each result folder's results.json (so a resumed batch
 keeps the earlier submissions) and kept in memory while a batch runs; the
 file is rewritten atomically after each result, so it is complete up to the
 last submission that finished, whatever stops the batch.
+
+Submission names and reasons come from students (a zip's file name): the
+file is written by grader.csvsafe, so `=HYPERLINK(...).zip` shows as text in
+a spreadsheet; scores are csvsafe.Number cells, written as they are.
 """
-import csv
-import io
 import json
 from pathlib import Path
 
+from grader import csvsafe
 from grader.grading import report
 from grader.files import write_atomic
 
@@ -33,11 +36,11 @@ def row_from_results(name: str, doc: dict, questions) -> list:
     (refused, or the grader failed) gets its reason from the report's output,
     whose first line is the score header."""
     found = doc.get("extra_data", {}).get("questions", {})
-    scores = [report._fmt(float(found.get(q.key, {}).get("score", 0.0))) for q in questions]
+    scores = [csvsafe.Number(report._fmt(float(found.get(q.key, {}).get("score", 0.0)))) for q in questions]
     reason = ""
     if not doc.get("tests"):
         reason = _one_line("\n".join(str(doc.get("output", "")).splitlines()[1:])) or "no case was run"
-    return [name, *scores, report._fmt(float(doc.get("score", 0.0))), reason]
+    return [name, *scores, csvsafe.Number(report._fmt(float(doc.get("score", 0.0)))), reason]
 
 
 def ungraded_row(name: str, reason: str, questions) -> list:
@@ -63,11 +66,7 @@ def read_row(folder: Path, questions):
 
 def render(rows: dict, questions) -> str:
     """The CSV text, rows sorted by submission name (pure)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header(questions))
-    writer.writerows(rows[name] for name in sorted(rows))
-    return buffer.getvalue()
+    return csvsafe.render([header(questions), *(rows[name] for name in sorted(rows))])
 
 
 class BatchGradebook:

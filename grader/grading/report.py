@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from pathlib import PurePath
 
+from grader import csvsafe
+
 CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
 STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
 MODE_NOTES = {
@@ -194,4 +196,6 @@ def csv_header(questions):
 
 
 def csv_row(report):
-    return [report.submission, *(_fmt(q.score) for q in report.questions), _fmt(report.score)]
+    """Scores as csvsafe.Number cells: write the row with csvsafe.render."""
+    return [report.submission, *(csvsafe.Number(_fmt(q.score)) for q in report.questions),
+            csvsafe.Number(_fmt(report.score))]

@@ -1,10 +1,9 @@
 """`grader serve`, `grader users add|import`, `grader gradebook`."""
-import csv
-import io
 import os
 import sys
 from pathlib import Path
 
+from grader import csvsafe
 from grader.files import write_atomic
 
 from .config import CONFIG_ENV, ServerConfig
@@ -123,15 +122,13 @@ def _users(args) -> int:
         print(f"added {args.role} {args.target}; their key (shown only once):")
         print(keys[0])
         return 0
-    out = io.StringIO()
-    table = csv.writer(out, lineterminator="\n")
-    table.writerow(["name", "role", "key"])
-    table.writerows((n, r, k) for (n, r), k in zip(people, keys))
+    # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
+    table = csvsafe.render([["name", "role", "key"], *((n, r, k) for (n, r), k in zip(people, keys))])
     if args.out:
-        write_atomic(Path(args.out), out.getvalue(), mode=0o600)
+        write_atomic(Path(args.out), table, mode=0o600)
         print(f"added {len(people)} users; keys in {args.out}")
     else:
-        print(out.getvalue(), end="")
+        print(table, end="")
     return 0
 
 

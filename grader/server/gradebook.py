@@ -9,14 +9,14 @@ score above it. The total is the weighted mean of question scores, in percent.
 Everything here is a pure function of the records `gradebook_load` reads, so
 it is tested without a server.
 """
-import csv
 import datetime as dt
-import io
 import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
 from sqlalchemy.engine import Connection
+
+from grader import csvsafe
 
 from . import gradebook_load as load
 
@@ -172,19 +172,13 @@ def _times(questions, attempts) -> tuple:
 
 def to_csv(book: Gradebook, full: bool = False) -> str:
     """One row per student: name, one score column per question (percent), total, late
-    questions; `full` adds the time of the last submission and the sources."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    questions; `full` adds the time of the last submission and the sources. Written by
+    grader.csvsafe: a name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
     extra = ["last submission", "sources"] if full else []
-    writer.writerow(["name"] + [q.label for q in book.questions] + ["total", "late"] + extra)
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "late"] + extra]
     for row in book.rows:
-        scores = ["" if c.score is None else f"{100 * c.score:.2f}" for c in row.cells]
+        scores = ["" if c.score is None else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
         late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
         more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
-        writer.writerow([_cell_text(row.name)] + scores + [f"{row.total:.2f}", late] + [_cell_text(m) for m in more])
-    return out.getvalue()
-
-
-def _cell_text(text: str) -> str:
-    """Keep spreadsheets from running a name like '=HYPERLINK(...)' as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+        lines.append([row.name] + scores + [csvsafe.Number(f"{row.total:.2f}"), late] + more)
+    return csvsafe.render(lines)

@@ -192,6 +192,50 @@ def test_gradebook_writer_matches_golden():
         f"{GOLDEN_BOOK} differs from the writer's output; if intended, run UPDATE_GOLDEN=1 and review the diff"
 
 
+FORMULA_NAMES = {'=HYPERLINK("x.example","click").zip': b"", "@SUM(1).zip": b"not a zip", "-1.zip": b"",
+                 "+1+1": None}  # None: an empty folder
+
+
+def test_formula_names_are_text_in_the_gradebook_and_a_rerun_still_skips_them(tmp_path):
+    """Submissions named like formulas (refused at once: empty zip, not a zip, empty folder)
+    appear in gradebook.csv as text: a leading ' before = + - @, in the name and the reason;
+    the scores stay bare numbers; a second run finds them graded (it reads the result
+    folders, never the names in the CSV)."""
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    for entry, data in FORMULA_NAMES.items():
+        if data is None:
+            (subs / entry).mkdir()
+        elif data:
+            (subs / entry).write_bytes(data)
+        else:
+            zipfile.ZipFile(subs / entry, "w").close()
+    proc, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    text = (out / "gradebook.csv").read_text(encoding="utf-8")
+    header, *rows = list(csv.reader(text.splitlines()))
+    assert [row[0] for row in rows] == ["'+1+1", "'-1", "'=HYPERLINK(\"x.example\",\"click\")", "'@SUM(1)"]
+    assert all(row[1:-1] == ["0"] * (len(header) - 2) for row in rows)  # numbers, not quoted
+    assert all(row[-1] and row[-1][0] not in "=+-@\t\r" for row in rows)
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["+1+1", "-1", '=HYPERLINK("x.example","click")',
+                                                                   "@SUM(1)"]  # folders keep the real names
+    again, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out)
+    assert again.returncode == 0 and "skipped 4 already graded" in again.stderr
+    assert (out / "gradebook.csv").read_text(encoding="utf-8") == text
+
+
+def test_gradebook_rows_quote_a_formula_name_and_reason_but_not_scores():
+    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+               "@SUM(1).zip: not a readable zip file"}
+    graded = {"score": 72.5, "output": "", "tests": [{"name": "a"}],
+              "extra_data": {"questions": {"forward": {"score": 10}}}}
+    text = batch_book.render({"@SUM(1)": batch_book.row_from_results("@SUM(1)", refused, QUESTIONS),
+                              "-1": batch_book.row_from_results("-1", graded, QUESTIONS),
+                              "=x": batch_book.ungraded_row("=x", "-lost", QUESTIONS)}, QUESTIONS)
+    assert text.splitlines()[1:] == ["'-1,10,0,0,0,0,0,72.50,", "'=x,,,,,,,,'-lost",
+                                     "'@SUM(1),0,0,0,0,0,0,0,'@SUM(1).zip: not a readable zip file"]
+
+
 def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
     for name in ("b", "a", "out", ".hidden"):
         (tmp_path / name).mkdir()

@@ -3,8 +3,6 @@
 Regenerate the goldens after an intended change with
 `UPDATE_GOLDEN=1 pytest tests/test_report.py`, then review the diff.
 """
-import csv
-import io
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader import csvsafe
 from grader.assignment import Assignment
 from grader.grading import report
 from grader.untrusted.cases import QUESTION, QUESTIONS
@@ -57,10 +56,7 @@ def error_report():
 
 
 def csv_text(rep):
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows([report.csv_header(QUESTIONS), report.csv_row(rep)])
-    return buffer.getvalue()
+    return csvsafe.render([report.csv_header(QUESTIONS), report.csv_row(rep)])
 
 
 WRITERS = {

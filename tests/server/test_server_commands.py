@@ -46,6 +46,28 @@ def test_users_import_roster_writes_keys_file(tmp_path):
     assert out.stat().st_mode & 0o077 == 0  # keys are secrets: owner-only
 
 
+def test_users_import_keys_file_quotes_formula_names(tmp_path):
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+    roster = tmp_path / "roster.csv"
+    roster.write_text('name,role\n"=cmd|\' /C calc\'!A0",student\n@SUM(1),student\n-1,\nalice,instructor\n')
+    out = tmp_path / "keys.csv"
+    r = grader("users", "import", str(roster), "--db", db, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert [(x["name"], x["role"]) for x in rows] == [("'=cmd|' /C calc'!A0", "student"), ("'@SUM(1)", "student"),
+                                                       ("'-1", "student"), ("alice", "instructor")]
+    assert all(x["key"].startswith("mg_") and len(x["key"]) > 30 for x in rows)  # keys as made, never quoted
+    from grader.server import accounts
+    from grader.server.db import make_engine
+    engine = make_engine(db)
+    with engine.connect() as conn:  # the stored names are the real ones; only the CSV cell is quoted
+        assert accounts.find_user(conn, rows[0]["key"]).name == "=cmd|' /C calc'!A0"
+    engine.dispose()
+    (tmp_path / "r2.csv").write_text("name\n+1\n")
+    printed = grader("users", "import", str(tmp_path / "r2.csv"), "--db", db)  # no --out: the table on stdout
+    assert printed.returncode == 0 and printed.stdout.splitlines()[1].startswith("'+1,student,mg_")
+
+
 @pytest.mark.parametrize("text, message", [
     ("who\nalice\n", "needs a header line with a 'name' column"),
     ("name,role\nalice,admin\n", "roster.csv:2: role 'admin': use one of student, instructor"),
@@ -67,13 +89,13 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_gradebook_export_is_one_row_per_student(tmp_path):
     db = f"sqlite:///{tmp_path / 'g.db'}"
-    for name in ("zoe", "=cmd"):
+    for name in ("zoe", "=cmd", "=cmd|' /C calc'!A0", "-1"):
         assert grader("users", "add", name, "--db", db).returncode == 0
     out = tmp_path / "grades.csv"
     out.write_text("stale")
     r = grader("gradebook", "--db", db, "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert out.read_text() == "name,total,late\n'=cmd,0.00,\nzoe,0.00,\n"
+    assert out.read_text() == "name,total,late\n'-1,0.00,\n'=cmd,0.00,\n'=cmd|' /C calc'!A0,0.00,\nzoe,0.00,\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".grades.csv")]  # no temp left
 
 

@@ -242,6 +242,14 @@ def test_notes_must_match_the_publication(engine):
     assert casenotes.parse_notes(b'[{"name": " exp ", "description": "ndl.exp(x)"}]') == [("exp", "ndl.exp(x)")]
 
 
+CALC = "=cmd|' /C calc'!A0"
+
+
 def test_csv_defuses_formula_names(engine):
-    accounts.add_users(engine, [("=cmd", "student")])
-    assert gradebook.to_csv(build(engine)).splitlines()[1] == "'=cmd,,,0.00,"
+    accounts.add_users(engine, [("=cmd", "student"), (CALC, "student"), ("-1", "student"), ("@SUM(1)", "student")])
+    attempt(engine, 7, "p", {0, 1, 2})  # user 7 is CALC (prof, ann, ben, cat, dan, =cmd, CALC, ...)
+    lines = gradebook.to_csv(build(engine), full=True).splitlines()
+    assert lines[1] == "'-1,,,0.00,,,"
+    assert lines[2] == "'=cmd,,,0.00,,,"
+    assert lines[3].startswith("'=cmd|' /C calc'!A0,60.00,,45.00,,20") and lines[3].endswith(" UTC,server")
+    assert lines[4] == "'@SUM(1),,,0.00,,,"

@@ -142,6 +142,26 @@ def test_best_submission_counts_in_gradebook(srv):
     assert "prof" not in lines  # instructors are not graded
 
 
+def test_gradebook_csv_shows_a_formula_name_as_text(srv):
+    """A student named like a spreadsheet formula submits; the instructor's CSV quotes the
+    name and leaves the scores as numbers."""
+    import csv
+    import requests
+    name = "=cmd|' /C calc'!A0"
+    srv.keys[name] = add_user(srv.db_url, name, "student")
+    prof = srv.keys["prof"]
+    srv.post("publish", prof, [1.0, 2.0], assignment="hw1", problem="formula")
+    run_submission(srv, name, [1.0, 0.0], problem="formula")
+    r = requests.get(srv.url + "gradebook.csv", params={"user_key": prof, "full": "1"}, timeout=10)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(r.text.splitlines()))
+    names = [row[0] for row in rows[1:]]
+    assert "'" + name in names and name not in names
+    row = rows[names.index("'" + name) + 1]
+    assert row[rows[0].index("hw1/formula")] == "50.00"
+    assert not [c for row in rows for c in row if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+
+
 def test_openapi_document_lists_the_protocol(srv):
     import requests
     paths = requests.get(srv.url + "openapi.json", timeout=10).json()["paths"]
