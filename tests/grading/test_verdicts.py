@@ -276,7 +276,7 @@ def _hostile_config(group):
     start-up, so that a busy machine gets longer ones instead of failing the
     honest part of a worker's cases (every other question: the grader's own)."""
     seconds = round(HOSTILE_LIMIT * baseline.measure(), 1)
-    limit = TimeLimit(seconds, f"limit: {HOSTILE_LIMIT} x the sandbox's start-up now (this test's)")
+    limit = TimeLimit(seconds, f"limit: {HOSTILE_LIMIT} x the sandbox's start-up now, set by this test")
     return RunConfig(overrides={h.target: limit for h in group if h.target and h.short_limits})
 
 
