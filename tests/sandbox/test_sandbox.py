@@ -136,8 +136,8 @@ def _argv0(pid: int) -> bytes:
         return b""
 
 
-def _wait_for(condition, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
+def _wait_for(condition, seconds: float | None = None) -> bool:
+    deadline = time.monotonic() + (seconds or ENDS * baseline.startup_seconds())
     while not condition():
         if time.monotonic() > deadline:
             return False

@@ -13,7 +13,6 @@ import pytest
 
 from grader import sandbox
 from grader.grading import workers
-from grader.sandbox import Limits
 from grader.sandbox.cgroup import Group, layout
 
 import baseline
@@ -43,14 +42,14 @@ def run(name, args, student, limits, group=None):
 @pytest.mark.slow
 def test_q6_default_lets_a_solution_hold_1500_mb(student):
     memory_mb = workers.RunConfig().memory_mb("nn_epoch_ndl")
-    res = run("resident.py", [1, 1500], student, Limits(memory_mb=memory_mb, wall_seconds=60))
+    res = run("resident.py", [1, 1500], student, baseline.limits(200, memory_mb=memory_mb))  # ~60 s here
     assert res.ok and "all done" in res.log, (res.reason, res.log[-500:])
 
 
 @needs_cgroups
 def test_memory_counts_all_processes_together(student):
     # 4 x 200 MB: each process is far under 512 MB, together they are not.
-    res = run("resident.py", [4, 200], student, Limits(memory_mb=512, wall_seconds=30))
+    res = run("resident.py", [4, 200], student, baseline.limits(100, memory_mb=512))
     assert not res.ok
     assert res.reason == "memory limit (512 MB for all the worker's processes together): killed"
 
@@ -58,7 +57,7 @@ def test_memory_counts_all_processes_together(student):
 @needs_cgroups
 def test_memory_under_the_limit_together_passes(student):
     """Control: the same processes, fewer of them, fit."""
-    res = run("resident.py", [2, 100], student, Limits(memory_mb=512, wall_seconds=30))
+    res = run("resident.py", [2, 100], student, baseline.limits(100, memory_mb=512))
     assert res.ok, res.reason
 
 
