@@ -20,12 +20,13 @@ def _assignment(parser):
 
 
 def _grade(parser):
-    from grader.grading.workers import add_limit_arguments
+    from grader.grading.workers import RunConfig, add_limit_arguments
 
     parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
                         "student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
-    parser.add_argument("--jobs", type=int, default=2, help="questions graded at once")
+    parser.add_argument("--jobs", type=int, default=RunConfig.jobs, help="questions graded at once "
+                        "(default %(default)s)")
     _assignment(parser)
     add_limit_arguments(parser)
 

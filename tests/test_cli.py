@@ -42,7 +42,10 @@ def test_a_bad_option_gets_the_commands_own_usage():
     ("grade", "--out", "(default: out)"),
     ("serve", "--port", "(default: 8000)"),
     ("serve", "--db", "sqlite:///grader.db"),
-    ("grade-batch", "--timeout", "60"),
+    ("grade-batch", "--timeout", "(default: 10 x the reference's time for the question on this machine now, "
+                                 "at least 20 s)"),
+    ("grade", "--memory-mb", "(default 1024)"),
+    ("grade", "--jobs", "(default 2)"),
 ])
 def test_help_shows_defaults(command, option, default):
     r = grader(command, "--help")

@@ -1,11 +1,13 @@
 """Expected values: the case workers run on reference/, cached on disk.
 
 The cache key hashes the reference sources, the case code, the worker
-script and the numpy version, so any change to one of them recomputes the
-answers. The cache directory is private to the grader's user (0700): the
-sandbox uid cannot read it. Building also checks the reference itself:
-every case must produce a value, and every analytic gradient must match
-central differences of the reference forward.
+script, the numpy version and the format of meta.json, so any change to one
+of them recomputes the answers. The cache directory is private to the
+grader's user (0700): the sandbox uid cannot read it. Building also checks
+the reference itself: every case must produce a value, and every analytic
+gradient must match central differences of the reference forward. It also
+records how long each question took the reference: the base of the time
+limits (time_limits.py).
 """
 import dataclasses
 import hashlib
@@ -21,9 +23,14 @@ import numpy as np
 
 from grader import ROOT
 from grader.assignment import Assignment
-from grader.grading import gradcheck, seeds
+from grader.grading import gradcheck, seeds, time_limits
 from grader.grading.outcomes import Budget, read_outcome
 from grader.grading.workers import WORKER, run_all
+
+
+# Part of the key: a cache whose meta.json lacks a field this grader reads
+# (v2: the reference's times) is rebuilt, not misread.
+META_FORMAT = b"meta v2"
 
 
 class ReferenceError(RuntimeError):
@@ -50,7 +57,7 @@ def _private_root() -> Path:
 
 def cache_key(assignment: Assignment) -> str:
     reference = assignment.reference
-    digest = hashlib.sha256(np.__version__.encode())
+    digest = hashlib.sha256(np.__version__.encode() + META_FORMAT)
     sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
     sources += sorted(assignment.cases_dir.rglob("*.py")) + [WORKER]
     for path in sources:
@@ -84,12 +91,25 @@ def _check_reference(runs, registry):
 
 
 def build(config, dest: Path) -> None:
-    """Run the reference's workers and keep their raw output under dest."""
+    """Run the reference's workers and keep their raw output under dest,
+    with each question's time (the base of its time limit) in meta.json."""
     reference = config.assignment.reference
     files = {rel: reference / rel for rel in config.assignment.student_files}
-    runs = run_all(files, settled(config), base=reference, keep_outputs=dest)
+    workload = time_limits.workload_seconds()
+    guard = {q: time_limits.building() for q in config.assignment.registry().question}
+    runs = run_all(files, settled(config), guard, base=reference, keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
-    (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
+    # The quieter of the two calibrations: later ratios to it err generous.
+    times = time_limits.ReferenceTimes({q: run.seconds for q, run in runs.items()},
+                                       min(workload, time_limits.workload_seconds()))
+    (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier,
+                                                "times": times.to_json()}))
+
+
+def reference_times(config) -> time_limits.ReferenceTimes:
+    """What building the expected answers measured (the base of the time limits)."""
+    meta = json.loads((expected_dir(config) / "meta.json").read_text())
+    return time_limits.ReferenceTimes.from_json(meta["times"])
 
 
 def expected_dir(config) -> Path:

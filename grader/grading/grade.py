@@ -150,7 +150,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
-        runs = run_all(files, config)
+        runs = run_all(files, config, config.time_limits_now(expected.reference_times(config)))
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE

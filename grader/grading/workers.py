@@ -10,6 +10,7 @@ fairly. The parent never imports the library.
 """
 import os
 import shutil
+import signal
 import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.assignment import Assignment
+from grader.grading import time_limits
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
@@ -29,15 +31,13 @@ CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy 
 # may ask for a multiple: hw1's Q6 holds the MNIST training set (the
 # reference peaks near 480 MB resident; correct solutions up to 1.5 GB) and
 # gets twice the others' limit; Q5 reads only the test set (~100 MB), the
-# others need about 60 MB.
+# others need about 60 MB. Time scales with the machine (time_limits.py).
 @dataclass(frozen=True)
 class QuestionLimits:
-    memory_mb: int = 1024
-    seconds: float = 60
-
-    def of(self, multiple: int = 1) -> sandbox.Limits:
-        return sandbox.Limits(memory_mb=multiple * self.memory_mb, wall_seconds=self.seconds,
-                              cpu_seconds=max(1, round(self.seconds)))
+    memory_mb: int = sandbox.Limits.memory_mb
+    seconds: float | None = None        # --timeout: one fixed limit for every question; None: scaled
+    multiple: float = time_limits.MULTIPLE
+    floor: float = time_limits.FLOOR_SECONDS
 
 
 @dataclass(frozen=True)
@@ -48,24 +48,37 @@ class RunConfig:
     limits: QuestionLimits = QuestionLimits()
     score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
     assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
-    overrides: dict = field(default_factory=dict)  # question -> sandbox.Limits, replacing the computed ones
+    overrides: dict = field(default_factory=dict)  # question -> TimeLimit, replacing the computed one
     # The secret seed the scored inputs are drawn from (grading/seeds.py):
     # None for the machine's, "" (seeds.PUBLIC) for the handout's fixed inputs.
     seed: str | None = None
 
-    def limits_for(self, question: str) -> sandbox.Limits:
-        if question in self.overrides:
-            return self.overrides[question]
-        return self.limits.of(self.assignment.registry().memory(question))
+    def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
+        """question -> TimeLimit for a run starting now: --timeout's, else
+        scaled from the reference's times (this times the machine now)."""
+        if self.limits.seconds is not None:
+            computed = {q: time_limits.given(self.limits.seconds) for q in reference.question_seconds}
+        else:
+            computed = time_limits.scaled(reference, self.limits.multiple, self.limits.floor)
+        return {**computed, **self.overrides}
+
+    def memory_mb(self, question: str) -> int:
+        return self.assignment.registry().memory(question) * self.limits.memory_mb
+
+    def limits_for(self, question: str, time: time_limits.TimeLimit) -> sandbox.Limits:
+        return sandbox.Limits(memory_mb=self.memory_mb(question), wall_seconds=time.seconds,
+                              cpu_seconds=time.cpu_seconds)
 
 
 def add_limit_arguments(parser):
     """The sandbox options shared by `grade` and `grade-batch`."""
-    parser.add_argument("--timeout", type=float, default=60,
-                        help="wall-clock and CPU seconds per question (default 60)")
-    parser.add_argument("--memory-mb", type=int, default=1024,
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="wall-clock and CPU seconds, the same for every question (default: "
+                        f"{time_limits.MULTIPLE} x the reference's time for the question on this machine now, "
+                        f"at least {time_limits.FLOOR_SECONDS} s)")
+    parser.add_argument("--memory-mb", type=int, default=QuestionLimits.memory_mb,
                         help="memory in use by all of one question's processes, in MB; a question may "
-                        "ask for a multiple (hw1's Q6: twice) (default 1024)")
+                        "ask for a multiple (hw1's Q6: twice) (default %(default)s)")
     parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
     parser.add_argument("--insecure", action="store_true",
                         help="grade even where the sandbox cannot hide the reference and answers from "
@@ -75,7 +88,7 @@ def add_limit_arguments(parser):
 
 
 def config_from_args(args, jobs, assignment: Assignment):
-    if args.timeout <= 0 or args.memory_mb < 128:
+    if (args.timeout is not None and args.timeout <= 0) or args.memory_mb < 128:
         raise ValueError("--timeout must be positive and --memory-mb at least 128")
     return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
                      insecure=args.insecure, score_advisories=args.score_advisories, assignment=assignment)
@@ -89,6 +102,7 @@ class QuestionRun:
     log: str
     tier: str
     import_error: str = ""        # "" or why the library could not be imported
+    seconds: float = 0.0          # the worker's wall time
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -124,14 +138,14 @@ def build_runner(dest: Path, assignment: Assignment) -> Path:
     return dest
 
 
-def run_question(question, copy_dir, runner, out_parent, config, keep=None, group=None) -> QuestionRun:
+def run_question(question, copy_dir, runner, out_parent, config, time, keep=None, group=None) -> QuestionRun:
     out_dir = sandbox.make_out_dir(out_parent)
     if config.seed is None:
         raise ValueError("run_question: settle the seed first (expected.settled)")
     seed = [config.seed] if config.seed else []
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT, *seed],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=config.limits_for(question), tier=config.tier, group=group)
+                         limits=config.limits_for(question, time), tier=config.tier, group=group)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     outcomes = {c.name: read_outcome(budget, c.name) for c in config.assignment.registry().producers(question)}
@@ -139,12 +153,16 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None, grou
         shutil.move(out_dir, keep / question)
     else:
         shutil.rmtree(out_dir, ignore_errors=True)
-    return QuestionRun(question, outcomes, result.reason, result.log, result.tier, import_error)
+    problem = result.reason
+    if result.timed_out or result.signal == signal.SIGXCPU:  # out of time: say what the limit was, and why
+        problem = f"{problem}; {time.why}"
+    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds)
 
 
-def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=None,
+def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
             keep_outputs: Path | None = None) -> dict:
-    """question -> QuestionRun for the library made of `base` + `files`;
+    """question -> QuestionRun for the library made of `base` + `files`,
+    each question under its TimeLimit in `times` (RunConfig.time_limits_now);
     with keep_outputs, each question's raw worker output is moved there."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
@@ -156,7 +174,8 @@ def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment)
             with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
-                futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, keep_outputs, group)
+                futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, times[q], keep_outputs,
+                                          group)
                            for q in questions}
                 return {q: f.result() for q, f in futures.items()}
     finally:

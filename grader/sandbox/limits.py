@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 OUT = "@out@"  # an argument standing for the output folder as the worker sees it
+# A run's default time, wall clock and CPU alike. The grader sets its own per
+# question (grader/grading/time_limits.py); this serves direct callers.
+SECONDS = 60
 
 
 class SandboxError(RuntimeError):
@@ -19,8 +22,8 @@ class Limits:
     """Per-run limits. Measured here: importing numpy (one OpenBLAS thread)
     takes about 30 MB resident; parsing MNIST and a plain-numpy nn_epoch 470 MB."""
     memory_mb: int = 1024         # resident memory of all the run's processes (cgroup), else 2x as RLIMIT_AS
-    cpu_seconds: int = 60         # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
-    wall_seconds: float = 60.0    # wall clock, then the whole tree is killed
+    cpu_seconds: int = SECONDS    # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+    wall_seconds: float = SECONDS  # wall clock, then the whole tree is killed
     file_size_mb: int = 64        # RLIMIT_FSIZE: any one file the worker writes
     open_files: int = 128         # RLIMIT_NOFILE
     processes: int = 32           # pids in the run's group, and RLIMIT_NPROC for its uid

@@ -61,7 +61,7 @@ class Hostile:
     lose_cases: str = ""         # else: regex of the case names that must fail (others pass)
     mode: str = ""
     extra_files: tuple = ()      # (handout-relative path, snippet file) shipped beside the three files
-    short_limits: bool = True    # the target runs with 8 s wall/CPU limits
+    short_limits: bool = True    # the target runs with short limits (test_verdicts.HOSTILE_LIMIT)
 
     @property
     def must_zero(self):

@@ -16,7 +16,7 @@ import grader.grading.grade
 import grader.grading.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.assignment import Assignment
-from grader.grading import expected
+from grader.grading import expected, time_limits
 from grader.untrusted.cases import QUESTION
 
 STUDENT_FILES = Assignment.hw1().student_files
@@ -74,9 +74,21 @@ def test_limit_flags_reach_every_question():
     args = cli_args(["grade", "x", "--timeout", "7", "--memory-mb", "512", "--tier", "rlimit"])
     config = grader.grading.workers.config_from_args(args, 2, Assignment.hw1())
     assert config.tier == "rlimit" and config.jobs == 2
-    limits = {q: config.limits_for(q) for q in QUESTION}
+    reference = time_limits.ReferenceTimes({q: 1.0 for q in QUESTION}, workload_seconds=0.02)
+    times = config.time_limits_now(reference)
+    limits = {q: config.limits_for(q, times[q]) for q in QUESTION}
     assert {q: (lim.wall_seconds, lim.cpu_seconds) for q, lim in limits.items()} == {q: (7, 7) for q in QUESTION}
     assert limits["nn_epoch_ndl"].memory_mb == 1024 and limits["forward"].memory_mb == 512
+    assert times["forward"].why == "limit: 7 s, set by --timeout"
+
+
+def test_without_timeout_the_limits_scale_with_the_reference():
+    config = grader.grading.workers.config_from_args(cli_args(["grade", "x"]), 2, Assignment.hw1())
+    assert config.limits.seconds is None
+    reference = time_limits.ReferenceTimes({"forward": 0.4, "nn_epoch_ndl": 7.0}, workload_seconds=0.02)
+    times = config.time_limits_now(reference)  # scaled by this machine's speed now: never below 1x
+    assert times["nn_epoch_ndl"].seconds >= time_limits.MULTIPLE * 7.0
+    assert times["forward"].seconds >= time_limits.FLOOR_SECONDS
 
 
 def cli_args(argv):

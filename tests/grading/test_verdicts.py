@@ -29,9 +29,10 @@ from grader.assignment import Assignment
 from grader.grading import expected, workers
 from grader.untrusted.cases import CASES, QUESTION
 from grader.grading.grade import grade_submission
-from grader.sandbox import Limits
+from grader.grading.time_limits import TimeLimit
 from grader.grading.workers import RunConfig
 
+import baseline
 from catalogue import alternatives, build, canonical, hostile, mutants, procs
 from catalogue.build import FILES
 
@@ -266,12 +267,17 @@ def test_alternative_scores_100(graded_static, alt):
 
 # ---------------------------------------------------------------- hostile
 
+HOSTILE_LIMIT = 30  # x the sandbox's start-up now (about 9 s here): the attacked question's time limit
+
+
 def _hostile_config(group):
-    base, overrides = RunConfig(), {}
-    for h in group:
-        if h.target and h.short_limits:
-            overrides[h.target] = Limits(memory_mb=base.limits_for(h.target).memory_mb, wall_seconds=8, cpu_seconds=8)
-    return RunConfig(overrides=overrides)
+    """Short limits on the attacked questions, so that a hang costs seconds,
+    not the grader's own limit; measured now, as a multiple of the sandbox's
+    start-up, so that a busy machine gets longer ones instead of failing the
+    honest part of a worker's cases (every other question: the grader's own)."""
+    seconds = round(HOSTILE_LIMIT * baseline.measure(), 1)
+    limit = TimeLimit(seconds, f"limit: {HOSTILE_LIMIT} x the sandbox's start-up now, set by this test")
+    return RunConfig(overrides={h.target: limit for h in group if h.target and h.short_limits})
 
 
 def _grade_hostile(group, dest, substitutions):

@@ -13,8 +13,9 @@ import pytest
 
 from grader import sandbox
 from grader.grading import workers
-from grader.sandbox import Limits
 from grader.sandbox.cgroup import Group, layout
+
+import baseline
 
 pytestmark = pytest.mark.sandbox
 
@@ -40,15 +41,15 @@ def run(name, args, student, limits, group=None):
 
 @pytest.mark.slow
 def test_q6_default_lets_a_solution_hold_1500_mb(student):
-    limits = workers.RunConfig().limits_for("nn_epoch_ndl")
-    res = run("resident.py", [1, 1500], student, Limits(memory_mb=limits.memory_mb, wall_seconds=60))
+    memory_mb = workers.RunConfig().memory_mb("nn_epoch_ndl")
+    res = run("resident.py", [1, 1500], student, baseline.limits(200, memory_mb=memory_mb))  # ~60 s here
     assert res.ok and "all done" in res.log, (res.reason, res.log[-500:])
 
 
 @needs_cgroups
 def test_memory_counts_all_processes_together(student):
     # 4 x 200 MB: each process is far under 512 MB, together they are not.
-    res = run("resident.py", [4, 200], student, Limits(memory_mb=512, wall_seconds=30))
+    res = run("resident.py", [4, 200], student, baseline.limits(100, memory_mb=512))
     assert not res.ok
     assert res.reason == "memory limit (512 MB for all the worker's processes together): killed"
 
@@ -56,16 +57,17 @@ def test_memory_counts_all_processes_together(student):
 @needs_cgroups
 def test_memory_under_the_limit_together_passes(student):
     """Control: the same processes, fewer of them, fit."""
-    res = run("resident.py", [2, 100], student, Limits(memory_mb=512, wall_seconds=30))
+    res = run("resident.py", [2, 100], student, baseline.limits(100, memory_mb=512))
     assert res.ok, res.reason
 
 
 CPU_SECONDS = 0.5
+HONEST = 20  # x the sandbox's start-up now (tests/baseline.py): the honest run's limit, about 6 s here
 
 
 def honest(student, group=None) -> float:
     """Wall seconds the honest neighbour takes for CPU_SECONDS of work (inf on timeout)."""
-    res = run("cpu_task.py", [CPU_SECONDS], student, Limits(wall_seconds=8), group)
+    res = run("cpu_task.py", [CPU_SECONDS], student, baseline.limits(HONEST), group)
     return res.wall_seconds if res.ok else float("inf")
 
 
@@ -73,8 +75,9 @@ def starve(student, use_groups: bool) -> tuple[float, float]:
     """(alone, beside a submission spinning 24 setsid() loops): the honest one's wall times."""
     alone = honest(student)
     groups = [Group.create() if use_groups else None for _ in range(2)]
+    # The hog spins until its limit: past the second below and all of the honest run's.
     hog = threading.Thread(target=run, args=("spin_many.py", [24], student,
-                                             Limits(wall_seconds=9, processes=40), groups[0]))
+                                             baseline.limits(1.5 * HONEST, processes=40), groups[0]))
     hog.start()
     try:
         time.sleep(1.0)  # the loops are running

@@ -1,0 +1,119 @@
+"""Per-question time limits that scale with the machine.
+
+A fixed limit fails correct but slow code on a busy machine, and the course
+imposes none of that kind. So each question's limit is a multiple of the
+reference's own time for that question, measured on this machine:
+
+- when the expected answers are built (expected.py), each question's worker
+  is timed on the reference and recorded in the cache's meta.json, with the
+  time a fixed small numpy workload took then;
+- when a submission is graded, the same workload is timed again, and the
+  ratio (now / then) says how much slower this machine is now than when the
+  reference was timed (another machine, or the same one busier); a faster
+  machine keeps the limits measured (the ratio is at least 1).
+
+limit = max(floor, multiple x the reference's time x that ratio); the CPU
+time rlimit is the same number of seconds. `--timeout` replaces it with one
+fixed number for every question. The defaults live here, and only here.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+# A correct student epoch takes up to 6x the reference's (measured on real
+# submissions): 10x leaves room for that and for the load changing during a run.
+MULTIPLE = 10
+# The reference's short questions take well under a second, most of it the
+# sandbox starting; the floor keeps noise there from failing honest code.
+FLOOR_SECONDS = 20
+# Only the trusted reference runs under this, while its times are measured:
+# a guard against a hang, not a limit anything should reach.
+BUILD_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """One question's wall-clock limit and, for the report, how it was derived."""
+    seconds: float
+    why: str  # "limit: ...", appended to a timeout's reason
+
+    @property
+    def cpu_seconds(self) -> int:
+        return max(1, math.ceil(self.seconds))
+
+
+@dataclass(frozen=True)
+class ReferenceTimes:
+    """What building the expected answers measured: the reference's wall
+    seconds per question, and the calibration workload's seconds then."""
+    question_seconds: dict
+    workload_seconds: float
+
+    def to_json(self) -> dict:
+        return {"question_seconds": self.question_seconds, "workload_seconds": self.workload_seconds}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> ReferenceTimes:
+        return cls(dict(doc["question_seconds"]), float(doc["workload_seconds"]))
+
+
+def _workload(rounds: int = 200) -> None:
+    """A fixed small job in the style of the homework: elementwise numpy on
+    one MNIST-sized batch, in a Python loop. No matrix product: BLAS may use
+    more threads here than in the single-threaded workers."""
+    x = np.linspace(-1.0, 1.0, 100 * 784, dtype=np.float32).reshape(100, 784)
+    for _ in range(rounds):
+        z = np.exp(x - x.max(axis=1, keepdims=True))
+        x = x + np.float32(0.01) * (z / z.sum(axis=1, keepdims=True))
+
+
+def workload_seconds(repeats: int = 3) -> float:
+    """Wall seconds the workload takes here, now (about 20 ms on a quiet
+    core, several scheduler time slices): the median of `repeats` runs, so
+    that one lucky or unlucky run does not set the limits, after one more
+    that warms the caches and spends the head start the scheduler gives a
+    process that was sleeping (the grader mostly waits on its workers)."""
+    _workload()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _workload()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def given(seconds: float) -> TimeLimit:
+    """--timeout: the same fixed limit for every question."""
+    return TimeLimit(seconds, f"limit: {seconds:g} s, set by --timeout")
+
+
+def building() -> TimeLimit:
+    return TimeLimit(BUILD_SECONDS, f"limit: {BUILD_SECONDS} s, the guard while the reference's times are "
+                                    "measured")
+
+
+def scaled(reference: ReferenceTimes, multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS,
+           now: float | None = None) -> dict:
+    """question -> TimeLimit for a run starting now. `now`: the workload's
+    seconds here now (measured when None)."""
+    now = workload_seconds() if now is None else now
+    # Never below 1: the parent's workload feels other load more than the
+    # workers in their control groups do, so a build timed while the machine
+    # was busy could otherwise make a quiet machine's limits too tight.
+    slower = max(1.0, now / reference.workload_seconds)
+    limits = {}
+    for question, then in reference.question_seconds.items():
+        here = then * slower
+        how = f"{multiple:g} x the reference's {here:.1f} s on this machine"
+        if slower > 1:  # no parentheses: the report puts this text in some
+            how += f" now: {then:.1f} s when its answers were built, x {slower:.2f} as the machine is slower now"
+        if multiple * here >= floor:
+            limits[question] = TimeLimit(round(multiple * here, 1), f"limit: {how}")
+        else:
+            limits[question] = TimeLimit(floor, f"limit: the {floor:g} s floor, more than {how}")
+    return limits

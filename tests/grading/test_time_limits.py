@@ -1,0 +1,163 @@
+"""Time limits that scale with the machine: a multiple of the reference's own
+time for the question, recorded when its answers are built and scaled by how
+much slower the machine is now; the report says what the limit was and why.
+
+The sandboxed tests grade one question each (run_all's `questions`) and take
+their limits from the same derivation as `grader grade`, never a fixed
+number of seconds, so a busy machine lengthens them instead of failing them.
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from grader.grading import expected, time_limits
+from grader.grading.grade import feedback
+from grader.grading.outcomes import Outcome
+from grader.grading.time_limits import ReferenceTimes, TimeLimit
+from grader.grading.workers import QuestionLimits, QuestionRun, RunConfig, run_all
+from grader.untrusted.cases import CASES
+
+from catalogue import build
+from catalogue.build import AUTOGRAD, SIMPLE_ML, Append, Body
+
+# Recorded when the answers were built: the epoch took 7 s, the workload 20 ms.
+BUILT = ReferenceTimes({"nn_epoch_ndl": 7.0, "topo_sort": 0.3}, workload_seconds=0.02)
+
+
+# ---------------------------------------------------------------- the derivation
+
+def test_limit_is_a_multiple_of_the_reference_on_the_machine_as_it_was():
+    limits = time_limits.scaled(BUILT, now=0.02)
+    assert limits["nn_epoch_ndl"] == TimeLimit(70.0, "limit: 10 x the reference's 7.0 s on this machine")
+    assert limits["nn_epoch_ndl"].cpu_seconds == 70
+
+
+def test_a_slower_machine_gets_longer_limits():
+    """The workload takes 5x as long now (a busier machine, or a slower one): so does the limit."""
+    limits = time_limits.scaled(BUILT, now=0.1)
+    assert limits["nn_epoch_ndl"] == TimeLimit(350.0, "limit: 10 x the reference's 35.0 s on this machine now: "
+                                                      "7.0 s when its answers were built, x 5.00 as the "
+                                                      "machine is slower now")
+
+
+def test_the_calibration_is_measured_when_not_given(monkeypatch):
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: 0.024)  # a machine 1.2x slower, injected
+    assert time_limits.scaled(BUILT)["nn_epoch_ndl"].seconds == 84.0
+    assert RunConfig().time_limits_now(BUILT)["nn_epoch_ndl"].seconds == 84.0
+
+
+def test_a_faster_machine_keeps_the_limits_measured():
+    """A build timed on a busy machine must not make a quiet one's limits too tight."""
+    assert time_limits.scaled(BUILT, now=0.002)["nn_epoch_ndl"].seconds == 70.0
+
+
+def test_short_questions_get_the_floor():
+    limit = time_limits.scaled(BUILT, now=0.02)["topo_sort"]
+    assert limit == TimeLimit(time_limits.FLOOR_SECONDS, f"limit: the {time_limits.FLOOR_SECONDS} s floor, "
+                                                         "more than 10 x the reference's 0.3 s on this machine")
+
+
+def test_timeout_option_replaces_the_scaled_limits(monkeypatch):
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: pytest.fail("--timeout needs no calibration"))
+    times = RunConfig(limits=QuestionLimits(seconds=7.5)).time_limits_now(BUILT)
+    assert times == {q: TimeLimit(7.5, "limit: 7.5 s, set by --timeout") for q in BUILT.question_seconds}
+    assert times["topo_sort"].cpu_seconds == 8
+
+
+def test_overrides_replace_one_question():
+    mine = TimeLimit(3.0, "limit: a test's")
+    times = RunConfig(overrides={"topo_sort": mine}).time_limits_now(BUILT)
+    assert times["topo_sort"] == mine and times["nn_epoch_ndl"].seconds >= 70
+
+
+def test_the_workload_takes_a_few_scheduler_slices():
+    assert 0.001 < time_limits.workload_seconds() < 5
+
+
+def test_feedback_of_a_case_cut_off_says_the_limit_and_its_derivation():
+    case = next(c for c in CASES if c.question == "nn_epoch_ndl" and c.fn is not None)
+    limit = time_limits.scaled(BUILT, now=0.024)["nn_epoch_ndl"]
+    run = QuestionRun("nn_epoch_ndl", {}, f"timeout after 84 s; {limit.why}", "", "bwrap")
+    text = feedback(case, Outcome(False, problem="no value: the worker stopped before this case reported"), run)
+    assert text.endswith("no value: the nn_epoch_ndl worker stopped (timeout after 84 s; limit: 10 x the "
+                         "reference's 8.4 s on this machine now: 7.0 s when its answers were built, x 1.20 as "
+                         "the machine is slower now)")
+
+
+# ---------------------------------------------------------------- what the build records
+
+def test_building_the_answers_records_each_questions_time(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_run_all(files, config, times, base=None, keep_outputs=None):
+        calls.append(times)
+        return {q: QuestionRun(q, {c.name: Outcome(True, value=_value(c)) for c in CASES
+                                   if c.question == q and c.fn is not None}, "", "", "bwrap", seconds=1.5)
+                for q in config.assignment.registry().question}
+
+    monkeypatch.setattr(expected, "run_all", fake_run_all)
+    monkeypatch.setattr(time_limits, "workload_seconds", iter([0.03, 0.02]).__next__)  # before, after
+    expected.build(RunConfig(), tmp_path)
+    times = ReferenceTimes.from_json(json.loads((tmp_path / "meta.json").read_text())["times"])
+    assert times == ReferenceTimes({q: 1.5 for q in RunConfig().assignment.registry().question}, 0.02)
+    # the reference itself runs under the build's guard, not under limits derived from itself
+    assert set(calls[0].values()) == {time_limits.building()}
+
+
+def _value(case):
+    if case.check == "analytic":
+        return {"analytic": [[1.0, 2.0]], "numeric": [[1.0, 2.0]]}
+    return 1.0
+
+
+# ---------------------------------------------------------------- in the sandbox
+
+def _files(dest: Path, *edits) -> dict:
+    """The reference's student files with `edits` (catalogue.build), as run_all takes them."""
+    sources = build.apply_edits(build.reference_sources(), tuple(edits))
+    build.write_submission(dest, sources)
+    return {rel: dest / rel for rel in sources}
+
+
+def _run_one(question, files, config):
+    config = expected.settled(config)
+    times = config.time_limits_now(expected.reference_times(config))
+    return run_all(files, config, times, questions=[question])[question], times[question]
+
+
+# A correct student whose epoch costs three of the reference's: twice the
+# epoch on copies of the weights, thrown away, then the real one.
+SLOW_EPOCH = Append(SIMPLE_ML, """
+_reference_epoch = nn_epoch
+
+
+def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
+    for _ in range(2):
+        _reference_epoch(X, y, ndl.Tensor(W1.numpy()), ndl.Tensor(W2.numpy()), lr=lr, batch=batch)
+    return _reference_epoch(X, y, W1, W2, lr=lr, batch=batch)
+""")
+
+
+@pytest.mark.sandbox
+def test_a_slow_but_correct_epoch_passes(tmp_path):
+    # floor 1 s: only the reference's time decides Q6's limit, as for a full-size epoch
+    config = RunConfig(limits=QuestionLimits(floor=1))
+    run, limit = _run_one("nn_epoch_ndl", _files(tmp_path / "slow", SLOW_EPOCH), config)
+    assert run.problem == "" and not run.import_error, (run.problem, run.log[-2000:])
+    assert all(o.ok for o in run.outcomes.values()), {n: o.problem for n, o in run.outcomes.items() if not o.ok}
+    assert limit.why.startswith("limit: 10 x the reference's")
+
+
+@pytest.mark.sandbox
+def test_an_infinite_loop_times_out_with_the_limit_named(tmp_path):
+    # 3 x the reference's time for topo_sort (seconds), so that the test is short; floor 0.1 s: unused
+    config = RunConfig(limits=QuestionLimits(multiple=3, floor=0.1))
+    files = _files(tmp_path / "loop", Body(AUTOGRAD, "find_topo_sort", "while True:\n    pass"))
+    run, limit = _run_one("topo_sort", files, config)
+    assert limit.why.startswith("limit: 3 x the reference's")
+    assert re.fullmatch(rf"(timeout after {limit.seconds:g} s|CPU time limit \({limit.cpu_seconds} s, SIGXCPU\))"
+                        rf"; {re.escape(limit.why)}", run.problem), run.problem
+    case = next(c for c in CASES if c.question == "topo_sort" and c.fn is not None)
+    assert f"worker stopped ({run.problem})" in feedback(case, run.outcomes[case.name], run)
