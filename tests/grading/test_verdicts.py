@@ -255,6 +255,29 @@ def test_mutant_loses_exactly_its_questions(graded_static, m):
         f"{m.name}: advisories {sorted(m.reported_by - failed_advisories)} should report it")
 
 
+def _lost_only_on_hidden(report):
+    """Questions the report loses points on whose failing scored cases are
+    all hidden: what a student's `make test` cannot see coming."""
+    out = set()
+    for key in lost(report):
+        failing = [c for c in report.cases if c.question == key and c.max_score > 0 and not c.passed]
+        if failing and all(c.hidden for c in failing):
+            out.add(key)
+    return out
+
+
+def test_public_cases_predict_every_mutants_loss(graded_static):
+    """Local points predict the grade: every question a mutant loses fails
+    at least one public case too, so the student sees it in `make test`."""
+    blind = {}
+    for m in mutants.MUTANTS:
+        if m.name in graded_static and not m.gap:
+            unseen = _lost_only_on_hidden(report_of(graded_static, m.name))
+            if unseen:
+                blind[m.name] = sorted(unseen)
+    assert not blind, f"mutants that lose points only on hidden cases: {blind}"
+
+
 # ---------------------------------------------------------------- alternatives
 
 @pytest.mark.parametrize("alt", [_mutant_param(a) for a in alternatives.ALTERNATIVES])

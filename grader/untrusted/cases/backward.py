@@ -58,10 +58,10 @@ def grad1(name, description, op_name, arrays, seed, hidden=False, beyond="", **k
                 check="analytic", hidden=hidden, advisory=bool(beyond), exact=EXACT)
 
 
-def grad2(name, description, op_name, arrays, seed, **kwargs):
-    """A second-order case: each gradient differentiated again (hidden)."""
+def grad2(name, description, op_name, arrays, seed, hidden=True, **kwargs):
+    """A second-order case: each gradient differentiated again."""
     return case("backward", name, "gradient_of_gradient", description,
-                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=True, exact=EXACT)
+                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=hidden, exact=EXACT)
 
 
 CASES = [
@@ -79,9 +79,9 @@ CASES = [
     grad1("matmul_2d", "MatMul.gradient: (3,4) @ (4,2)", "matmul", [randn(111, 3, 4), randn(112, 4, 2)], 113),
     grad1("matmul_batched", "MatMul.gradient: (2,3,4) @ (2,4,2), equal batch dims", "matmul",
           [randn(114, 2, 3, 4), randn(115, 2, 4, 2)], 116),
-    ### BEGIN HIDDEN TESTS
     grad1("matmul_batched_by_2d", "MatMul.gradient: (6,3,4) @ (4,5), a 2-D right side", "matmul",
-          [randn(138, 6, 3, 4), randn(139, 4, 5)], 140, hidden=True),
+          [randn(138, 6, 3, 4), randn(139, 4, 5)], 140),
+    ### BEGIN HIDDEN TESTS
     grad1("matmul_2d_by_batched", "MatMul.gradient: (3,4) @ (2,4,5), a 2-D left side", "matmul",
           [randn(141, 3, 4), randn(142, 2, 4, 5)], 143, hidden=True),
     ### END HIDDEN TESTS
@@ -94,11 +94,11 @@ CASES = [
     ### END HIDDEN TESTS
     grad1("broadcast_to_size1", "BroadcastTo.gradient: (3,1) -> (3,4)", "broadcast_to", [randn(121, 3, 1)], 122,
           shape=(3, 4)),
-    ### BEGIN HIDDEN TESTS
     grad1("broadcast_to_scalar", "BroadcastTo.gradient: () -> (3,2)", "broadcast_to", [randn(191)], 151,
-          hidden=True, shape=(3, 2)),
+          shape=(3, 2)),
     grad1("broadcast_to_leading", "BroadcastTo.gradient: (3,) -> (2,3)", "broadcast_to", [randn(152, 3)], 153,
-          hidden=True, shape=(2, 3)),
+          shape=(2, 3)),
+    ### BEGIN HIDDEN TESTS
     grad1("broadcast_to_middle", "BroadcastTo.gradient: (2,1,3) -> (4,2,5,3)", "broadcast_to",
           [randn(154, 2, 1, 3)], 155, hidden=True, shape=(4, 2, 5, 3)),
     ### END HIDDEN TESTS
@@ -110,31 +110,32 @@ CASES = [
     grad1("negate", "Negate.gradient: (3,4)", "negate", [randn(125, 3, 4)], 126),
     grad1("transpose_default", "Transpose.gradient: default axes on (2,3,4)", "transpose",
           [randn(127, 2, 3, 4)], 128),
+    grad1("transpose_axes_4d", "Transpose.gradient: axes=(1,3) on (2,3,4,5)", "transpose",
+          [randn(187, 2, 3, 4, 5)], 188, axes=(1, 3)),
     ### BEGIN HIDDEN TESTS
     grad1("transpose_axes", "Transpose.gradient: axes=(0,1) on (2,3,4)", "transpose", [randn(156, 2, 3, 4)], 157,
           hidden=True, axes=(0, 1)),
-    grad1("transpose_axes_4d", "Transpose.gradient: axes=(1,3) on (2,3,4,5)", "transpose",
-          [randn(187, 2, 3, 4, 5)], 188, hidden=True, axes=(1, 3)),
     ### END HIDDEN TESTS
     grad1("log", "Log.gradient: positive (3,4)", "log", [positive(129, 3, 4)], 130),
     grad1("exp", "Exp.gradient: (3,4)", "exp", [randn(131, 3, 4)], 132),
+    grad2("second_order_log", "gradient of Log.gradient: positive (4,)", "log", [positive(165, 4)], 166,
+          hidden=False),
+    grad2("second_order_exp", "gradient of Exp.gradient: (4,)", "exp", [randn(167, 4)], 168, hidden=False),
+    grad2("second_order_summation", "gradient of Summation.gradient: (3,4) over axes=(0,)", "summation",
+          [randn(177, 3, 4)], 178, hidden=False, axes=(0,)),
+    grad2("second_order_broadcast_to", "gradient of BroadcastTo.gradient: (3,1) -> (2,3,4)", "broadcast_to",
+          [randn(179, 3, 1)], 180, hidden=False, shape=(2, 3, 4)),
     ### BEGIN HIDDEN TESTS
     grad2("second_order_power_scalar", "gradient of PowerScalar.gradient: (3,2) ** 3", "power_scalar",
           [randn(160, 3, 2)], 161, scalar=3),
     grad2("second_order_divide", "gradient of EWiseDiv.gradient: (3,2) / (3,2)", "divide",
           [randn(162, 3, 2), positive(163, 3, 2)], 164),
-    grad2("second_order_log", "gradient of Log.gradient: positive (4,)", "log", [positive(165, 4)], 166),
-    grad2("second_order_exp", "gradient of Exp.gradient: (4,)", "exp", [randn(167, 4)], 168),
     grad2("second_order_matmul", "gradient of MatMul.gradient: (3,4) @ (4,2)", "matmul",
           [randn(169, 3, 4), randn(170, 4, 2)], 171),
     grad2("second_order_ewise_pow", "gradient of EWisePow.gradient: (2,3) ** (2,3)", "power",
           [positive(172, 2, 3), randn(173, 2, 3)], 174),
     grad2("second_order_divide_scalar", "gradient of DivScalar.gradient: (3,2) / 4", "divide_scalar",
           [randn(175, 3, 2)], 176, scalar=4.0),
-    grad2("second_order_summation", "gradient of Summation.gradient: (3,4) over axes=(0,)", "summation",
-          [randn(177, 3, 4)], 178, axes=(0,)),
-    grad2("second_order_broadcast_to", "gradient of BroadcastTo.gradient: (3,1) -> (2,3,4)", "broadcast_to",
-          [randn(179, 3, 1)], 180, shape=(2, 3, 4)),
     grad2("second_order_reshape", "gradient of Reshape.gradient: (2,6) -> (3,4)", "reshape",
           [randn(181, 2, 6)], 182, shape=(3, 4)),
     grad2("second_order_transpose", "gradient of Transpose.gradient: (2,3,4) default axes", "transpose",

@@ -76,13 +76,13 @@ CASES = [
        loss_value(302, 5, 3, 20.0)),
     q5("value_float64_labels", "softmax_loss_value", "softmax_loss with float64 one-hot labels",
        loss_value(305, 6, 5, 1.0, np.float64)),
+    q5("gradient", "softmax_loss_gradient", "gradient of softmax_loss w.r.t. (6,4) logits Z",
+       loss_gradient(304, 6, 4, 1.5, 0)),
     ### BEGIN HIDDEN TESTS
     q5("value_int_labels", "softmax_loss_value", "softmax_loss with int8 one-hot labels",
        loss_value(306, 6, 5, 1.0, np.int8), hidden=True),
     q5("value_one_example", "softmax_loss_value", "softmax_loss of a single (1,7) example",
        loss_value(303, 1, 7, 2.0), hidden=True),
-    q5("gradient", "softmax_loss_gradient", "gradient of softmax_loss w.r.t. (6,4) logits Z",
-       loss_gradient(304, 6, 4, 1.5, 0), hidden=True),
     ### END HIDDEN TESTS
     q5("gradient_labels", "label_gradient", "gradient of softmax_loss w.r.t. the (6,4) one-hot labels",
        loss_gradient(304, 6, 4, 1.5, 1), advisory=True),

@@ -58,10 +58,10 @@ def grad1(name, description, op_name, arrays, seed, hidden=False, beyond="", **k
                 check="analytic", hidden=hidden, advisory=bool(beyond), exact=EXACT)
 
 
-def grad2(name, description, op_name, arrays, seed, **kwargs):
-    """A second-order case: each gradient differentiated again (hidden)."""
+def grad2(name, description, op_name, arrays, seed, hidden=True, **kwargs):
+    """A second-order case: each gradient differentiated again."""
     return case("backward", name, "gradient_of_gradient", description,
-                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=True, exact=EXACT)
+                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=hidden, exact=EXACT)
 
 
 CASES = [
@@ -75,17 +75,32 @@ CASES = [
     grad1("matmul_2d", "MatMul.gradient: (3,4) @ (4,2)", "matmul", [randn(111, 3, 4), randn(112, 4, 2)], 113),
     grad1("matmul_batched", "MatMul.gradient: (2,3,4) @ (2,4,2), equal batch dims", "matmul",
           [randn(114, 2, 3, 4), randn(115, 2, 4, 2)], 116),
+    grad1("matmul_batched_by_2d", "MatMul.gradient: (6,3,4) @ (4,5), a 2-D right side", "matmul",
+          [randn(138, 6, 3, 4), randn(139, 4, 5)], 140),
     grad1("summation_all", "Summation.gradient: (3,4,2) over all axes", "summation", [randn(117, 3, 4, 2)], 118),
     grad1("summation_one_axis", "Summation.gradient: (3,4,2) over axes=(1,)", "summation",
           [randn(119, 3, 4, 2)], 120, axes=(1,)),
     grad1("broadcast_to_size1", "BroadcastTo.gradient: (3,1) -> (3,4)", "broadcast_to", [randn(121, 3, 1)], 122,
           shape=(3, 4)),
+    grad1("broadcast_to_scalar", "BroadcastTo.gradient: () -> (3,2)", "broadcast_to", [randn(191)], 151,
+          shape=(3, 2)),
+    grad1("broadcast_to_leading", "BroadcastTo.gradient: (3,) -> (2,3)", "broadcast_to", [randn(152, 3)], 153,
+          shape=(2, 3)),
     grad1("reshape", "Reshape.gradient: (2,3,4) -> (6,4)", "reshape", [randn(123, 2, 3, 4)], 124, shape=(6, 4)),
     grad1("negate", "Negate.gradient: (3,4)", "negate", [randn(125, 3, 4)], 126),
     grad1("transpose_default", "Transpose.gradient: default axes on (2,3,4)", "transpose",
           [randn(127, 2, 3, 4)], 128),
+    grad1("transpose_axes_4d", "Transpose.gradient: axes=(1,3) on (2,3,4,5)", "transpose",
+          [randn(187, 2, 3, 4, 5)], 188, axes=(1, 3)),
     grad1("log", "Log.gradient: positive (3,4)", "log", [positive(129, 3, 4)], 130),
     grad1("exp", "Exp.gradient: (3,4)", "exp", [randn(131, 3, 4)], 132),
+    grad2("second_order_log", "gradient of Log.gradient: positive (4,)", "log", [positive(165, 4)], 166,
+          hidden=False),
+    grad2("second_order_exp", "gradient of Exp.gradient: (4,)", "exp", [randn(167, 4)], 168, hidden=False),
+    grad2("second_order_summation", "gradient of Summation.gradient: (3,4) over axes=(0,)", "summation",
+          [randn(177, 3, 4)], 178, hidden=False, axes=(0,)),
+    grad2("second_order_broadcast_to", "gradient of BroadcastTo.gradient: (3,1) -> (2,3,4)", "broadcast_to",
+          [randn(179, 3, 1)], 180, hidden=False, shape=(2, 3, 4)),
     # Beyond the contract: reported, no points.
     grad1("summation_int_axis", "Summation.gradient: (3,4,2) over axes=1 (an int)", "summation",
           [randn(189, 3, 4, 2)], 190, beyond="int_axes", axes=1),

@@ -76,6 +76,8 @@ CASES = [
        loss_value(302, 5, 3, 20.0)),
     q5("value_float64_labels", "softmax_loss_value", "softmax_loss with float64 one-hot labels",
        loss_value(305, 6, 5, 1.0, np.float64)),
+    q5("gradient", "softmax_loss_gradient", "gradient of softmax_loss w.r.t. (6,4) logits Z",
+       loss_gradient(304, 6, 4, 1.5, 0)),
     q5("gradient_labels", "label_gradient", "gradient of softmax_loss w.r.t. the (6,4) one-hot labels",
        loss_gradient(304, 6, 4, 1.5, 1), advisory=True),
     q5("value_float32", "float_width", "softmax_loss of float32 logits and labels is float32",
