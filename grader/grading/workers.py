@@ -23,6 +23,7 @@ from grader.grading.outcomes import Budget, read_import_error, read_outcome
 from grader.handout import markers
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
+WHERE = ROOT / "grader" / "untrusted" / "where.py"  # the worker's `where:` (also shipped in the handout)
 CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
 STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
@@ -132,6 +133,7 @@ def student_code(assignment: Assignment) -> dict:
 def build_runner(dest: Path, assignment: Assignment) -> Path:
     dest.mkdir()
     shutil.copyfile(WORKER, dest / "worker_boot.py")
+    shutil.copyfile(WHERE, dest / "where.py")
     (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
     shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest

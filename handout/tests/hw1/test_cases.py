@@ -12,7 +12,6 @@ never cost points.
 import inspect
 import json
 import sys
-import traceback
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ import simple_ml  # noqa: E402
 from hw1_cases import BEYOND, BY_NAME, CASES, CONTRACT, read_test_set  # noqa: E402
 from hw1_cases.checks import check  # noqa: E402
 from hw1_cases.compare import describe  # noqa: E402
+from hw1_cases.where import STUDENT_CODE, load_code, where as find_where  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "hw1_cases" / "expected"
@@ -70,13 +70,11 @@ def computed(case):
     return _values[key]
 
 
-def where(exc):
-    """The last place in your files the exception passed through, as file:line in function."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        path = Path(frame.filename).resolve()
-        if ROOT in path.parents and "tests" not in path.relative_to(ROOT).parts[:1]:
-            return f"{path.relative_to(ROOT)}:{frame.lineno} in {frame.name}"
-    return "(not in your files)"
+def where(exc, case):
+    """Your line the exception came from, as the grader names it: in the
+    function the case exercises, else the innermost one of your own code."""
+    code = load_code(HERE / "hw1_cases" / STUDENT_CODE)
+    return find_where(exc, case.description, str(ROOT), code) or "(not in your files)"
 
 
 # Where a question's code lives when the case's description names no function.
@@ -118,12 +116,19 @@ def contract_line(case):
 def test_case(case):
     ok, value = computed(case)
     if not ok:
-        print(f"{case.description}\n{contract_line(case)}\nwhere: {where(value)}")
+        print(f"{case.description}\n{contract_line(case)}\nwhere: {where(value, case)}")
         raise value
     want = expected_value(case)
     verdict = check(case, want, value, lambda: read_test_set(ROOT / "data"))
     if not verdict.passed:
         # No traceback: it would show this file, not yours; `where` names your code.
-        pytest.fail(f"{case.description}: {verdict.message}\n{contract_line(case)}\n"
-                    f"expected: {describe(want)}\ngot:      {describe(value)}\nwhere: {student_code(case)}",
-                    pytrace=False)
+        pytest.fail("\n".join([f"{case.description}: {verdict.message}", contract_line(case),
+                               *shapes(want, value), f"where: {student_code(case)}"]), pytrace=False)
+
+
+def shapes(want, value):
+    """`expected:` and `got:` lines when they say something the verdict does
+    not (two arrays: their shapes and dtypes); none for lists or dicts."""
+    if not (isinstance(want, np.ndarray) and isinstance(value, np.ndarray)):
+        return []
+    return [f"expected: {describe(want)}", f"got:      {describe(value)}"]
