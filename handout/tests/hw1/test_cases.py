@@ -93,7 +93,7 @@ def _lookup(dotted):
 
 
 def student_code(case):
-    """file:line of the function a case exercises (the op named in its description)."""
+    """`file:line in name` of the function a case exercises (the op named in its description)."""
     words = [w.strip(":,()") for w in case.description.split()] + [QUESTION_CODE.get(case.question, "")]
     for word in filter(None, words):
         obj = _lookup(word)
@@ -102,7 +102,7 @@ def student_code(case):
         except (TypeError, OSError):
             continue
         if ROOT in path.parents:
-            return f"{path.relative_to(ROOT)}:{line} ({word})"
+            return f"{path.relative_to(ROOT).as_posix()}:{line} in {getattr(obj, '__qualname__', word)}"
     return "(not found in your files)"
 
 
