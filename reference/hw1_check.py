@@ -158,7 +158,10 @@ def run_cases(keyword=None):
         run = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True)
         results = _results(junit) if junit.is_file() else []
     points = _load_points(root)
-    ran = [r for r in results if r[1] != "skipped"]
+    # `-k forward` also matches nn_epoch_ndl_relu_forward where no conftest.py
+    # (the handout's) narrows it: a question's cases are those of its name.
+    ran = [r for r in results if r[1] != "skipped"
+           and (keyword is None or r[0] not in points["cases"] or r[0].startswith(keyword + "_"))]
     scored_failed = [(name, reason) for name, status, reason in ran
                      if status == "failed" and points["cases"].get(name, 1) > 0]
     line, extra = summary(ran, points, keyword)

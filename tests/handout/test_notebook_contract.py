@@ -245,3 +245,16 @@ def test_a_failing_case_cell_counts_as_make_test_does(solved):
     passed, _ = _table_row(solved, "forward")
     ok, total = map(int, passed.split("/"))
     assert str(info.value).splitlines()[0] == f"Q1 forward: {total - ok} of {total} cases failed"
+
+
+def test_a_case_cell_in_a_copy_of_the_reference_counts_the_same(solved, tmp_path, monkeypatch, capsys):
+    """The reference has no conftest.py: `-k forward` there also runs the Q6
+    case nn_epoch_ndl_relu_forward, which the cell must not count in Q1."""
+    passed, points = _table_row(solved, "forward")
+    root = tmp_path / "reference"
+    shutil.copytree(ROOT / "reference", root, symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", "data"))
+    (root / "data").symlink_to(ROOT / "data")
+    monkeypatch.chdir(root)
+    _load_check(root).run_cases("forward")
+    assert capsys.readouterr().out.startswith(f"Q1 forward: {passed} cases passed, {points} points (public cases")
