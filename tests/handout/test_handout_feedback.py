@@ -68,3 +68,19 @@ def test_make_test_and_the_grader_name_the_same_line(student):
     assert graders.startswith(f"{OPS}:{summation_line(root)} in Summation.gradient: ")
     block = out.split("test_case[backward_summation_one_axis]", 1)[1]
     assert f"where: {graders}\n" in block, (graders, block[:1500])
+
+
+def test_a_case_checking_another_cases_value_says_the_same(student):
+    """nn_epoch_ndl_test_error checks the value nn_epoch_ndl_mnist_full
+    computed: the same where (as in the grader), and a traceback without
+    the pytest frames of the case that raised it first."""
+    root, _ = student
+    run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "--tb=short", "-k", "nn_epoch_ndl",
+                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True, timeout=600,
+                         env={**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                              "OPENBLAS_NUM_THREADS": "1"})
+    blocks = dict(re.findall(r"_ test_case\[(\w+)\] _+\n(.*?)(?=\n_{3,} test_case|\n=+ )", run.stdout, re.S))
+    wheres = {name: re.search(r"^where: (.*)$", block, re.M).group(1) for name, block in blocks.items()}
+    assert wheres["nn_epoch_ndl_test_error"] == wheres["nn_epoch_ndl_mnist_full"], wheres
+    assert " in nn_epoch: " in wheres["nn_epoch_ndl_test_error"]
+    assert "_pytest" not in run.stdout and "pluggy/" not in run.stdout, run.stdout[-3000:]

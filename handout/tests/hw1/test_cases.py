@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "hw1_cases" / "expected"
 ROOT = Path.cwd().resolve()
 _values = {}  # value key -> (True, value) or (False, exception): each case function runs once
+_tracebacks = {}  # value key -> its exception's traceback where the case function raised it
 
 
 def _decode(node):
@@ -67,14 +68,19 @@ def computed(case):
             _values[key] = (True, plain(BY_NAME[key].fn(ndl, simple_ml)))
         except Exception as exc:  # reported by every case that checks this value
             _values[key] = (False, exc)
-    return _values[key]
+            _tracebacks[key] = exc.__traceback__
+    ok, value = _values[key]
+    if not ok:  # as first raised: a case raising it again would add pytest's frames of the one before
+        value = value.with_traceback(_tracebacks[key])
+    return ok, value
 
 
 def where(exc, case):
     """Your line the exception came from, as the grader names it: in the
     function the case exercises, else the innermost one of your own code."""
     code = load_code(HERE / "hw1_cases" / STUDENT_CODE)
-    return find_where(exc, case.description, str(ROOT), code) or "(not in your files)"
+    source = BY_NAME[case.value_key]  # the case that computed the value, as in the grader
+    return find_where(exc, source.description, str(ROOT), code) or "(not in your files)"
 
 
 # Where a question's code lives when the case's description names no function.
