@@ -10,6 +10,7 @@ run `python -m pytest -k forward` (or `make test Q=forward`) in a terminal.
 
 Standard library only; pytest (and numpy, requests) in the kernel's Python.
 """
+import json
 import os
 import re
 import subprocess
@@ -21,6 +22,8 @@ from pathlib import Path
 QUESTIONS = {"forward": "Q1", "backward": "Q2", "topo_sort": "Q3",
              "compute_gradient": "Q4", "softmax_loss_ndl": "Q5", "nn_epoch_ndl": "Q6"}
 TEST_DIR = "tests/hw1"
+POINTS = "tests/hw1/hw1_cases/points.json"  # each public case's points (0: advisory), hidden cases' points
+UNIT = 10_000  # the grader's points are whole multiples of 1e-4
 DEFAULT_SERVER = "http://127.0.0.1:8000/"
 REASON_WIDTH = 300  # characters of the first reason shown
 FILE_LINE = re.compile(r'File "(.+)", line (\d+)')
@@ -110,8 +113,43 @@ def case_name(test):
     return test[len("test_case["):-1] if test.startswith("test_case[") and test.endswith("]") else test
 
 
+def _points(units):
+    return f"{units / UNIT:.2f}".rstrip("0").rstrip(".")
+
+
+def _load_points(root):
+    try:
+        return json.loads((root / POINTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"questions": [], "cases": {}}
+
+
+def summary(results, points, keyword=None):
+    """The counts `make test` prints, for the cases in `results`: (scored
+    line, advisory line or ""). Scored cases are those with points; advisory
+    ones (0 points, beyond the assignment) are counted apart."""
+    cases = points["cases"]
+    scored = [(name, status) for name, status, _ in results if cases.get(name, 1) > 0]
+    advisory = [(name, status) for name, status, _ in results if cases.get(name, 1) == 0]
+    passed = sum(status == "passed" for _, status in scored)
+    earned = sum(round(cases.get(name, 0) * UNIT) for name, status in scored if status == "passed")
+    questions = [q for q in points["questions"] if keyword in (None, q["key"])]
+    public = sum(round(value * UNIT) for name, value in cases.items()
+                 if value > 0 and any(name.startswith(q["key"] + "_") for q in questions))
+    hidden = sum(round(q["hidden_points"] * UNIT) for q in questions)
+    line = f"{passed}/{len(scored)} cases passed, {_points(earned)}/{_points(public)} points (public cases"
+    line += f"; {_points(hidden)} more on hidden cases)" if hidden else ")"
+    extra = ""
+    if advisory:
+        ok = sum(status == "passed" for _, status in advisory)
+        extra = f"beyond the assignment (no points): {ok} of {len(advisory)} advisory cases passed"
+    return line, extra
+
+
 def run_cases(keyword=None):
-    """Run the public cases of one question (`-k keyword`), or all of them."""
+    """Run the public cases of one question (`-k keyword`), or all of them.
+    Stops the cell when a scored case fails; advisory cases (beyond the
+    assignment, no points) are only counted."""
     label, root = _label(keyword), _root()
     with tempfile.TemporaryDirectory(prefix="hw1-cases-") as tmp:
         junit = Path(tmp) / "cases.xml"
@@ -119,19 +157,26 @@ def run_cases(keyword=None):
                f"--junitxml={junit}"] + (["-k", keyword] if keyword else [])
         run = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True)
         results = _results(junit) if junit.is_file() else []
-    failed = [(name, reason) for name, status, reason in results if status == "failed"]
-    skipped = sum(status == "skipped" for _, status, _ in results)
-    if run.returncode == 0 and results:
-        print(f"{label}: all {len(results) - skipped} cases passed" + (f", {skipped} skipped" if skipped else ""))
+    points = _load_points(root)
+    # `-k forward` also matches nn_epoch_ndl_relu_forward where no conftest.py
+    # (the handout's) narrows it: a question's cases are those of its name.
+    ran = [r for r in results if r[1] != "skipped"
+           and (keyword is None or r[0] not in points["cases"] or r[0].startswith(keyword + "_"))]
+    scored_failed = [(name, reason) for name, status, reason in ran
+                     if status == "failed" and points["cases"].get(name, 1) > 0]
+    line, extra = summary(ran, points, keyword)
+    if run.returncode in (0, 1) and ran and not scored_failed:
+        print(f"{label}: {line}" + (f"\n{extra}" if extra else ""))
         return
-    if run.returncode == 1 and failed:
-        headline = f"{label}: {len(failed)} of {len(results)} cases failed"
+    if run.returncode == 1 and scored_failed:
+        scored = sum(points["cases"].get(name, 1) > 0 for name, _, _ in ran)
+        headline = f"{label}: {len(scored_failed)} of {scored} cases failed"
+        first = f"first: {scored_failed[0][0]}: {scored_failed[0][1]}"
     else:  # nothing ran: a file that does not import, no matching case...
         headline = f"{label}: the cases could not run (pytest exit status {run.returncode})"
-    if failed:
-        first = f"first: {failed[0][0]}: {failed[0][1]}"
-    else:
-        first = "pytest said: " + " / ".join((run.stdout + run.stderr).strip().splitlines()[-3:])
+        failed = [(name, reason) for name, status, reason in results if status == "failed"]
+        first = f"first: {failed[0][0]}: {failed[0][1]}" if failed else \
+            "pytest said: " + " / ".join((run.stdout + run.stderr).strip().splitlines()[-3:])
     command = "python -m pytest" + (f" -k {keyword}" if keyword else "")
     raise CasesFailed(f"{headline}\n{first}\nfull report: {command}  (in a terminal, in this folder)")
 

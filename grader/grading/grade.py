@@ -28,12 +28,21 @@ EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason 
 UNIT = 10_000       # case scores are whole multiples of 1e-4 points, so totals add up exactly
 
 
+def stub_of(outcome, run) -> str:
+    """"Q2 EWiseDiv.gradient" when the case stopped at that handout stub, else ""
+    (the worker's `(at ...)` after it says nothing the stub's name does not)."""
+    error = "" if run.import_error or outcome.ok else outcome.problem.split(" (at ", 1)[0]
+    return error[len(NOT_IMPLEMENTED):].replace(": ", " ", 1) if STUB.match(error) else ""
+
+
 def feedback(case, outcome, run):
     """Why a case has no value, in words a student can act on. A hidden
     case says only the kind of error: the message and place are text the
     student's code chooses, which could carry out what the case looks like."""
     if run.import_error:
         return f"{case.description}: not run: {run.import_error}"
+    if stub_of(outcome, run):  # one line per question in report.md
+        return f"{case.description}: not implemented: {stub_of(outcome, run)}"
     problem = outcome.problem
     if case.hidden and outcome.error_type:  # the error alone, without the place the worker names
         problem = problem.split(" (at ", 1)[0]
@@ -99,9 +108,10 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         passed, output = _verdict(case, runs, answers, test_set, drawn)
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
+        stub = stub_of(runs[case.question].outcomes[case.value_key], runs[case.question])
         results.append(report.CaseResult(case.name, case.question, number,
                                          points[case.name] if passed else 0.0, points[case.name], passed,
-                                         output, case.hidden, case.advisory, contract, blocked))
+                                         output, case.hidden, case.advisory, contract, blocked, stub))
     return tuple(results)
 
 

@@ -34,6 +34,7 @@ class CaseResult:
     advisory: bool = False
     contract: str = ""    # the contract line the case checks (or goes beyond)
     blocked: bool = False  # not run: its question's worker could not import the submission
+    stub: str = ""        # "Q2 EWiseDiv.gradient": it stopped at that handout stub (NotImplementedError)
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,24 @@ def _case_lines(c):
     return lines
 
 
+def _stub_line(cases, prefix=""):
+    """Cases that stopped at handout stubs, folded into one line: how many, and which stubs."""
+    stubs = list(dict.fromkeys(c.stub for c in cases))
+    count = f"{len(cases)} case{'s' * (len(cases) != 1)}"
+    return f"- {prefix}{count} not implemented yet (NotImplementedError): {', '.join(stubs)}"
+
+
+def _failure_lines(cases, prefix=""):
+    """One line per failed case (and its contract line), but one line for all
+    the cases that stopped at a stub."""
+    stubbed = [c for c in cases if c.stub]
+    lines = [_stub_line(stubbed, prefix)] if stubbed else []
+    for c in cases:
+        if not c.stub:
+            lines += _case_lines(c)
+    return lines
+
+
 def _question_section(report, q):
     """A question's failures: scored ones (they cost points) only; advisories come last."""
     failed = [c for c in report.cases if c.question == q.key and not c.passed and c.max_score > 0]
@@ -164,9 +183,7 @@ def _question_section(report, q):
     blocked = [c for c in failed if c.blocked]
     if blocked:  # the import failure is in the notes above: said once, not once per case
         lines.append(f"- {len(blocked)} cases not run: the submission could not be imported (see above)")
-    for c in failed:
-        if not c.blocked:
-            lines += _case_lines(c)
+    lines += _failure_lines([c for c in failed if not c.blocked])
     return lines + [""]
 
 
@@ -186,8 +203,8 @@ def markdown(report):
         parts.append(f"## {ADVISORY_TITLE}\n")
         parts.append("These go past what the course's handout promises. They cost nothing, but "
                      "fixing them makes your library sturdier.\n")
-        for c in beyond:
-            parts += _case_lines(c)
+        for q in report.questions:
+            parts += _failure_lines([c for c in beyond if c.question == q.key], prefix=f"{q.label}: ")
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

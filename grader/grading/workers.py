@@ -8,6 +8,7 @@ script and a copy of the cases package in a folder of their own, and a
 control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
+import json
 import os
 import shutil
 import signal
@@ -21,9 +22,12 @@ from grader import ROOT, sandbox
 from grader.assignment import Assignment
 from grader.grading import time_limits
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
+from grader.handout import markers
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
+WHERE = ROOT / "grader" / "untrusted" / "where.py"  # the worker's `where:` (also shipped in the handout)
 CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
+STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
 # Memory is what a run's processes really use, together (a control group;
@@ -131,9 +135,23 @@ def _copy_nofollow(src: Path, dest: Path) -> None:
         dest.write_bytes(f.read())
 
 
+def student_code(assignment: Assignment) -> dict:
+    """What the worker's `where:` needs to find the student's line: the
+    student files and, in each, the reference's functions that hold no
+    student code (given code, which a `where:` skips over)."""
+    files = {}
+    for rel in assignment.student_files:
+        path = assignment.reference / rel
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        files[rel] = {"given": markers.given_functions(text, rel) if text else []}
+    return {"files": files}
+
+
 def build_runner(dest: Path, assignment: Assignment) -> Path:
     dest.mkdir()
     shutil.copyfile(WORKER, dest / "worker_boot.py")
+    shutil.copyfile(WHERE, dest / "where.py")
+    (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
     shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return dest
 

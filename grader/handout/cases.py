@@ -6,7 +6,9 @@ Written under tests/NAME/NAME_cases/ (hw1: tests/hw1/hw1_cases/):
   per question) with every `### BEGIN HIDDEN TESTS` block removed: hidden rows and the
   functions only they use never ship;
 - tolerance.py, compare.py and checks.py: the grader's own comparison code,
-  its imports pointed at this package;
+  its imports pointed at this package; where.py, the worker's own `where:`
+  line, with student_code.json (the student files and their given
+  functions), so that `make test` names the same line as the grader;
 - expected/: the reference's value of every public case, from the same
   sandboxed reference run the grader caches (JSON, arrays as .npy files);
 - points.json: each public case's points as the grader splits them, and
@@ -25,7 +27,7 @@ from grader import tolerance
 from grader.assignment import Assignment, shown
 from grader.grading import checks, compare, expected, seeds
 from grader.grading.grade import UNIT, max_scores
-from grader.grading.workers import RunConfig
+from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
 from grader.handout.leaks import secrets_of
 from grader.handout.markers import strip_source
 
@@ -36,6 +38,7 @@ REWRITES = {
     "tolerance.py": (),
     "compare.py": (("from grader.tolerance import ", "from .tolerance import "),),
     "checks.py": (("from grader.grading.compare import ", "from .compare import "),),
+    "where.py": (),
 }
 # Lines that the leak check would flag but that reveal nothing: the case
 # code's own lines that happen to equal a solution line, and hidden-case
@@ -67,8 +70,7 @@ def _case_sources(out: Path, assignment: Assignment):
 
 
 def _comparison_code(out: Path):
-    for module in (tolerance, compare, checks):
-        path = Path(inspect.getsourcefile(module))
+    for path in [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)] + [WHERE]:
         text = path.read_text(encoding="utf-8")
         for old, new in REWRITES[path.name]:
             if text.count(old) != 1:
@@ -133,6 +135,7 @@ def write_cases(out: Path, assignment: Assignment):
     folder.mkdir(parents=True)
     blocks, secrets = _case_sources(folder, assignment)
     _comparison_code(folder)
+    (folder / STUDENT_CODE).write_text(json.dumps(student_code(assignment), indent=1, sort_keys=True) + "\n")
     _expected_values(folder, assignment)
     (folder / "points.json").write_text(json.dumps(points_table(assignment.registry()), indent=1) + "\n")
     files = sorted(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())

@@ -223,3 +223,31 @@ def strip_source(text: str, path: str, *, fallback_name: str = "<module>",
         except SyntaxError as e:
             raise MarkerError(path, e.lineno or 1, NOT_PYTHON.format(message=e.msg)) from None
     return result
+
+
+def given_functions(text: str, path: str) -> list[str]:
+    """The qualified names ("Op.__call__", "Tensor.backward") of the functions
+    in a reference file that hold no student code: no solution block inside
+    them, and not defined inside one. What a `where:` line skips over to find
+    the student's own line (the worker's student_code.json)."""
+    lines = split_lines(text)
+    solution = [(b.begin, b.end) for b in strip_source(text, path, check_python=False).blocks
+                if b.kind == "solution"]
+    tree = ast.parse(_python_view(lines))
+    given: list[str] = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qualname = prefix + child.name
+                first, last = child.lineno, child.end_lineno or child.lineno
+                holds = any(first <= begin <= last for begin, _ in solution)
+                inside = any(begin < first <= end for begin, end in solution)
+                if not isinstance(child, ast.ClassDef) and not holds and not inside:
+                    given.append(qualname)
+                visit(child, qualname + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return given

@@ -21,7 +21,6 @@ import importlib
 import json
 import os
 import sys
-import traceback
 
 RUNNER = os.path.dirname(os.path.abspath(__file__))
 MAX_MESSAGE = 500  # characters kept of an exception message
@@ -57,16 +56,17 @@ def _refuse(value):
     raise TypeError(f"a {type(value).__name__} is not a number, array, list or dict")
 
 
-def where(exc):
-    """The last traceback frame inside the submission (cwd), as path:line in fn;
-    for a syntax error, the file and line the compiler names."""
-    cwd = os.getcwd() + os.sep
-    if isinstance(exc, SyntaxError) and str(exc.filename or "").startswith(cwd):
-        return f"{exc.filename[len(cwd):]}:{exc.lineno}"
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.startswith(cwd):
-            return f"{frame.filename[len(cwd):]}:{frame.lineno} in {frame.name}"
-    return ""
+def where(exc, description=""):
+    """The student's line the exception came from, "" if none: where.py
+    beside this file (the function the case exercises, else the student's
+    own code, given functions skipped per student_code.json)."""
+    try:
+        import where as finder  # imported by main() before any student code runs
+
+        code = finder.load_code(os.path.join(RUNNER, finder.STUDENT_CODE))
+        return str(finder.where(exc, description, os.getcwd(), code))
+    except Exception:  # noqa: BLE001  (student code may have broken what it uses: the value still counts)
+        return ""
 
 
 def write(out_dir, stem, record):
@@ -76,9 +76,9 @@ def write(out_dir, stem, record):
     os.replace(path + ".tmp", path)
 
 
-def error_record(exc):
+def error_record(exc, description=""):
     message = f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]
-    return {"status": "error", "error": message, "where": where(exc)}
+    return {"status": "error", "error": message, "where": where(exc, description)}
 
 
 def import_library(modules):
@@ -94,6 +94,7 @@ def main():
         os.environ[SEED_VARIABLE] = sys.argv[3]  # before the case tables are built
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
+    import where  # noqa: F401  (likewise)
     from assignment_cases import CASES, QUESTIONS
 
     cases = [c for c in CASES if c.question == question and c.fn is not None]
@@ -109,7 +110,7 @@ def main():
             write(out_dir, case.name, {"status": "ok", "value": value})
         except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
             try:
-                write(out_dir, case.name, error_record(exc))
+                write(out_dir, case.name, error_record(exc, case.description))
             except BaseException:  # noqa: B036  (the parent reports the case as missing)
                 pass
 

@@ -2,9 +2,14 @@
 
 The cases are the grader's public cases (tests/hw1/test_cases.py). Each
 passed case earns exactly the points the grader gives it
-(tests/hw1/hw1_cases/points.json); the grader adds hidden cases, whose
-points the last lines name. Advisory cases go beyond the assignment and
+(tests/hw1/hw1_cases/points.json): the total is out of what the public
+cases are worth, and the line under it says how many more points the
+grader's hidden cases carry. Advisory cases go beyond the assignment and
 carry no points.
+
+A case that stops at a stub you have not written yet (NotImplementedError)
+prints no traceback: it shows as N, and one line per question lists the
+stubs those cases reached.
 """
 import json
 from pathlib import Path
@@ -16,6 +21,9 @@ CASE_TEST = "test_case"
 UNIT = 10_000  # the grader's points are whole multiples of 1e-4
 
 _passed = {}  # case name -> True while every phase so far passed
+_stubs = {}   # case name -> the NotImplementedError it stopped at ("Q1: PowerScalar.compute")
+NOT_IMPLEMENTED = "not implemented"  # the outcome's name in pytest's count line
+MAX_STUBS = 6  # stubs named per question line
 
 
 @pytest.hookimpl(trylast=True)
@@ -50,6 +58,55 @@ def case_of(nodeid):
     return function[len(CASE_TEST) + 1:-1]
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # A case that stopped at a stub: one line instead of a traceback.
+    outcome = yield
+    report = outcome.get_result()
+    name = case_of(report.nodeid)
+    if name is None or call.when != "call" or not report.failed or call.excinfo is None:
+        return
+    if call.excinfo.errisinstance(NotImplementedError):
+        message = str(call.excinfo.value) or "(no message)"
+        _stubs[name] = message
+        report.longrepr = f"NotImplementedError: {message}"
+        report.sections = []
+
+
+def pytest_report_teststatus(report, config):
+    # Counted apart ("N", "3 not implemented"), so pytest lists no stub
+    # among its failures; the run still fails (exit status 1).
+    if report.when == "call" and report.failed and case_of(report.nodeid) in _stubs:
+        return NOT_IMPLEMENTED, "N", "NOT IMPLEMENTED"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    lines = stub_lines(_stubs, load_points())
+    if lines:
+        terminalreporter.write_sep("=", "not implemented yet")
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
+def stub_lines(stubs, points):
+    """One line per question: how many of its cases stopped at a stub, and which stubs."""
+    lines = []
+    for q in points["questions"]:
+        mine = {name: message for name, message in stubs.items() if name.startswith(q["key"] + "_")}
+        if not mine:
+            continue
+        names = list(dict.fromkeys(m.replace(": ", " ", 1) for m in mine.values()))
+        more = f" and {len(names) - MAX_STUBS} more" if len(names) > MAX_STUBS else ""
+        scored = sum(points["cases"].get(name, 0) > 0 for name in mine)
+        count = f"{scored} case{'s' * (scored != 1)}"
+        if len(mine) > scored:
+            count += f" (and {len(mine) - scored} advisory)"
+        lines.append(f"{q['label']} {q['key']}: {count} stop at NotImplementedError: "
+                     f"{', '.join(names[:MAX_STUBS])}{more}")
+    return lines
+
+
 def pytest_runtest_logreport(report):
     # A case counts as passed only if setup, call and teardown all passed.
     name = case_of(report.nodeid)
@@ -69,35 +126,42 @@ def _points(units):
 
 def points_table(passed, points):
     """The table's lines, from {case name: passed} and points.json's content;
-    [] when no case ran."""
+    [] when no case ran. Points are out of what the public cases are worth:
+    a complete, correct solution has them all; the line under the total says
+    what the hidden cases add."""
     cases = points["cases"]
     question_of = {name: q["key"] for q in points["questions"] for name in cases if name.startswith(q["key"] + "_")}
     ran = {name: ok for name, ok in passed.items() if name in question_of}
     if not ran:
         return []
     lines = [f"{'question':<22}{'cases passed':>14}{'points':>14}"]
-    earned_total, total_points, hidden, advisory = 0, 0, [], [0, 0]
+    earned_total, public_total, hidden, hidden_units, advisory, shown = 0, 0, [], 0, [0, 0], []
     for q in points["questions"]:
-        total_points += q["points"]
         label = f"{q['label']} {q['key']}"
+        public = sum(round(cases[n] * UNIT) for n in question_of if question_of[n] == q["key"] and cases[n] > 0)
         scored = [n for n in ran if question_of[n] == q["key"] and cases[n] > 0]
         for name in ran:
             if question_of[name] == q["key"] and cases[name] == 0:
                 advisory[0] += ran[name]
                 advisory[1] += 1
         if not scored:
-            lines.append(f"{label:<22}{'not run':>14}{'-/' + str(q['points']):>14}")
+            lines.append(f"{label:<22}{'not run':>14}{'-/' + _points(public):>14}")
             continue
+        shown.append(q["label"])
         earned = sum(round(cases[n] * UNIT) for n in scored if ran[n])
-        earned_total += earned
+        earned_total, public_total = earned_total + earned, public_total + public
         count = f"{sum(ran[n] for n in scored)}/{len(scored)}"
-        lines.append(f"{label:<22}{count:>14}{_points(earned) + '/' + str(q['points']):>14}")
+        lines.append(f"{label:<22}{count:>14}{_points(earned) + '/' + _points(public):>14}")
         if q["hidden_cases"]:
-            hidden.append(f"{q['label']} {q['hidden_cases']} case{'s' * (q['hidden_cases'] != 1)} "
-                          f"({_points(round(q['hidden_points'] * UNIT))} points)")
-    lines.append(f"{'total':<22}{'':>14}{_points(earned_total) + '/' + str(total_points):>14}")
+            hidden_units += round(q["hidden_points"] * UNIT)
+            hidden.append(f"{q['label']} {q['hidden_cases']} case{'s' * (q['hidden_cases'] != 1)}, "
+                          f"{_points(round(q['hidden_points'] * UNIT))} points")
+    of = "" if len(shown) == len(points["questions"]) else f" of {', '.join(shown)}"
+    lines.append(f"{'total':<22}{'':>14}{_points(earned_total) + '/' + _points(public_total):>14} "
+                 f"(public cases{of})")
     if hidden:
-        lines.append(f"The grader adds hidden cases: {', '.join(hidden)}; your grade can differ only there.")
+        lines.append(f"hidden cases: {_points(hidden_units)} more points are graded on hidden cases "
+                     f"({'; '.join(hidden)}); your grade can differ only there.")
     if advisory[1]:
         lines.append(f"Beyond the assignment (no points): {advisory[0]} of {advisory[1]} advisory cases passed.")
     return lines

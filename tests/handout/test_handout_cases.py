@@ -42,7 +42,7 @@ SUMMATION_WRONG = "return array_api.add.reduce(a, axis=None if axes is None else
 def table_rows(output: str) -> dict:
     """question label -> (cases passed, points) from the last table printed."""
     table = output.rsplit(" hw1 points ", 1)[1]
-    return {m[0]: (m[1], m[2]) for m in re.findall(r"^(Q\d) \w+\s+(\S+|not run)\s+(\S+)/\d+$", table, re.M)}
+    return {m[0]: (m[1], m[2]) for m in re.findall(r"^(Q\d) \w+\s+(\S+|not run)\s+(\S+)/[\d.]+$", table, re.M)}
 
 
 def units(points):
@@ -80,15 +80,17 @@ def test_local_points_are_the_graders_points_on_the_public_cases(partial):
             passed, total, earned = graded.get(label, (0, 0, 0))
             graded[label] = (passed + c.passed, total + 1, earned + units(c.score))
     assert local == {label: (f"{p}/{t}", fmt(u)) for label, (p, t, u) in graded.items()}, run.stdout[-3000:]
-    total = re.search(r"^total\s+(\S+)/100$", run.stdout.rsplit(" hw1 points ", 1)[1], re.M)
+    total = re.search(r"^total\s+(\S+)/(\S+) \(public cases\)$", run.stdout.rsplit(" hw1 points ", 1)[1], re.M)
     assert total and total.group(1) == fmt(sum(u for _, _, u in graded.values()))
+    public = [c for c in CASES if not c.hidden and not c.advisory]
+    assert total.group(2) == fmt(sum(units(max_scores(HW1)[c.name]) for c in public))
     # The submission is partial: some public cases pass and some fail, in Q1 itself.
     assert local["Q2"][1] == "0" and local["Q3"] == ("5/5", "12.5")
     passed, total = map(int, local["Q1"][0].split("/"))
     assert 0 < passed < total
     # The last lines: the hidden cases and the advisory cases, named as the grader does.
     hidden = [c for c in CASES if c.hidden and c.question == "forward"]
-    assert f"Q1 {len(hidden)} cases ({fmt(sum(units(max_scores(HW1)[c.name]) for c in hidden))} points)" \
+    assert f"Q1 {len(hidden)} cases, {fmt(sum(units(max_scores(HW1)[c.name]) for c in hidden))} points" \
         in run.stdout.splitlines()[-2]
     advisory_passed = sum(c.passed for c in report.cases if c.advisory)
     assert run.stdout.splitlines()[-1] == (f"Beyond the assignment (no points): {advisory_passed} of "
@@ -116,13 +118,19 @@ def test_points_table_golden():
               "topo_sort_chain": True, "topo_sort_diamond": True, "not_a_case": True}
     assert conftest.points_table(passed, POINTS) == [
         "question                cases passed        points",
-        "Q1 forward                       1/2        2.5/10",
-        "Q3 topo_sort                     2/2         15/20",
+        "Q1 forward                       1/2      2.5/5.75",
+        "Q3 topo_sort                     2/2         15/15",
         "Q6 nn_epoch_ndl              not run          -/10",
-        "total                                      17.5/40",
-        "The grader adds hidden cases: Q1 2 cases (4.25 points), Q3 1 case (5 points); "
-        "your grade can differ only there.",
+        "total                                   17.5/20.75 (public cases of Q1, Q3)",
+        "hidden cases: 9.25 more points are graded on hidden cases (Q1 2 cases, 4.25 points; "
+        "Q3 1 case, 5 points); your grade can differ only there.",
         "Beyond the assignment (no points): 1 of 1 advisory cases passed."]
+    everything = {name: True for name in POINTS["cases"]}
+    assert conftest.points_table(everything, POINTS)[-4:-1] == [
+        "Q6 nn_epoch_ndl                  1/1         10/10",
+        "total                                  30.75/30.75 (public cases)",
+        "hidden cases: 9.25 more points are graded on hidden cases (Q1 2 cases, 4.25 points; "
+        "Q3 1 case, 5 points); your grade can differ only there."]
     assert conftest.points_table({"not_a_case": True}, POINTS) == []
     assert conftest.case_of("tests/hw1/test_cases.py::test_case[forward_log]") == "forward_log"
     assert conftest.case_of("tests/hw1/test_autograd_hw.py::submit_forward") is None

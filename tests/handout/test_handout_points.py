@@ -64,14 +64,34 @@ def test_make_test_ends_with_the_points_table(tmp_path):
     lines = run.stdout.rstrip("\n").splitlines()
     assert run.returncode == 0 and run.stderr == "", "make adds nothing under the table"
     start = max(i for i, line in enumerate(lines) if " hw1 points " in line)
-    assert "failed" in lines[start - 1], "pytest's own count comes before the table"
+    assert "5 not implemented in " in lines[start - 1], "pytest's own count comes before the table"
     assert lines[start + 1] == "question                cases passed        points"
-    assert lines[start + 4] == "Q3 topo_sort                     0/5          0/20"
-    assert lines[-2].split() == ["total", "0/100"]
+    assert lines[start + 4] == "Q3 topo_sort                     0/5        0/12.5"
+    assert lines[-2].split() == ["total", "0/12.5", "(public", "cases", "of", "Q3)"]
     hidden = sum(c.hidden for c in CASES if c.question == "topo_sort")
-    assert lines[-1] == (f"The grader adds hidden cases: Q3 {hidden} cases (7.5 points); "
-                         "your grade can differ only there.")
+    assert lines[-1] == (f"hidden cases: 7.5 more points are graded on hidden cases (Q3 {hidden} cases, "
+                         "7.5 points); your grade can differ only there.")
     assert len(lines) - start == 10, "nothing may follow the table"
+
+
+def test_make_test_on_the_empty_handout_is_short(tmp_path):
+    """Every case stops at a stub: no traceback, one line per question naming
+    the stubs reached, then the table (before: 1,937 lines of tracebacks)."""
+    run = make(student_copy(tmp_path), "test")
+    out = run.stdout
+    assert run.returncode == 0, out[-2000:]
+    assert "Traceback" not in out and "raise NotImplementedError" not in out and "FAILED" not in out
+    section = out.split(" not implemented yet ", 1)[1].split("\n")[1:]
+    stub_lines = [line for line in section if " stop at NotImplementedError: " in line]
+    assert [line.split(":")[0] for line in stub_lines] == [f"{q.label} {q.key}" for q in QUESTION.values()]
+    scored = Counter(c.question for c in CASES if not c.hidden and not c.advisory)
+    advisory = Counter(c.question for c in CASES if not c.hidden and c.advisory)
+    q1 = f"Q1 forward: {scored['forward']} cases (and {advisory['forward']} advisory) stop at NotImplementedError: "
+    assert stub_lines[0].startswith(q1 + "Q1 PowerScalar.compute, "), stub_lines[0]
+    assert stub_lines[2] == f"Q3 topo_sort: {scored['topo_sort']} cases stop at NotImplementedError: Q3 find_topo_sort"
+    public = sum(scored.values()) + sum(advisory.values())
+    assert f" {public} not implemented in " in out
+    assert len(out.splitlines()) < 45, out
 
 
 class Recorder(BaseHTTPRequestHandler):

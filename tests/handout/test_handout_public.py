@@ -85,9 +85,9 @@ def public_points() -> dict:
 
 
 def points_table(output: str) -> dict[str, str]:
-    """question or 'total' -> the points column of the table."""
+    """question or 'total' -> the points column of the table (earned/public points)."""
     table = output.split("hw1 points", 1)[1]
-    rows = re.findall(r"^(Q\d|total)\b.*?(\S+)$", table, flags=re.M)
+    rows = re.findall(r"^(Q\d|total)\b.*?(\S+/[\d.]+)(?: \(public cases[^)]*\))?$", table, flags=re.M)
     return dict(rows)
 
 
@@ -97,18 +97,23 @@ def test_student_make_test_outside_the_repository(tmp_path):
     assert not any(parent == ROOT for parent in root.parents)
     run = make_test(root)  # exits 0 once the cases ran, whatever the points
     assert run.returncode == 0 and (root / "data/train-images-idx3-ubyte.gz").is_file()
-    assert points_table(run.stdout) == {"Q1": "0/10", "Q2": "0/25", "Q3": "0/20", "Q4": "0/25",
-                                        "Q5": "0/10", "Q6": "0/10", "total": "0/100"}, run.stdout[-2000:]
     public = public_points()
+    assert points_table(run.stdout) == {**{q.label: f"0/{public[q.key]}" for q in QUESTION.values()},
+                                        "total": f"0/{public['total']}"}, run.stdout[-2000:]
 
     for rel in STUDENT_FILES:
         shutil.copyfile(REFERENCE / rel, root / rel)
     run = make_test(root)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert points_table(run.stdout) == {**{q.label: f"{public[q.key]}/{q.points}" for q in QUESTION.values()},
-                                        "total": f"{public['total']}/100"}
+    # A complete, correct solution: full marks for what the public cases can check, never x/100.
+    assert points_table(run.stdout) == {**{q.label: f"{public[q.key]}/{public[q.key]}" for q in QUESTION.values()},
+                                        "total": f"{public['total']}/{public['total']}"}
+    assert f"total {public['total']}/{public['total']} (public cases)" in " ".join(run.stdout.split())
+    hidden = 100 - float(public["total"])
+    assert f"hidden cases: {hidden:.2f}".rstrip("0").rstrip(".") + " more points are graded on hidden cases" \
+        in run.stdout
 
     run = make_test(root, "Q=backward")
     table = points_table(run.stdout)
-    assert table["Q2"] == f"{public['backward']}/25" and table["Q1"] == "-/10"
-    assert table["total"] == f"{public['backward']}/100"
+    assert table["Q2"] == f"{public['backward']}/{public['backward']}" and table["Q1"] == f"-/{public['forward']}"
+    assert table["total"] == f"{public['backward']}/{public['backward']}" and "(public cases of Q2)" in run.stdout

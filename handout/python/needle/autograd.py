@@ -237,7 +237,8 @@ class Tensor(Value):
         return cpu()
 
     def backward(self, out_grad=None):
-        """Set `.grad` of every tensor this one depends on."""
+        """Set `.grad` of the input tensors this one depends on (see
+        compute_gradient_of_variables)."""
         if out_grad is None:
             out_grad = init.ones(*self.shape, dtype=self.dtype, device=self.device)
         compute_gradient_of_variables(self, out_grad)
@@ -308,12 +309,15 @@ class Tensor(Value):
 
 
 def compute_gradient_of_variables(output_tensor, out_grad):
-    """Reverse-mode AD: set `.grad` on every node `output_tensor` depends on.
+    """Reverse-mode AD: every input tensor of the graph `output_tensor`
+    depends on gets `.grad`, the sum of the adjoints of all paths to it.
 
     Walks the nodes in reverse topological order; a node's adjoint is the
-    sum of the partial adjoints its consumers sent it, and it then sends one
-    partial adjoint to each of its inputs. The adjoints are built from needle
-    ops, so they can be differentiated again (gradient of gradient).
+    sum of the partial adjoints its consumers sent it, stored in its
+    `.grad`, and it then sends one partial adjoint to each of its inputs.
+    (The cases read `.grad` of the inputs; that of intermediate nodes earns
+    no points.) The adjoints are built from needle ops, so they can be
+    differentiated again (gradient of gradient).
     """
     # node -> the partial adjoints its consumers have sent so far. For a
     # non-scalar output, `out_grad` plays the role of the adjoint of the output

@@ -12,7 +12,6 @@ never cost points.
 import inspect
 import json
 import sys
-import traceback
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +25,13 @@ import simple_ml  # noqa: E402
 from hw1_cases import BEYOND, BY_NAME, CASES, CONTRACT, read_test_set  # noqa: E402
 from hw1_cases.checks import check  # noqa: E402
 from hw1_cases.compare import describe  # noqa: E402
+from hw1_cases.where import STUDENT_CODE, load_code, where as find_where  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "hw1_cases" / "expected"
 ROOT = Path.cwd().resolve()
 _values = {}  # value key -> (True, value) or (False, exception): each case function runs once
+_tracebacks = {}  # value key -> its exception's traceback where the case function raised it
 
 
 def _decode(node):
@@ -67,16 +68,19 @@ def computed(case):
             _values[key] = (True, plain(BY_NAME[key].fn(ndl, simple_ml)))
         except Exception as exc:  # reported by every case that checks this value
             _values[key] = (False, exc)
-    return _values[key]
+            _tracebacks[key] = exc.__traceback__
+    ok, value = _values[key]
+    if not ok:  # as first raised: a case raising it again would add pytest's frames of the one before
+        value = value.with_traceback(_tracebacks[key])
+    return ok, value
 
 
-def where(exc):
-    """The last place in your files the exception passed through, as file:line in function."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        path = Path(frame.filename).resolve()
-        if ROOT in path.parents and "tests" not in path.relative_to(ROOT).parts[:1]:
-            return f"{path.relative_to(ROOT)}:{frame.lineno} in {frame.name}"
-    return "(not in your files)"
+def where(exc, case):
+    """Your line the exception came from, as the grader names it: in the
+    function the case exercises, else the innermost one of your own code."""
+    code = load_code(HERE / "hw1_cases" / STUDENT_CODE)
+    source = BY_NAME[case.value_key]  # the case that computed the value, as in the grader
+    return find_where(exc, source.description, str(ROOT), code) or "(not in your files)"
 
 
 # Where a question's code lives when the case's description names no function.
@@ -95,7 +99,7 @@ def _lookup(dotted):
 
 
 def student_code(case):
-    """file:line of the function a case exercises (the op named in its description)."""
+    """`file:line in name` of the function a case exercises (the op named in its description)."""
     words = [w.strip(":,()") for w in case.description.split()] + [QUESTION_CODE.get(case.question, "")]
     for word in filter(None, words):
         obj = _lookup(word)
@@ -104,7 +108,7 @@ def student_code(case):
         except (TypeError, OSError):
             continue
         if ROOT in path.parents:
-            return f"{path.relative_to(ROOT)}:{line} ({word})"
+            return f"{path.relative_to(ROOT).as_posix()}:{line} in {getattr(obj, '__qualname__', word)}"
     return "(not found in your files)"
 
 
@@ -118,12 +122,19 @@ def contract_line(case):
 def test_case(case):
     ok, value = computed(case)
     if not ok:
-        print(f"{case.description}\n{contract_line(case)}\nwhere: {where(value)}")
+        print(f"{case.description}\n{contract_line(case)}\nwhere: {where(value, case)}")
         raise value
     want = expected_value(case)
     verdict = check(case, want, value, lambda: read_test_set(ROOT / "data"))
     if not verdict.passed:
         # No traceback: it would show this file, not yours; `where` names your code.
-        pytest.fail(f"{case.description}: {verdict.message}\n{contract_line(case)}\n"
-                    f"expected: {describe(want)}\ngot:      {describe(value)}\nwhere: {student_code(case)}",
-                    pytrace=False)
+        pytest.fail("\n".join([f"{case.description}: {verdict.message}", contract_line(case),
+                               *shapes(want, value), f"where: {student_code(case)}"]), pytrace=False)
+
+
+def shapes(want, value):
+    """`expected:` and `got:` lines when they say something the verdict does
+    not (two arrays: their shapes and dtypes); none for lists or dicts."""
+    if not (isinstance(want, np.ndarray) and isinstance(value, np.ndarray)):
+        return []
+    return [f"expected: {describe(want)}", f"got:      {describe(value)}"]

@@ -99,9 +99,10 @@ def _sum_to_shape(grad, shape):
 
 
 class PowerScalar(TensorOp):
-    """Op raise a tensor to an (integer) power."""
+    """Op to raise a tensor to a scalar power, element-wise: the scalar an
+    int, a float or a numpy scalar."""
 
-    def __init__(self, scalar: int):
+    def __init__(self, scalar: Number):
         self.scalar = _as_scalar(scalar)
 
     def compute(self, a: NDArray) -> NDArray:
