@@ -56,9 +56,8 @@ def softmax_loss(Z, y_one_hot):
 def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
     """One epoch of SGD for the two-layer network logits = ReLU(X W1) W2.
 
-    Goes through the batches of X in order (no shuffling; the last batch may
-    be smaller), and for each one takes a step of size lr on the average
-    softmax loss of that batch.
+    Goes through the batches of X in order (no shuffling), and for each one
+    takes a step of size lr on the average softmax loss of that batch.
 
     Args:
         X (np.ndarray[np.float32]): (num_examples, input_dim) inputs.

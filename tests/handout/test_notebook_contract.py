@@ -58,7 +58,7 @@ PROMISES = {
     "parse_mnist_values": "one image per row, scaled to [0, 1]",
     "parse_mnist_dtypes": "a float32 matrix with one image per row, scaled to [0, 1], and a uint8 label vector",
     "softmax_loss_value": "for one-hot labels of any numeric dtype",
-    "softmax_loss_gradient": "differentiated with respect to both `Z` and `y_one_hot`",
+    "softmax_loss_gradient": "differentiated with respect to the logits `Z`",
     # Q6
     "relu": "its gradient is checked away from 0",
     "nn_epoch": "one pass of stochastic gradient descent over the batches of `X` in order",
@@ -72,6 +72,8 @@ PROMISES = {
     "float_width": "float32 kept float32",
     "intermediate_grads": "`.grad` on intermediate nodes",
     "backward_twice": "a second `backward()` replacing, not adding to, the first one's `.grad`",
+    "label_gradient": "the gradient of `softmax_loss` with respect to `y_one_hot`",
+    "partial_batch": "`nn_epoch` when the number of examples is not a multiple of `batch`",
 }
 
 # What the scored text must not promise (the grader treats it as beyond the contract).
