@@ -106,7 +106,7 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
                 for name, path in shared.items():
                     (view.host_cwd / name).symlink_to(path)
             argv = [_map_out(str(a), out_dir, view.out) for a in args]
-            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg)
+            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
             return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
@@ -151,8 +151,11 @@ def _kill_uid(uid: int) -> None:
 
 def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
     nproc = limits.processes
-    if uid == os.getuid() and uid != 0:
-        nproc += uid_task_count(uid)  # RLIMIT_NPROC counts every task of our uid, not the run's
+    if uid != 0:
+        # RLIMIT_NPROC counts every task of the uid, not the run's: for our own uid all our
+        # processes; for a sandbox uid the zombies of its last run (outside a PID namespace
+        # its orphans go to the host's init, which may take seconds to reap them).
+        nproc += uid_task_count(uid)
     # With a memory group, use is what counts; address space only stops the absurd.
     address_space = (limits.memory_mb * (8 if cgroup else 2)) * MB
     return {
@@ -165,15 +168,16 @@ def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int
     }
 
 
-def _start(tier, uid, view, script_name, args, limits, cg) -> subprocess.Popen:
-    """Start the worker (and its namespace wrappers) in a new session."""
+def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) -> subprocess.Popen:
+    """Start the worker (and its namespace wrappers) in a new session.
+    `disk_capped`: its writable folders are capped mounts, not polled."""
     spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
     cmd = [f"{view.env}/bin/python3", "-I", f"{view.env}/entry.py", json.dumps(spec),
            f"{view.runner}/{script_name}", *args]
     env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
-    bpf = seccomp.program(tier)
+    bpf = seccomp.program(tier, disk_capped)
     hide, expose, pass_fds, loader = [], [], (), None
     if tier == "bwrap":
         pass_fds = (seccomp.bwrap_fd(bpf),)

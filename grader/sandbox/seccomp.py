@@ -51,24 +51,35 @@ DENIED = (
     "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm", "vhangup",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "uselib", "ustat", "sysfs", "_sysctl", "nfsservctl", "vm86", "vm86old",
+    "setns", "pivot_root", "chroot",
 )
 # Namespace and mount calls: refused except in the unshare tier, whose
-# wrapper runs under the filter and needs unshare() and mount().
+# wrapper runs under the filter and needs unshare() and mount(); there only
+# a new user namespace (the one a process without capabilities may make) is refused.
 NAMESPACE_CALLS = (
-    "unshare", "setns", "mount", "umount", "umount2", "pivot_root", "chroot",
+    "unshare", "mount", "umount", "umount2",
     "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
 )
-CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+CLONE_NEWUSER = 0x10000000
+CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, CLONE_NEWUSER, 0x20000000, 0x40000000)
 AF_UNIX = 1
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 _PROGRAMS: dict[tuple, bytes] = {}
 
 
-def rules(tier: str) -> list[tuple]:
-    """(syscall, errno, ((arg, op, value, mask), ...)) for each refusal in `tier`."""
+def rules(tier: str, disk_capped: bool = True) -> list[tuple]:
+    """(syscall, errno, ((arg, op, value, mask), ...)) for each refusal in
+    `tier`. Where the worker's folders are only polled (`disk_capped`
+    false: disk.py), fallocate() is refused with EOPNOTSUPP, as by a file
+    system without it (glibc's posix_fallocate then writes instead): it
+    reserves gigabytes between two checks, writing takes ten times longer."""
     found = [(name, errno.EPERM, ()) for name in DENIED]
+    if not disk_capped:
+        found.append(("fallocate", errno.EOPNOTSUPP, ()))
     if tier != "unshare":
         found += [(name, errno.EPERM, ()) for name in NAMESPACE_CALLS]
+    else:
+        found.append(("unshare", errno.EPERM, ((0, "MASKED_EQ", CLONE_NEWUSER, CLONE_NEWUSER),)))
     # Sockets: AF_UNIX only (no UDP, raw or netlink to the host in the rlimit tier).
     found += [(name, errno.EPERM, ((0, "NE", AF_UNIX, 0),)) for name in ("socket", "socketpair")]
     # New namespaces through clone's flags; clone3 hides its flags in memory.
@@ -77,9 +88,9 @@ def rules(tier: str) -> list[tuple]:
     return found
 
 
-def program(tier: str) -> bytes:
+def program(tier: str, disk_capped: bool = True) -> bytes:
     """The BPF program for `tier`, built once per rule set."""
-    key = tuple(rules(tier))
+    key = tuple(rules(tier, disk_capped))
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _build(key)
     return _PROGRAMS[key]

@@ -31,6 +31,11 @@ class Stage:
     cwd: disk.Folder | None  # None: the tier gives the worker a capped working directory of its own
 
     @property
+    def capped(self) -> bool:
+        """Every folder the worker writes is capped by the file system (not polled)."""
+        return self.out.mounted and (self.cwd is None or self.cwd.mounted)
+
+    @property
     def runner(self) -> Path:
         return self.path / "runner"
 
