@@ -7,9 +7,13 @@ student_dir=..., out_dir=..., shared=..., limits=...)`; the worker runs as
 uid of its own (root) or a user namespace, with rlimits, a control group
 per run (memory by real use, pids) inside the submission's (fair CPU), a
 wall-clock timeout that kills its whole process tree, stdout+stderr captured
-to a capped log, and Landlock (where the kernel has it) limiting its file
-access to what it was given. Only plain files in its output folder come
-back; the parent reads them with `read_npy_safe` / `read_json_safe`.
+to a capped log, Landlock (where the kernel has it) limiting its file
+access to what it was given, and a seccomp filter (seccomp.py) in every
+tier. Its output folder and working directory are capped by the file system
+where we may mount (disk.py), and its uid is torn down after the run:
+processes, temp files, keyrings, SysV IPC (leftovers.py). Only plain files
+in its output folder come back; the parent reads them with `read_npy_safe`
+/ `read_json_safe`.
 
 The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
 "rlimit" (see sandbox_launch); every RunResult records it, and
@@ -47,15 +51,19 @@ __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", 
 
 TIERS = ("bwrap", "unshare", "rlimit")
 _SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
-         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made")
+         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made; "
+         "a seccomp filter (no sockets but AF_UNIX, no keyrings, SysV IPC, message queues or ptrace); its uid's "
+         "keyrings and IPC objects cleared after the run")
 # One line per tier for reports: what the worker was up against.
 TIER_NOTES = {
-    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID namespace, "
-             "a uid of its own (root) or a user namespace, Landlock where the kernel has it",
-    "unshare": "unshare: " + _SEES + "; no network, own PID namespace; as root a uid of its own and every "
-               "private folder hidden by mounts, else Landlock alone",
+    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID and IPC "
+             "namespaces, a uid of its own (root) or a user namespace, Landlock where the kernel has it, "
+             "an output folder capped by a tmpfs (root)",
+    "unshare": "unshare: " + _SEES + "; no network, own PID and IPC namespaces; as root a uid of its own, every "
+               "private folder hidden by mounts and its folders capped by tmpfs mounts, else Landlock alone",
     "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
-              "limited to the above, TCP blocked), else file modes; no PID namespace: host processes visible",
+              "limited to the above, TCP blocked, of /proc only its own process), else file modes; host processes "
+              "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
 MB = 1 << 20
 WORKER_ENV = {
