@@ -98,6 +98,10 @@ SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 # /proc for a worker in the host's PID namespace: /proc/self is resolved by
 # the entry script to the worker's own /proc/PID (its children see none).
+# Another process's cmdline is world-readable by design; only this Landlock
+# rule or a hidepid mount hides it, so in the rlimit tier on a kernel without
+# Landlock and without CAP_SYS_ADMIN (no mount) it stays readable (environ
+# does not: it needs ptrace access, which another uid and seccomp deny).
 OWN_PROC = ("/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat")
 
 

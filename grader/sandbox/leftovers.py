@@ -16,7 +16,9 @@ keys) and remove IPC objects without CAP_SYS_ADMIN, so the clearing runs in
 a short child that becomes the uid first; the parent then checks, from
 /proc/key-users and /proc/sysvipc, that nothing is left. Files in /dev/shm
 and /dev/mqueue (POSIX shared memory and message queues) are removed with
-the uid's other temp files (procs.remove_uid_files).
+the uid's other temp files (procs.remove_uid_files); where /dev/mqueue is
+not mounted (Docker and systemd mount it) queues cannot be listed, and
+the filter's refusal of mq_open is the only wall.
 """
 from __future__ import annotations
 

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from grader import sandbox
+from grader.sandbox import seccomp
+
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="sandbox uids need root")]
 
 SCENARIO = Path(__file__).parents[1] / "fixtures" / "sandbox" / "attack_scenario.py"
@@ -151,3 +154,12 @@ def test_control_parallel_writers_overshoot_a_polled_output_folder():
     report = attack(("root", "bwrap"), "fill", "disk")["fill"]
     got = sum(int(n) for n in re.findall(r"ALLOCATED (\d+)", report["runs"][0]["log"]))
     assert got > report["limit"], got
+
+
+def test_the_probe_fails_a_tier_that_leaks(monkeypatch):
+    """The tier check tries UDP, SysV IPC and keyrings, not only TCP (Landlock blocks that one here)."""
+    assert sandbox.check_tier("rlimit") == ""
+    monkeypatch.setattr(seccomp, "rules", lambda tier, disk_capped=True: [])
+    problem = sandbox.check_tier("rlimit")
+    for leak in ("sent a UDP datagram to the host", "made a SysV shared memory segment", "added a kernel key"):
+        assert leak in problem, problem
