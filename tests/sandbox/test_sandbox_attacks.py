@@ -108,8 +108,10 @@ def test_sixteen_parallel_writers_stay_within_the_output_limit(attacked):
         # No mount without CAP_SYS_ADMIN: polling stops the run, it cannot refuse the bytes (disk.py).
         assert reason.startswith("output directory over its limit"), reason
         pytest.xfail(f"polled, not capped, without CAP_SYS_ADMIN: {got >> 20} MB against 16 MB")
-    # The file system refused the rest (ENOSPC), whatever the run's end says.
-    assert "REFUSED" in log and got <= report["limit"], (got, reason, log[-500:])
+    # The file system refused the rest (ENOSPC): the writers either saw it, or were
+    # stopped first by the supervisor seeing the folder full (a race either way).
+    assert got <= report["limit"], (got, reason, log[-500:])
+    assert "REFUSED" in log or reason.startswith("output directory over its limit"), (reason, log[-500:])
 
 
 # ---------------------------------------------------------------- controls: each defence is what stops its attack
