@@ -7,9 +7,13 @@ student_dir=..., out_dir=..., shared=..., limits=...)`; the worker runs as
 uid of its own (root) or a user namespace, with rlimits, a control group
 per run (memory by real use, pids) inside the submission's (fair CPU), a
 wall-clock timeout that kills its whole process tree, stdout+stderr captured
-to a capped log, and Landlock (where the kernel has it) limiting its file
-access to what it was given. Only plain files in its output folder come
-back; the parent reads them with `read_npy_safe` / `read_json_safe`.
+to a capped log, Landlock (where the kernel has it) limiting its file
+access to what it was given, and a seccomp filter (seccomp.py) in every
+tier. Its output folder and working directory are capped by the file system
+where we may mount (disk.py), and its uid is torn down after the run:
+processes, temp files, keyrings, SysV IPC (leftovers.py). Only plain files
+in its output folder come back; the parent reads them with `read_npy_safe`
+/ `read_json_safe`.
 
 The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
 "rlimit" (see sandbox_launch); every RunResult records it, and
@@ -30,30 +34,36 @@ from pathlib import Path
 
 from grader.blas import ONE_THREAD
 from grader.sandbox import launch as launch
+from grader.sandbox import seccomp
 from grader.sandbox.cgroup import Group
-from grader.sandbox.env import collect_out, environment, make_stage, remove_stage, shared_copy
+from grader.sandbox.env import environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
+from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
+from grader.sandbox.stage import collect_out, make_stage, remove_stage
 from grader.sandbox.tier_check import try_tier
-from grader.sandbox.procs import (CappedLog, claim_uid, dir_usage, kill_group, kill_uid, remove_uid_files,
-                                  uid_task_count)
+from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, uid_task_count
 
 __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
            "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
 _SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
-         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made")
+         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made; "
+         "a seccomp filter (no sockets but AF_UNIX, no keyrings, SysV IPC, message queues or ptrace); its uid's "
+         "keyrings and IPC objects cleared after the run")
 # One line per tier for reports: what the worker was up against.
 TIER_NOTES = {
-    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID namespace, "
-             "a uid of its own (root) or a user namespace, Landlock where the kernel has it",
-    "unshare": "unshare: " + _SEES + "; no network, own PID namespace; as root a uid of its own and every "
-               "private folder hidden by mounts, else Landlock alone",
+    "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID and IPC "
+             "namespaces, a uid of its own (root) or a user namespace, Landlock where the kernel has it, "
+             "an output folder capped by a tmpfs (root)",
+    "unshare": "unshare: " + _SEES + "; no network, own PID and IPC namespaces; as root a uid of its own, every "
+               "private folder hidden by mounts and its folders capped by tmpfs mounts, else Landlock alone",
     "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
-              "limited to the above, TCP blocked), else file modes; no PID namespace: host processes visible",
+              "limited to the above, TCP blocked, of /proc only its own process), else file modes; host processes "
+              "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
 MB = 1 << 20
 WORKER_ENV = {
@@ -94,8 +104,8 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
         dedicated = slot.uid != os.getuid()
         if dedicated:
             _reset_uid(slot.uid)
-        stage = make_stage(slot.uid, script.parent, student_dir)
-        view = launch.View(env, stage / "runner", stage / "submission", stage / "out", shared, tier == "bwrap")
+        stage = make_stage(slot.uid, script.parent, student_dir, limits, own_cwd=tier == "bwrap")
+        view = launch.View(env, stage.runner, stage.submission, stage.out.path, shared, tier == "bwrap")
         # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
         cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
         popen = None
@@ -104,12 +114,12 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
                 for name, path in shared.items():
                     (view.host_cwd / name).symlink_to(path)
             argv = [_map_out(str(a), out_dir, view.out) for a in args]
-            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg)
-            return _supervise(popen, tier, slot.uid if dedicated else None, view, limits, cg)
+            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
+            return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
-            collect_out(stage / "out", out_dir)
-            remove_stage(stage)
+            collect_out(stage.out.path, out_dir)
+            remove_stage(stage.path)
 
 
 def _map_out(arg: str, out_dir: Path, seen: str) -> str:
@@ -134,17 +144,26 @@ def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
 
 
 def _reset_uid(uid: int) -> None:
-    """No process or temp file of this uid may outlive (or predate) a run."""
+    """No process, temp file, kernel key or IPC object of this uid may
+    outlive (or predate) a run: the next run on the uid must find nothing."""
+    _kill_uid(uid)
+    remove_uid_files(uid)
+    clear_uid_state(uid)
+
+
+def _kill_uid(uid: int) -> None:
     survivors = kill_uid(uid)
     if survivors:
         raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
-    remove_uid_files(uid)
 
 
 def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
     nproc = limits.processes
-    if uid == os.getuid() and uid != 0:
-        nproc += uid_task_count(uid)  # RLIMIT_NPROC counts every task of our uid, not the run's
+    if uid != 0:
+        # RLIMIT_NPROC counts every task of the uid, not the run's: for our own uid all our
+        # processes; for a sandbox uid the zombies of its last run (outside a PID namespace
+        # its orphans go to the host's init, which may take seconds to reap them).
+        nproc += uid_task_count(uid)
     # With a memory group, use is what counts; address space only stops the absurd.
     address_space = (limits.memory_mb * (8 if cgroup else 2)) * MB
     return {
@@ -157,17 +176,20 @@ def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int
     }
 
 
-def _start(tier, uid, view, script_name, args, limits, cg) -> subprocess.Popen:
-    """Start the worker (and its namespace wrappers) in a new session."""
-    spec = view.landlock_spec(required=landlock_abi() > 0)
+def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) -> subprocess.Popen:
+    """Start the worker (and its namespace wrappers) in a new session.
+    `disk_capped`: its writable folders are capped mounts, not polled."""
+    spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
     cmd = [f"{view.env}/bin/python3", "-I", f"{view.env}/entry.py", json.dumps(spec),
            f"{view.runner}/{script_name}", *args]
     env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
-    hide, expose = [], []
+    bpf = seccomp.program(tier, disk_capped)
+    hide, expose, pass_fds, loader = [], [], (), None
     if tier == "bwrap":
-        argv = launch.bwrap_argv(cmd, uid=uid, view=view, tmp_bytes=tmp_bytes)
+        pass_fds = (seccomp.bwrap_fd(bpf),)
+        argv = launch.bwrap_argv(cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0])
         env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
         at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
         argv = argv[:at] + env_args + argv[at:]
@@ -179,23 +201,26 @@ def _start(tier, uid, view, script_name, args, limits, cg) -> subprocess.Popen:
                       (view.host_out, True), *[(p, False) for p in view.shared.values()]]
         argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
         drop_uid = uid if (root and tier == "rlimit") else None
+        loader = seccomp.child_loader(bpf)
     setup = launch.child_setup(limits=_rlimits(limits, uid, cg is not None), uid=drop_uid, chdir=view.host_cwd,
                                hide=hide, expose=expose, tmp_bytes=tmp_bytes,
-                               cgroup_files=cg.procs_files() if cg else ())
+                               cgroup_files=cg.procs_files() if cg else (),
+                               hide_processes=tier == "rlimit", seccomp=loader)
     try:
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True, preexec_fn=setup)
+                                env=env, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds)
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
+    finally:
+        for fd in pass_fds:
+            os.close(fd)
 
 
-def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits: Limits, cg) -> RunResult:
+def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limits: Limits, cg) -> RunResult:
     """Pump the log, enforce wall time and folder sizes, then kill everything."""
     log = CappedLog(popen.stdout.fileno(), limits.log_bytes)
     start = time.monotonic()
     reason, next_check = "", start
-    # Outside bwrap the working directory is no tmpfs: its size is checked like out/.
-    scratch = None if tier == "bwrap" else dir_usage(view.host_cwd, 100_000)[0] + limits.tmp_mb * MB
     while popen.poll() is None:
         if log.closed:  # output closed: wait on the process instead of the pipe
             try:
@@ -208,8 +233,8 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits
             reason = f"timeout after {limits.wall_seconds:g} s"
             break
         if now >= next_check:
-            reason = _folder_problem(view, limits, scratch)
-            next_check = now + 0.05  # the overshoot is what the worker writes in this time
+            reason = _folder_problem(stage, limits)
+            next_check = now + 0.05  # without a capped mount, the overshoot is what the worker writes meanwhile
             if reason:
                 break
     wall = time.monotonic() - start
@@ -217,11 +242,12 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits
         cg.kill_all()
     kill_group(popen.pid)
     if uid is not None:
-        _reset_uid(uid)  # before draining: a daemon may hold the pipe
+        _kill_uid(uid)  # before draining: a daemon may hold the pipe
     popen.wait()
     log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
     log.close()
     popen.stdout.close()
+    reason = reason or _folder_problem(stage, limits)  # filled between two checks, then exited
     if not reason and cg is not None and cg.oom_killed():
         reason = f"memory limit ({limits.memory_mb} MB for all the worker's processes together): killed"
     elif not reason and popen.returncode and cg is not None and cg.pids_exhausted():
@@ -229,11 +255,10 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, view, limits
     return make_result(popen.returncode, tier, reason, wall, log, limits)
 
 
-def _folder_problem(view, limits: Limits, scratch: int | None) -> str:
-    size, count = dir_usage(view.host_out, limits.out_dir_files)
-    if size > limits.out_dir_mb * MB or count > limits.out_dir_files:
+def _folder_problem(stage, limits: Limits) -> str:
+    if stage.out.over():
         return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
-    if scratch is not None and dir_usage(view.host_cwd, 100_000)[0] > scratch:
+    if stage.cwd is not None and stage.cwd.over():
         return f"working directory over its limit ({limits.tmp_mb} MB)"
     return ""
 

@@ -1,6 +1,7 @@
 """What a worker sees, built from regular files only, wherever the project lives.
 
-Two kinds of folders, both outside the project and reachable by any uid:
+Two kinds of cached folders, both outside the project and reachable by any
+uid (the run's own stage is stage.py's):
 
 - The environment (`environment()`): a copy of the interpreter, its standard
   library and numpy, plus the sandbox's own entry script. Built once per
@@ -10,11 +11,6 @@ Two kinds of folders, both outside the project and reachable by any uid:
   gradable in a tier without mounts.
 - Shared read-only data (`shared_copy(dir)`, e.g. MNIST): cached the same
   way, keyed by the file names, sizes and times.
-- The run's stage (`make_stage`): one per run, root-owned and group-owned by
-  the run's uid, mode 0750, so no other run (another uid) can look in.
-  stage/runner is the case code, stage/submission the library copy and the
-  worker's writable working directory, stage/out the only folder whose
-  files come back.
 
 A folder that somebody else planted at a cache path is never used: the
 caches must be our own, not writable by others, all the way down.
@@ -159,65 +155,3 @@ def copy_regular(src: Path, dest: Path, skip=frozenset(), follow=False, file_mod
         elif stat.S_ISREG(st.st_mode):
             shutil.copyfile(entry.path, target)
             os.chmod(target, 0o755 if st.st_mode & 0o111 else file_mode)
-
-
-# ---------------------------------------------------------------- the run's stage
-
-STAGE_PARTS = ("runner", "submission", "out")
-
-
-def make_stage(uid: int, runner: Path, student_dir: Path) -> Path:
-    """A fresh stage for one run as `uid`: runner/, submission/ (copies), out/."""
-    base = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
-    if "stale" not in _BUILT:
-        _BUILT["stale"] = _remove_stale_stages(Path(base))
-    stage = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=base))
-    dedicated = uid != os.getuid()
-    try:
-        copy_regular(runner, stage / "runner")
-        copy_regular(student_dir, stage / "submission")
-        (stage / "out").mkdir(mode=0o700)
-        if dedicated:
-            # Only this run's uid (through its group) may enter; it may add
-            # files to its working directory (sticky: never remove ours).
-            os.chown(stage, 0, uid)
-            os.chmod(stage, 0o750)
-            os.chown(stage / "submission", 0, uid)
-            os.chmod(stage / "submission", 0o1770)
-            os.chown(stage / "out", uid, uid)
-        else:
-            os.chmod(stage, 0o700)
-    except BaseException:
-        remove_stage(stage)
-        raise
-    return stage
-
-
-def collect_out(stage_out: Path, out_dir: Path) -> None:
-    """Move the plain files the (dead) worker left at the top of its output
-    folder into out_dir, ours and private; anything else stays behind."""
-    me = os.getuid()
-    for entry in list(os.scandir(stage_out)):
-        st = entry.stat(follow_symlinks=False)
-        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
-            target = out_dir / entry.name
-            shutil.move(entry.path, target)
-            if os.geteuid() == 0:
-                os.chown(target, me, me, follow_symlinks=False)
-            os.chmod(target, 0o600, follow_symlinks=False)
-
-
-def _remove_stale_stages(base: Path) -> Path:
-    """Remove the stages a killed grader left behind (its pid is in their name)."""
-    for stage in base.glob("needle-run-*-*"):
-        pid = stage.name.split("-")[2]
-        st = os.lstat(stage)
-        if pid.isdigit() and not Path("/proc", pid).exists() and st.st_uid == os.geteuid() and stat.S_ISDIR(st.st_mode):
-            remove_stage(stage)
-    return base
-
-
-def remove_stage(stage: Path) -> None:
-    from grader.sandbox.procs import remove_tree
-
-    remove_tree(stage)

@@ -40,7 +40,7 @@ from grader.sandbox.cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 SETPRIV = "/usr/bin/setpriv"
 TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -79,10 +79,14 @@ class View:
     def out(self) -> str:
         return self._at("/out", self.host_out)
 
-    def landlock_spec(self, required: bool) -> dict:
-        """What the entry script lets the worker touch (see entry.py)."""
+    def landlock_spec(self, required: bool, host_pids: bool = False) -> dict:
+        """What the entry script lets the worker touch (see entry.py).
+        `host_pids`: the worker shares the host's PID namespace (rlimit
+        tier), so of /proc it may read only its own process and a few
+        system-wide files, never another process's cmdline or environ."""
         shared = [f"/submission/{n}" for n in self.shared] if self.neutral else [str(p) for p in self.shared.values()]
-        read = [*SYSTEM_READ, self.env, self.runner, *shared]
+        system = [p for p in SYSTEM_READ if p != "/proc"] + list(OWN_PROC if host_pids else ["/proc"])
+        read = [*system, self.env, self.runner, *shared]
         write = [self.cwd, self.out, *DEVICES] + (["/tmp"] if self.neutral else [])
         return {"landlock": "required" if required else "off", "read": read, "write": write}
 
@@ -92,6 +96,13 @@ class View:
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc",
                "/sys/devices/system/cpu")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# /proc for a worker in the host's PID namespace: /proc/self is resolved by
+# the entry script to the worker's own /proc/PID (its children see none).
+# Another process's cmdline is world-readable by design; only this Landlock
+# rule or a hidepid mount hides it, so in the rlimit tier on a kernel without
+# Landlock and without CAP_SYS_ADMIN (no mount) it stays readable (environ
+# does not: it needs ptrace access, which another uid and seccomp deny).
+OWN_PROC = ("/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat")
 
 
 # Top-level dirs the unshare/rlimit tiers leave visible: the system, read-only
@@ -109,13 +120,14 @@ def private_dirs() -> list[Path]:
 
 # ---------------------------------------------------------------- bwrap
 
-def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int) -> list[str]:
+def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int, seccomp_fd: int) -> list[str]:
     """The bwrap command line running `cmd` as `uid` in the view's fixed paths:
     /env (interpreter), /runner (case code), /submission (the working
     directory: a size-capped tmpfs holding read-only binds of the copy and
-    the shared data), /out (writable)."""
+    the shared data), /out (writable), under the seccomp filter read from
+    `seccomp_fd`."""
     root = os.geteuid() == 0
-    argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv"]
+    argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--seccomp", str(seccomp_fd)]
     if root:
         argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                  "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
@@ -176,9 +188,13 @@ def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
 # ---------------------------------------------------------------- child setup
 
 def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: Path,
-                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int, cgroup_files=()):
+                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int, cgroup_files=(),
+                hide_processes: bool = False, seccomp=None):
     """A preexec_fn: join the run's control group, mount plumbing (root),
-    rlimits, chdir, then the uid drop.
+    rlimits, chdir, the uid drop, then the seccomp filter (`seccomp`: a
+    loader from grader.sandbox.seccomp, or None where bwrap loads it).
+    `hide_processes`: mount a /proc showing the worker only its own uid's
+    processes (the rlimit tier, where it shares the host's PID namespace).
 
     Runs in the forked child before exec, so it only makes system calls.
     """
@@ -190,6 +206,8 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
         # tier goes on with the host's file permissions as its only wall.
         if hide and _libc.unshare(CLONE_NEWNS) == 0:
             _mount_plumbing(hide, expose, tmp_bytes)
+            if hide_processes:  # hidepid=2: other uids' /proc/PID are gone, not just unreadable
+                _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
         for res, value in limits.items():
             resource.setrlimit(res, value)
         os.chdir(chdir)
@@ -203,6 +221,8 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the grader died before the line above: no signal will come
             os._exit(137)
+        if seccomp is not None:
+            seccomp()  # last: nothing above is refused by it, and it binds all that runs next
     return setup
 
 

@@ -22,8 +22,9 @@ from pathlib import Path
 UID_BASE = 61000
 UID_SLOTS = 64
 LOCK_DIR = Path("/run/needle-grader-sandbox")
-# World-writable places a worker outside a mount namespace can litter.
-SHARED_TMP_DIRS = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+# World-writable places a worker outside a mount namespace can litter
+# (/dev/shm: POSIX shared memory; /dev/mqueue: POSIX message queues, where mounted).
+SHARED_TMP_DIRS = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/dev/mqueue"))
 
 
 class UidSlot:

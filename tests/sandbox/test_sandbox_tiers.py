@@ -21,6 +21,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import pyseccomp
 import pytest
 
 from grader import REFERENCE, ROOT, sandbox
@@ -46,6 +47,7 @@ def arena():
     base.chmod(0o755)
     repo = base / "repo"
     shutil.copytree(ROOT / "grader", repo / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(pyseccomp.__file__, repo)  # the grader's one dependency outside the copied interpreter
     shutil.copytree(FIXTURES, repo / "fixtures")
     secrets = base / "secrets"
     (secrets / ".grader-cache").mkdir(parents=True)

@@ -1,0 +1,117 @@
+"""The run's stage: one folder per run, made before and removed after it.
+
+Root-owned and group-owned by the run's uid, mode 0750, so no other run
+(another uid) can look in. stage/runner is the case code, stage/submission
+the copy of the submission and the worker's writable working directory,
+stage/out the only folder whose files come back. The working directory
+(outside bwrap, which makes its own) and the output folder are capped by
+the file system itself where the grader may mount (disk.py).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.sandbox import disk
+from grader.sandbox.env import copy_regular
+from grader.sandbox.procs import remove_tree
+
+_CLEANED: dict[str, Path] = {}
+PROVISIONAL = 1 << 40  # bytes and entries while we copy the submission in
+
+
+@dataclass(frozen=True)
+class Stage:
+    path: Path
+    out: disk.Folder
+    cwd: disk.Folder | None  # None: the tier gives the worker a capped working directory of its own
+
+    @property
+    def capped(self) -> bool:
+        """Every folder the worker writes is capped by the file system (not polled)."""
+        return self.out.mounted and (self.cwd is None or self.cwd.mounted)
+
+    @property
+    def runner(self) -> Path:
+        return self.path / "runner"
+
+    @property
+    def submission(self) -> Path:
+        return self.path / "submission"
+
+
+def make_stage(uid: int, runner: Path, student_dir: Path, limits, own_cwd: bool) -> Stage:
+    """A fresh stage for one run as `uid`: runner/, submission/ (copies),
+    out/, with `limits` (Limits) on out/ and, unless the tier has its own
+    (`own_cwd`), on what the worker adds to submission/."""
+    base = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+    if "stale" not in _CLEANED:
+        _CLEANED["stale"] = _remove_stale_stages(Path(base))
+    path = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=base))
+    try:
+        copy_regular(runner, path / "runner")
+        cwd = None
+        if not own_cwd:
+            (path / "submission").mkdir(mode=0o700)
+            cwd = disk.capped(path / "submission", PROVISIONAL, PROVISIONAL, mount=True)  # fit after the copy
+        copy_regular(student_dir, path / "submission")
+        if cwd is not None:
+            cwd = disk.fit(cwd, limits.tmp_mb << 20)  # the copy does not count against tmp_mb
+        (path / "out").mkdir(mode=0o700)
+        out = disk.capped(path / "out", limits.out_dir_mb << 20, limits.out_dir_files, mount=True)
+        _set_owners(path, uid)
+    except BaseException:
+        remove_stage(path)
+        raise
+    return Stage(path, out, cwd)
+
+
+def _set_owners(path: Path, uid: int) -> None:
+    if uid == os.getuid():
+        os.chmod(path, 0o700)
+        return
+    # Only this run's uid (through its group) may enter; it may add
+    # files to its working directory (sticky: never remove ours).
+    os.chown(path, 0, uid)
+    os.chmod(path, 0o750)
+    os.chown(path / "submission", 0, uid)
+    os.chmod(path / "submission", 0o1770)
+    os.chown(path / "out", uid, uid)
+    os.chmod(path / "out", 0o700)
+
+
+def collect_out(stage_out: Path, out_dir: Path) -> None:
+    """Move the plain files the (dead) worker left at the top of its output
+    folder into out_dir, ours and private; anything else stays behind."""
+    me = os.getuid()
+    for entry in list(os.scandir(stage_out)):
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            target = out_dir / entry.name
+            shutil.move(entry.path, target)
+            if os.geteuid() == 0:
+                os.chown(target, me, me, follow_symlinks=False)
+            os.chmod(target, 0o600, follow_symlinks=False)
+
+
+def _remove_stale_stages(base: Path) -> Path:
+    """Remove the stages a killed grader left behind (its pid is in their name)."""
+    for stage in base.glob("needle-run-*-*"):
+        pid = stage.name.split("-")[2]
+        try:
+            st = os.lstat(stage)
+        except FileNotFoundError:  # another grader removed it meanwhile
+            continue
+        if pid.isdigit() and not Path("/proc", pid).exists() and st.st_uid == os.geteuid() and stat.S_ISDIR(st.st_mode):
+            remove_stage(stage)
+    return base
+
+
+def remove_stage(stage: Path) -> None:
+    """Unmount its capped folders, then delete it."""
+    disk.unmount_under(stage)
+    remove_tree(stage)
