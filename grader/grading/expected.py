@@ -1,9 +1,12 @@
 """Expected values: the case workers run on reference/, cached on disk.
 
 The cache key hashes the reference sources, the case code, the worker
-script and the numpy version, so any change to one of them recomputes the
-answers. The cache directory is private to the grader's user (0700): the
-sandbox uid cannot read it. Building also checks the reference itself:
+script, the grader's numpy version and the packages of the sandbox's Python
+(assignment.toml's [environment]), so any change to one of them recomputes
+the answers. The reference runs in the students' sandbox environment (the
+course's numpy); the grader, on its own numpy, compares with tolerances.
+The cache directory is private to the grader's user (0700): the sandbox uid
+cannot read it. Building also checks the reference itself:
 every case must produce a value, and every analytic gradient must match
 central differences of the reference forward.
 """
@@ -36,6 +39,7 @@ def cache_root() -> Path:
 def cache_key(assignment: Assignment) -> str:
     reference = assignment.reference
     digest = hashlib.sha256(np.__version__.encode())
+    digest.update(repr(assignment.packages).encode() + b"\0")  # the worker's numpy computes the answers
     sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
     sources += sorted(assignment.cases_dir.rglob("*.py")) + [WORKER]
     for path in sources:
@@ -74,7 +78,9 @@ def build(config, dest: Path) -> None:
     files = {rel: reference / rel for rel in config.assignment.student_files}
     runs = run_all(files, config, base=reference, keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
-    (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier}))
+    meta = {"numpy": np.__version__, "packages": list(config.assignment.packages),
+            "tier": next(iter(runs.values())).tier}
+    (dest / "meta.json").write_text(json.dumps(meta))
 
 
 def expected_dir(config) -> Path:

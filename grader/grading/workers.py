@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import ROOT, sandbox
-from grader.assignment import Assignment
+from grader.assignment import Assignment, AssignmentError, shown
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
@@ -125,7 +125,8 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None, grou
     out_dir = sandbox.make_out_dir(out_parent)
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=config.limits_for(question), tier=config.tier, group=group)
+                         limits=config.limits_for(question), tier=config.tier, group=group,
+                         packages=config.assignment.packages)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     outcomes = {c.name: read_outcome(budget, c.name) for c in config.assignment.registry().producers(question)}
@@ -136,6 +137,15 @@ def run_question(question, copy_dir, runner, out_parent, config, keep=None, grou
     return QuestionRun(question, outcomes, result.reason, result.log, result.tier, import_error)
 
 
+def sandbox_environment(assignment: Assignment) -> Path:
+    """The sandbox's Python with the assignment's packages, built once per
+    machine (pip, the first time); a package pip cannot install names the field."""
+    try:
+        return sandbox.environment(assignment.packages)
+    except sandbox.PackageError as exc:
+        raise AssignmentError(f"{shown(assignment.toml)}: field 'environment.packages': {exc}") from None
+
+
 def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=None,
             keep_outputs: Path | None = None) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`;
@@ -143,6 +153,7 @@ def run_all(files: dict, config: RunConfig, base: Path | None = None, questions=
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     questions = questions or config.assignment.registry().run_order
+    sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
