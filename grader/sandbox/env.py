@@ -109,11 +109,14 @@ def environment(packages: tuple = ()) -> Path:
         what = " ".join(packages) or "the grader's numpy"
         _say(f"building the sandbox's Python (once per machine and package list): Python "
              f"{sys.version.split()[0]}, its standard library, {what}...")
-        site = _copy_interpreter(exe, dest)
-        if packages:
-            install_packages(packages, site)
-        else:
-            _copy_own_numpy(site)
+        with tempfile.TemporaryDirectory(prefix="needle-grader-pip-") as scratch:
+            if packages:  # first: a package pip cannot install costs no copying
+                pip_install(packages, Path(scratch))
+            site = _copy_interpreter(exe, dest)
+            # Regular files of our modes, whatever pip made; not its bin/ scripts.
+            copy_regular(Path(scratch), site, skip={"bin"})
+            if not packages:
+                _copy_own_numpy(site)
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
     _BUILT[key] = _cached(f"python-{key}", build)
     return _BUILT[key]
@@ -186,18 +189,15 @@ def _copy_own_numpy(site: Path) -> None:
         copy_regular(numpy_dir.parent / "numpy.libs", site / "numpy.libs")
 
 
-def install_packages(packages: tuple, site: Path) -> None:
-    """pip-install `packages` (and what they depend on) into site, as regular
-    files of our modes: pip writes to a scratch folder, copy_regular copies
-    what it made (not its bin/ scripts)."""
+def pip_install(packages: tuple, target: Path) -> None:
+    """pip-install `packages` (and what they depend on) into target, for this
+    Python; PackageError (one line) when pip cannot."""
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="needle-grader-pip-") as scratch:
-        problem = _pip(packages, Path(scratch))
-        if problem:
-            raise PackageError(f"pip could not install {' '.join(packages)} for Python "
-                               f"{sys.version.split()[0]} ({problem}); check each NAME==VERSION on PyPI "
-                               "(a wheel for this Python) and that pip reaches its index")
-        copy_regular(Path(scratch), site, skip={"bin"})
+    problem = _pip(packages, target)
+    if problem:
+        raise PackageError(f"pip could not install {' '.join(packages)} for Python {sys.version.split()[0]} "
+                           f"({problem}); check each NAME==VERSION on PyPI (a wheel for this Python) "
+                           "and that pip reaches its index")
     _say(f"  installed {' '.join(packages)} ({time.monotonic() - start:.0f} s)")
 
 
