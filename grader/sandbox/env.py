@@ -144,10 +144,15 @@ def _copy_interpreter(exe: Path, dest: Path) -> Path:
     copy_regular(stdlib, lib / stdlib.name, skip=STDLIB_SKIP | config)
     shutil.copyfile(ENTRY, dest / "entry.py")
     os.chmod(dest / "entry.py", 0o644)
-    # On sys.path even under `python -I` (site adds it; -I only drops the user's).
-    site = lib / stdlib.name / "site-packages"
+    site = site_packages(dest)
     site.mkdir(mode=0o755)
     return site
+
+
+def site_packages(env: Path) -> Path:
+    """Where an environment's packages are: on sys.path even under `python -I`
+    (site adds it; -I only drops the user's own)."""
+    return env / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
 
 
 def _libpython() -> list[Path]:
