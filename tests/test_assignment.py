@@ -1,5 +1,7 @@
 """grader/assignment.py: hw1's layout, and another assignment read from its
 assignment.toml with one-line errors naming the file and field."""
+import re
+
 import pytest
 
 from grader.assignment import Assignment, AssignmentError
@@ -77,6 +79,16 @@ def test_the_environment_lists_pinned_packages(tmp_path, environment, packages):
 
 def test_hw1_declares_the_courses_numpy():
     assert "numpy==1.26.4" in Assignment.hw1().packages  # the course's numpy (its 2023-2024 environment)
+
+
+def test_the_handout_names_the_packages_the_grader_provides():
+    """Students read which packages (and versions) their code is graded with,
+    and the handout's `make test` installs exactly those."""
+    hw1 = Assignment.hw1()
+    makefile = (hw1.handout / "Makefile").read_text()
+    readme = (hw1.handout / "README.md").read_text()
+    assert re.search(r"^GRADED_WITH := (.*)$", makefile, re.M).group(1).split() == list(hw1.packages)
+    assert all(requirement in readme for requirement in hw1.packages)
 
 
 def test_the_manifest_ships_files_renames_and_the_client(tmp_path):

@@ -156,7 +156,7 @@ def test_the_environment_is_ours_and_read_only_to_others():
             assert stat.S_IMODE(st.st_mode) == 0o755, path
         else:
             assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) in (0o644, 0o755), path
-    site = folder / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    site = env.site_packages(folder)
     assert (site / "numpy-1.26.4.dist-info").is_dir() and not (site / "bin").exists()
 
 
