@@ -42,7 +42,8 @@ from grader.sandbox.procs import (CappedLog, claim_uid, dir_usage, kill_group, k
                                   uid_task_count)
 
 __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
-           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group", "environment", "PackageError"]
+           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group", "environment",
+           "PackageError"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
 _SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "

@@ -126,7 +126,7 @@ def test_the_copy_has_the_whole_stdlib_and_the_foreign_libraries(tmp_path, monke
     monkeypatch.setattr(env, "foreign_libraries", lambda binaries: {"libfake.so.1": fake})
     dest = tmp_path / "env"
     dest.mkdir()
-    site = env._copy_interpreter(Path(sys._base_executable).resolve(), dest)
+    site = env._copy_interpreter(Path(getattr(sys, "_base_executable", sys.executable)).resolve(), dest)
     stdlib = site.parent
     assert (dest / "lib" / "libfake.so.1").read_bytes() == fake.read_bytes()
     assert stat.S_IMODE((dest / "lib" / "libfake.so.1").stat().st_mode) == 0o755
