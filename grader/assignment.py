@@ -19,6 +19,11 @@ path globals.
     [manifest.renamed]                # optional: reference path -> handout path
     "handout_files/README.md" = "README.md"
 
+    [environment]                     # optional: what student code runs against
+    packages = ["numpy==1.26.4"]      # pinned; pip installs them into the sandbox's Python
+
+Without [environment], workers get a copy of the grader's own numpy.
+
 The public cases ship under tests/NAME/NAME_cases (generated, so never
 listed); the questions and cases come from the registry package
 (grader/registry.py).
@@ -40,9 +45,13 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest")
+FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
+ENVIRONMENT_FIELDS = ("packages",)
+# A pinned requirement, NAME==VERSION: every machine (cluster workers, a
+# rebuilt cache) then grades against the same code.
+PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # also a Python package prefix: NAME_cases
 
 
@@ -65,6 +74,8 @@ class Assignment:
     cases_dir: Path       # the cases package (imports nothing from grader)
     student_files: tuple  # handout-relative paths a submission provides
     manifest: Manifest = Manifest(())
+    packages: tuple = ()  # [environment] packages: pip requirements for the sandbox's Python; () = the grader's numpy
+    toml: Path = ROOT / "assignment.toml"  # where it was read from, for messages
 
     @classmethod
     def hw1(cls) -> "Assignment":
@@ -117,8 +128,9 @@ def _load(folder: Path) -> Assignment:
     if not (parts["cases"] / "__init__.py").is_file():
         raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
     manifest = _manifest(path, raw.get("manifest", {}), _cases_dest(raw["name"]))
+    packages = _packages(path, raw["environment"]) if "environment" in raw else ()
     return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
-                      files, manifest)
+                      files, manifest, packages, path)
 
 
 def _check_fields(path, raw, known, prefix):
@@ -148,6 +160,30 @@ def _manifest(path, raw, cases_dest) -> Manifest:
     return Manifest.of(_paths(path, raw, "files", prefix="manifest."), renamed, client,
                        _paths(path, raw, "instructor_only", prefix="manifest."),
                        generated=(cases_dest,))
+
+
+def _packages(path, raw) -> tuple:
+    """[environment] packages: pinned requirements, numpy among them (the worker and the cases use it)."""
+    if not isinstance(raw, dict):
+        raise AssignmentError(f"{path}: field 'environment': give a table ([environment])")
+    _check_fields(path, raw, ENVIRONMENT_FIELDS, "environment.")
+    packages = raw.get("packages")
+    if not isinstance(packages, list) or not packages:
+        raise AssignmentError(f"{path}: field 'environment.packages': give a non-empty list such as "
+                              '["numpy==1.26.4"]')
+    names = []
+    for requirement in packages:
+        match = PINNED.match(requirement) if isinstance(requirement, str) else None
+        if match is None:
+            raise AssignmentError(f"{path}: field 'environment.packages': {requirement!r} is not pinned; "
+                                  'write NAME==VERSION, e.g. "numpy==1.26.4"')
+        names.append(re.sub(r"[-_.]+", "-", match.group(1)).lower())  # PyPI's normalized name
+    if "numpy" not in names:
+        raise AssignmentError(f"{path}: field 'environment.packages': add numpy (NAME==VERSION): "
+                              "the worker and the cases import it")
+    if len(set(names)) < len(names):
+        raise AssignmentError(f"{path}: field 'environment.packages': a package is listed twice")
+    return tuple(packages)
 
 
 __all__ = ["ROOT", "Assignment", "AssignmentError", "Registry"]

@@ -1,5 +1,7 @@
 """grader/assignment.py: hw1's layout, and another assignment read from its
 assignment.toml with one-line errors naming the file and field."""
+import re
+
 import pytest
 
 from grader.assignment import Assignment, AssignmentError
@@ -44,6 +46,13 @@ def test_load_resolves_paths_against_the_folder(tmp_path):
     (GOOD + '[manifest]\nship = ["a.py"]\n', "unknown field 'manifest.ship'"),
     (GOOD + '[manifest]\nclient = 3\n', "field 'manifest.client'"),
     (GOOD + '[manifest.renamed]\n"a.py" = 3\n', "field 'manifest.renamed'"),
+    (GOOD + 'environment = ["numpy==1.26.4"]\n', "field 'environment': give a table"),
+    (GOOD + '[environment]\nnumpy = "1.26.4"\n', "unknown field 'environment.numpy'"),
+    (GOOD + '[environment]\npackages = []\n', "field 'environment.packages': give a non-empty list"),
+    (GOOD + '[environment]\npackages = ["numpy>=1.26"]\n', "'numpy>=1.26' is not pinned; write NAME==VERSION"),
+    (GOOD + '[environment]\npackages = ["numpy"]\n', "'numpy' is not pinned"),
+    (GOOD + '[environment]\npackages = ["tqdm==4.66.1"]\n', "field 'environment.packages': add numpy"),
+    (GOOD + '[environment]\npackages = ["numpy==1.26.4", "NumPy==2.0.0"]\n', "a package is listed twice"),
 ])
 def test_a_bad_assignment_toml_is_one_line_naming_the_field(tmp_path, text, words):
     (tmp_path / "cases").mkdir()
@@ -54,6 +63,32 @@ def test_a_bad_assignment_toml_is_one_line_naming_the_field(tmp_path, text, word
         Assignment.load(tmp_path)
     message = str(err.value)
     assert words in message and str(tmp_path / "assignment.toml") in message and "\n" not in message
+
+
+@pytest.mark.parametrize("environment, packages", [
+    ("", ()),  # none declared: the sandbox copies the grader's own numpy
+    ('[environment]\npackages = ["numpy==1.26.4", "tqdm==4.66.1"]\n', ("numpy==1.26.4", "tqdm==4.66.1")),
+])
+def test_the_environment_lists_pinned_packages(tmp_path, environment, packages):
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text("")
+    (tmp_path / "assignment.toml").write_text(GOOD + environment)
+    toy = Assignment.load(tmp_path)
+    assert toy.packages == packages and toy.toml == tmp_path / "assignment.toml"
+
+
+def test_hw1_declares_the_courses_numpy():
+    assert "numpy==1.26.4" in Assignment.hw1().packages  # the course's numpy (its 2023-2024 environment)
+
+
+def test_the_handout_names_the_packages_the_grader_provides():
+    """Students read which packages (and versions) their code is graded with,
+    and the handout's `make test` installs exactly those."""
+    hw1 = Assignment.hw1()
+    makefile = (hw1.handout / "Makefile").read_text()
+    readme = (hw1.handout / "README.md").read_text()
+    assert re.search(r"^GRADED_WITH := (.*)$", makefile, re.M).group(1).split() == list(hw1.packages)
+    assert all(requirement in readme for requirement in hw1.packages)
 
 
 def test_the_manifest_ships_files_renames_and_the_client(tmp_path):

@@ -1,8 +1,11 @@
 """Expected values: the case workers run on reference/, cached on disk.
 
 The cache key hashes the reference sources, the case code, the worker
-script, the numpy version and the format of meta.json, so any change to one
-of them recomputes the answers. The cache directory is private to the
+script, the grader's numpy version, the packages of the sandbox's Python
+(assignment.toml's [environment]) and the format of meta.json, so any
+change to one of them recomputes the answers. The reference runs in the
+students' sandbox environment (the course's numpy); the grader, on its own
+numpy, compares with tolerances. The cache directory is private to the
 grader's user (0700): the sandbox uid cannot read it. Building also checks
 the reference itself: every case must produce a value, and every analytic
 gradient must match central differences of the reference forward. It also
@@ -58,6 +61,7 @@ def _private_root() -> Path:
 def cache_key(assignment: Assignment) -> str:
     reference = assignment.reference
     digest = hashlib.sha256(np.__version__.encode() + META_FORMAT)
+    digest.update(repr(assignment.packages).encode() + b"\0")  # the worker's numpy computes the answers
     sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
     sources += sorted(assignment.cases_dir.rglob("*.py")) + [WORKER]
     for path in sources:
@@ -102,8 +106,16 @@ def build(config, dest: Path) -> None:
     # The quieter of the two calibrations: later ratios to it err generous.
     times = time_limits.ReferenceTimes({q: run.seconds for q, run in runs.items()},
                                        min(workload, time_limits.workload_seconds()))
-    (dest / "meta.json").write_text(json.dumps({"numpy": np.__version__, "tier": next(iter(runs.values())).tier,
-                                                "times": times.to_json()}))
+    meta = {"numpy": np.__version__, "packages": list(config.assignment.packages),
+            "tier": next(iter(runs.values())).tier, "times": times.to_json()}
+    (dest / "meta.json").write_text(json.dumps(meta))
+
+
+def run_graded(files: dict, config, **options) -> dict:
+    """run_all for a submission's `files`: on the inputs of config's seed
+    (settled), under the time limits of this machine now."""
+    config = settled(config)
+    return run_all(files, config, config.time_limits_now(reference_times(config)), **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:

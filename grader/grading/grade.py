@@ -17,7 +17,7 @@ from grader.grading import expected, report, seeds
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
-from grader.grading.workers import RunConfig, config_from_args, run_all
+from grader.grading.workers import RunConfig, config_from_args
 
 NOT_IMPLEMENTED = "NotImplementedError: "
 # The handout's stubs raise NotImplementedError("Q2: EWiseDiv.gradient"): a
@@ -160,7 +160,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
-        runs = run_all(files, config, config.time_limits_now(expected.reference_times(config)))
+        runs = expected.run_graded(files, config)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE

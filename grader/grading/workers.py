@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import ROOT, sandbox
-from grader.assignment import Assignment
+from grader.assignment import Assignment, AssignmentError, shown
 from grader.grading import time_limits
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 from grader.handout import markers
@@ -163,7 +163,8 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
     seed = [config.seed] if config.seed else []
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT, *seed],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=config.limits_for(question, time), tier=config.tier, group=group)
+                         limits=config.limits_for(question, time), tier=config.tier, group=group,
+                         packages=config.assignment.packages)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     outcomes = {c.name: read_outcome(budget, c.name) for c in config.assignment.registry().producers(question)}
@@ -177,6 +178,15 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
     return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds)
 
 
+def sandbox_environment(assignment: Assignment) -> Path:
+    """The sandbox's Python with the assignment's packages, built once per
+    machine (pip, the first time); a package pip cannot install names the field."""
+    try:
+        return sandbox.environment(assignment.packages)
+    except sandbox.PackageError as exc:
+        raise AssignmentError(f"{shown(assignment.toml)}: field 'environment.packages': {exc}") from None
+
+
 def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
             keep_outputs: Path | None = None) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
@@ -185,6 +195,7 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     questions = questions or config.assignment.registry().run_order
+    sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:

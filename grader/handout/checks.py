@@ -30,6 +30,7 @@ from pathlib import Path
 from grader.assignment import Assignment
 from grader.blas import one_thread_env
 from grader.handout.build import HandoutError, build_tree
+from grader.sandbox.env import site_packages
 
 NOT_IMPLEMENTED_RE = re.compile(r"^NotImplementedError: (Q\d+): ")
 PYTEST_TIMEOUT = 300  # seconds; a full run takes a few
@@ -72,18 +73,27 @@ def _parse_junit(path: Path) -> list[PytestOutcome]:
     return outcomes
 
 
-def _env() -> dict:
+def _env(assignment: Assignment | None = None) -> dict:
+    """Only the handout's own files may be importable, and the packages the
+    grader runs student code with (assignment.toml's [environment]) come
+    first, as in a student's .venv: the public cases' expected values were
+    computed with them (numpy 1 and 2 differ in float widths)."""
     env = one_thread_env(PYTHONDONTWRITEBYTECODE="1")
-    env.pop("PYTHONPATH", None)  # only the handout's own files may be importable
+    env.pop("PYTHONPATH", None)
+    if assignment is not None and assignment.packages:
+        from grader.grading.workers import sandbox_environment
+
+        env["PYTHONPATH"] = str(site_packages(sandbox_environment(assignment)))
     return env
 
 
-def run_pytest(root: Path, keyword: str | None = None, tests: str = "tests/hw1") -> list[PytestOutcome]:
+def run_pytest(root: Path, keyword: str | None = None, tests: str = "tests/hw1",
+               assignment: Assignment | None = None) -> list[PytestOutcome]:
     """Run the public tests (the folder `tests`) in `root`, a handout tree; return every outcome."""
     xml = root / ".junit.xml"
     cmd = [sys.executable, "-m", "pytest", tests, "-q", "-p", "no:cacheprovider",
            f"--junitxml={xml}"] + (["-k", keyword] if keyword else [])
-    env = _env()
+    env = _env(assignment)
     try:
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
                               timeout=PYTEST_TIMEOUT)
@@ -170,7 +180,8 @@ def check_public_tests(src: Path, questions=None, assignment: Assignment | None 
         roots = [_variant(src, Path(tmp), f"v{i}", strip, data, assignment)
                  for i, (_, strip, _, _) in enumerate(plans)]
         with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(run_pytest, roots, [p[2] for p in plans], [tests] * len(plans)))
+            runs = list(pool.map(run_pytest, roots, [p[2] for p in plans], [tests] * len(plans),
+                                 [assignment] * len(plans)))
         problems = import_problems(roots[1], "handout", library_modules(assignment))
     problems += _naming_problems(runs[0], where, keyword)
     for (label, _, _, want), outcomes in zip(plans, runs):

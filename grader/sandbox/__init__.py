@@ -2,8 +2,9 @@
 
 Generic: knows nothing about needle. The parent calls `run(script, args,
 student_dir=..., out_dir=..., shared=..., limits=...)`; the worker runs as
-`python -I script args...` from a copy of the interpreter and numpy
-(sandbox_env), in a per-run stage of copies (regular files only), under a
+`python -I script args...` from a copy of the interpreter, its standard
+library and the packages the caller names (env.py: `environment(packages)`;
+none: the grader's numpy), in a per-run stage of copies (regular files only), under a
 uid of its own (root) or a user namespace, with rlimits, a control group
 per run (memory by real use, pids) inside the submission's (fair CPU), a
 wall-clock timeout that kills its whole process tree, stdout+stderr captured
@@ -36,7 +37,7 @@ from grader.blas import ONE_THREAD
 from grader.sandbox import launch as launch
 from grader.sandbox import seccomp
 from grader.sandbox.cgroup import Group
-from grader.sandbox.env import environment, shared_copy
+from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
@@ -47,7 +48,8 @@ from grader.sandbox.tier_check import try_tier
 from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, uid_task_count
 
 __all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
-           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group"]
+           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group", "environment",
+           "PackageError"]
 
 TIERS = ("bwrap", "unshare", "rlimit")
 _SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
@@ -76,7 +78,7 @@ WORKER_ENV = {
 # ---------------------------------------------------------------- run
 
 def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shared: dict | None = None,
-        limits: Limits = Limits(), tier: str | None = None, group=None) -> RunResult:
+        limits: Limits = Limits(), tier: str | None = None, group=None, packages: tuple = ()) -> RunResult:
     """Run `python -I script args...` in the sandbox; wait, kill, report.
 
     The worker sees a copy of `student_dir` (regular files only) as its
@@ -87,6 +89,8 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
     worker started is alive, and the plain files it wrote to its output
     folder are in `out_dir` (read them with read_npy_safe/read_json_safe).
     `group`: the submission's control group (Group), for fair CPU.
+    `packages`: what the worker's Python has in its site-packages, as pip
+    requirements ("numpy==1.26.4"); none: the grader's own numpy.
     """
     tier = tier or probe()
     if tier not in TIERS:
@@ -98,7 +102,7 @@ def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shar
             raise ValueError(f"sandbox: {path} does not exist")
     if any(out_dir.iterdir()):  # a stale value must never pass for this worker's
         raise ValueError(f"sandbox: out_dir {out_dir} is not empty; use a fresh sandbox.make_out_dir()")
-    env = environment()
+    env = environment(packages)
     shared = {name: shared_copy(p) for name, p in shared.items()}
     with claim_uid() as slot:
         dedicated = slot.uid != os.getuid()

@@ -3,9 +3,13 @@
 Two kinds of cached folders, both outside the project and reachable by any
 uid (the run's own stage is stage.py's):
 
-- The environment (`environment()`): a copy of the interpreter, its standard
-  library and numpy, plus the sandbox's own entry script. Built once per
-  machine under /var/tmp (root) and reused; owned by us, mode 0755/0644, so a
+- The environment (`environment(packages)`): a copy of the interpreter and
+  its whole standard library (tkinter included), the shared libraries they
+  load from outside the system folders, and in its site-packages the
+  packages an assignment declares (installed by pip, apart from the
+  grader's own venv) or, when it declares none, the grader's own numpy;
+  plus the sandbox's own entry script. Built once per machine and package
+  list under /var/tmp (root) and reused; owned by us, mode 0755/0644, so a
   sandbox uid can run it but never change it. Copying, not pointing at the
   venv, is what makes a project under a 0700 folder (/root, `mktemp -d`)
   gradable in a tier without mounts.
@@ -17,24 +21,46 @@ caches must be our own, not writable by others, all the way down.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ENTRY = Path(__file__).with_name("entry.py")
-# Parts of the standard library a worker never needs (and that are large).
-STDLIB_SKIP = {"test", "site-packages", "dist-packages", "idlelib", "tkinter", "turtledemo", "ensurepip",
-               "lib2to3", "__phello__"}
+LAYOUT = "2"  # part of the environment's cache key: change it when what build() makes changes
+# What the standard library's folder holds besides modules a program imports
+# (sys.stdlib_module_names): CPython's own regression tests (120 MB) and its
+# test fixture __phello__, the host's third-party packages, and config-*
+# (the static library and makefiles, skipped below). Everything else is
+# copied: a student's stray `from tkinter import NO` must import.
+STDLIB_SKIP = {"test", "__phello__", "site-packages", "dist-packages"}
 SKIP_NAMES = {"__pycache__"}
+# Folders the sandbox shows read-only in every tier (launch.py's system
+# mounts): a shared library there is found as on the host. One elsewhere (a
+# Python built against its own Tcl/Tk or OpenSSL under /opt or a home
+# folder) is copied into the environment's lib/, which is LD_LIBRARY_PATH.
+SYSTEM_LIBRARY_DIRS = ("usr", "lib", "lib32", "lib64", "libx32")
+# pip, run by the grader's interpreter (the copy's version and platform):
+# wheels only (no package's build code runs here, and no compiler is needed),
+# no .pyc (the copy skips __pycache__ anyway).
+PIP_INSTALL = ("-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--no-compile",
+               "--only-binary=:all:", "--no-warn-script-location")
 _BUILT: dict[str, Path] = {}
 
 
 class StageError(RuntimeError):
     """A cache or stage folder cannot be trusted or built."""
+
+
+class PackageError(StageError):
+    """pip could not install the environment's packages (the message is one line)."""
 
 
 def cache_base() -> Path:
@@ -62,37 +88,141 @@ def _trusted(path: Path) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
-def environment() -> Path:
-    """The copied interpreter: bin/python3, lib/pythonX.Y (with numpy), entry.py."""
-    import numpy
-
-    numpy_dir = Path(numpy.__file__).resolve().parent
+def environment(packages: tuple = ()) -> Path:
+    """The copied interpreter: bin/python3, entry.py, lib/ (libpython and the
+    libraries its extension modules load from outside the system folders),
+    lib/pythonX.Y (the whole standard library) and its site-packages, holding
+    `packages` ("numpy==1.26.4", ...) as pip installs them for this Python,
+    or, when none are given, a copy of the grader's own numpy."""
+    packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
-    key = _digest([sys.version, str(exe), numpy.__version__, str(numpy_dir), ENTRY.read_text()])
+    key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *(packages or _own_numpy()[1])])
     if key in _BUILT and (_BUILT[key] / ".complete").is_file():  # (a temp cleaner may have removed it)
         return _BUILT[key]
-    stdlib = Path(os.__file__).resolve().parent
-    libs = [p for p in Path(sys.base_prefix, "lib").glob("libpython*.so*")] if sys.base_prefix else []
 
     def build(dest: Path) -> None:
-        (dest / "bin").mkdir(mode=0o755)
-        shutil.copyfile(exe, dest / "bin" / "python3")
-        os.chmod(dest / "bin" / "python3", 0o755)
-        lib = dest / "lib"
-        lib.mkdir(mode=0o755, exist_ok=True)
-        for so in libs:  # found through LD_LIBRARY_PATH (the binary's RUNPATH may be unreachable)
-            shutil.copyfile(so, lib / so.name)
-            os.chmod(lib / so.name, 0o755)
-        copy_regular(stdlib, lib / stdlib.name, skip=STDLIB_SKIP | {n for n in os.listdir(stdlib)
-                                                                     if n.startswith("config-")})
-        # numpy beside the standard library: on sys.path even under `python -I`.
-        copy_regular(numpy_dir, lib / stdlib.name / "numpy")
-        if (numpy_dir.parent / "numpy.libs").is_dir():  # manylinux wheels: $ORIGIN/../numpy.libs
-            copy_regular(numpy_dir.parent / "numpy.libs", lib / stdlib.name / "numpy.libs")
-        shutil.copyfile(ENTRY, dest / "entry.py")
-        os.chmod(dest / "entry.py", 0o644)
+        start = time.monotonic()
+        what = " ".join(packages) or "the grader's numpy"
+        _say(f"building the sandbox's Python (once per machine and package list): Python "
+             f"{sys.version.split()[0]}, its standard library, {what}...")
+        with tempfile.TemporaryDirectory(prefix="needle-grader-pip-") as scratch:
+            if packages:  # first: a package pip cannot install costs no copying
+                pip_install(packages, Path(scratch))
+            site = _copy_interpreter(exe, dest)
+            # Regular files of our modes, whatever pip made; not its bin/ scripts.
+            copy_regular(Path(scratch), site, skip={"bin"})
+            if not packages:
+                _copy_own_numpy(site)
+        _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
     _BUILT[key] = _cached(f"python-{key}", build)
     return _BUILT[key]
+
+
+def _say(line: str) -> None:
+    """Progress of a slow first build, on stderr (stdout is the grader's report)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def _copy_interpreter(exe: Path, dest: Path) -> Path:
+    """bin/python3, lib/ and the standard library into dest; returns its (empty) site-packages."""
+    stdlib = Path(os.__file__).resolve().parent
+    (dest / "bin").mkdir(mode=0o755)
+    shutil.copyfile(exe, dest / "bin" / "python3")
+    os.chmod(dest / "bin" / "python3", 0o755)
+    lib = dest / "lib"
+    lib.mkdir(mode=0o755, exist_ok=True)
+    extensions = sorted((stdlib / "lib-dynload").glob("*.so"))
+    libraries = {**foreign_libraries([exe, *extensions]), **{so.name: so for so in _libpython()}}
+    for name, path in libraries.items():  # found through LD_LIBRARY_PATH (the binary's RUNPATH may be unreachable)
+        shutil.copyfile(path, lib / name)
+        os.chmod(lib / name, 0o755)
+    config = {n for n in os.listdir(stdlib) if n.startswith("config-")}
+    copy_regular(stdlib, lib / stdlib.name, skip=STDLIB_SKIP | config)
+    shutil.copyfile(ENTRY, dest / "entry.py")
+    os.chmod(dest / "entry.py", 0o644)
+    site = site_packages(dest)
+    site.mkdir(mode=0o755)
+    return site
+
+
+def site_packages(env: Path) -> Path:
+    """Where an environment's packages are: on sys.path even under `python -I`
+    (site adds it; -I only drops the user's own)."""
+    return env / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+
+
+def _libpython() -> list[Path]:
+    return sorted(Path(sys.base_prefix, "lib").glob("libpython*.so*")) if sys.base_prefix else []
+
+
+def foreign_libraries(binaries: list[Path], visible=SYSTEM_LIBRARY_DIRS) -> dict[str, Path]:
+    """soname -> file of each shared library `binaries` load (as `ldd`
+    resolves them) from outside the top-level folders `visible`, which the
+    sandbox would not find. Empty where there is no ldd (musl): then only
+    libpython is copied."""
+    ldd = shutil.which("ldd")
+    if ldd is None or not binaries:
+        return {}
+    out = subprocess.run([ldd, *map(str, binaries)], capture_output=True, text=True, stdin=subprocess.DEVNULL).stdout
+    found = {}
+    for line in out.splitlines():  # "\tlibtk8.6.so => /lib/x86_64-linux-gnu/libtk8.6.so (0x...)"
+        soname, arrow, rest = line.strip().partition(" => ")
+        path = Path(rest.rsplit(" (", 1)[0])
+        if arrow and path.is_absolute() and path.is_file():
+            hidden = {path.parts[1], path.resolve().parts[1]} - set(visible)  # the link or its target
+            if hidden:
+                found.setdefault(soname, path)
+    return found
+
+
+def _own_numpy() -> tuple[Path, list[str]]:
+    """The grader's numpy folder, and what identifies it in a cache key."""
+    import numpy
+
+    folder = Path(numpy.__file__).resolve().parent
+    return folder, [numpy.__version__, str(folder)]
+
+
+def _copy_own_numpy(site: Path) -> None:
+    numpy_dir = _own_numpy()[0]
+    copy_regular(numpy_dir, site / "numpy")
+    if (numpy_dir.parent / "numpy.libs").is_dir():  # manylinux wheels: $ORIGIN/../numpy.libs
+        copy_regular(numpy_dir.parent / "numpy.libs", site / "numpy.libs")
+
+
+def pip_install(packages: tuple, target: Path) -> None:
+    """pip-install `packages` (and what they depend on) into target, for this
+    Python; PackageError (one line) when pip cannot."""
+    start = time.monotonic()
+    problem = _pip(packages, target)
+    if problem:
+        raise PackageError(f"pip could not install {' '.join(packages)} for Python {sys.version.split()[0]} "
+                           f"({problem}); check each NAME==VERSION on PyPI (a wheel for this Python) "
+                           "and that pip reaches its index")
+    _say(f"  installed {' '.join(packages)} ({time.monotonic() - start:.0f} s)")
+
+
+def _pip(packages: tuple, target: Path) -> str:
+    """Run pip, echoing its lines to stderr as progress; "" when it
+    succeeded, else the line that says why (its last ERROR line)."""
+    cmd = [sys.executable, *PIP_INSTALL, "--target", str(target), *packages]
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, errors="replace")
+    except OSError as exc:
+        return f"cannot run {sys.executable} -m pip: {exc}"
+    error = last = ""
+    with proc.stdout:
+        for line in proc.stdout:
+            line = line.rstrip()
+            _say(f"  pip: {line}")
+            if line.startswith("ERROR:"):
+                error = line
+            elif line:
+                last = line
+    if proc.wait() == 0:
+        return ""
+    return error or last or f"pip exited with status {proc.returncode}"
 
 
 def shared_copy(source: Path) -> Path:
@@ -119,6 +249,27 @@ def _cached(name: str, build) -> Path:
     final = base / name
     if (final / ".complete").is_file() and _trusted(final):
         return final
+    with _build_lock(base / f".{name}.lock"):
+        if (final / ".complete").is_file() and _trusted(final):  # built while we waited
+            return final
+        return _build(final, build)
+
+
+@contextmanager
+def _build_lock(path: Path):
+    """One builder per cache entry at a time, across threads and processes:
+    a pip install takes a while, and concurrent graders would each do it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _build(final: Path, build) -> Path:
+    """Build into a temp folder beside `final`, then rename it into place."""
+    base = final.parent
     if final.exists() or final.is_symlink():  # half-built or foreign: replace it
         shutil.rmtree(final, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=base))

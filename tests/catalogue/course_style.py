@@ -51,7 +51,12 @@ for i in range(0, num_examples, batch):
 return W1, W2
 """
 
-FLOAT64_WEIGHTS = {"forward_power_scalar_float32", "forward_divide_scalar_float32", "forward_log_float32"}
+# Float widths as the course's numpy (1.26, assignment.toml's [environment])
+# makes them: an array with a numpy float64 scalar keeps float32 there
+# (value-based casting: so `a / np.float64(s)` passes), while a 0-d result
+# with a Python number becomes float64 (so the notebook's `.sum() /
+# batch_size` loss is float64). numpy 2 (NEP 50) has it the other way round.
+FLOAT64_WEIGHTS = {"forward_power_scalar_float32", "forward_log_float32"}
 WEIGHTS_F64 = {"nn_epoch_ndl_weights_float32"}
 LOSS_F64 = {"softmax_loss_ndl_value_float32"}
 
@@ -65,11 +70,12 @@ TUPLE_ONLY_SUMMATION = Body(OPS, "Summation.gradient", """
 
 COURSE_STYLE = [
     course_style("notebook_softmax_student_epoch", "softmax_loss as in the notebook and an nn_epoch with float64 "
-                 "one-hot labels: its weights come back float64, which the course's tolerance accepts",
+                 "one-hot labels: its weights come back float64, and under numpy 1 its loss too (a 0-d sum "
+                 "divided by an int), which the course's tolerance accepts",
                  Body(SIMPLE_ML, "softmax_loss", SOFTMAX_NOTEBOOK), Body(SIMPLE_ML, "nn_epoch", NN_EPOCH_STUDENT),
-                 advisories=WEIGHTS_F64),
-    course_style("float64_internals", "ops computed in float64 throughout (np.float64 scalars upcast float32 "
-                 "inputs), weights returned float64",
+                 advisories=WEIGHTS_F64 | LOSS_F64),
+    course_style("float64_internals", "ops computed in float64 (astype), weights returned float64; its "
+                 "np.float64 divisor keeps float32 arrays float32 under numpy 1",
                  Body(OPS, "PowerScalar.compute", "return array_api.power(a.astype(array_api.float64), self.scalar)"),
                  Body(OPS, "DivScalar.compute", "return a / array_api.float64(self.scalar)"),
                  Body(OPS, "Log.compute", "return array_api.log(a.astype('float64'))"),

@@ -162,6 +162,7 @@ def test_weights_and_test_error_checks_fail_on_wrong_weights():
     [np.zeros((784, 10), complex), np.zeros((10, 10))],
     [np.zeros((784, 10))],
     "W1",
+    [np.full((784, 10), 1e300), np.zeros((10, 10))],                    # float64, diverged past float32's range
 ])
 def test_test_error_refuses_unexpected_weights_before_any_arithmetic(actual):
     W1, W2 = np.zeros((784, 10), np.float32), np.zeros((10, 10), np.float32)

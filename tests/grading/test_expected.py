@@ -1,5 +1,7 @@
 """The expected-value cache: keyed on what answers depend on, and it refuses
 a reference that fails its own cases."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,11 @@ def test_first_build_of_the_expected_answers_says_so(tmp_path, monkeypatch, caps
     assert "building the expected answers" in err and "expected answers ready" in err
     expected.expected_dir(RunConfig())  # cached: silent, not rebuilt
     assert len(built) == 1 and capsys.readouterr().err == ""
+
+
+def test_the_key_changes_with_the_sandboxs_packages():
+    """The workers' numpy computes the answers: another package list recomputes them."""
+    hw1 = Assignment.hw1()
+    other = dataclasses.replace(hw1, packages=("numpy==2.0.0",))
+    assert expected.cache_key(hw1) != expected.cache_key(other)
+    assert expected.cache_key(hw1) == expected.cache_key(dataclasses.replace(hw1))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.assignment import Assignment
-from grader.grading import report, workers
+from grader.grading import expected, report
 from grader.grading.grade import grade_submission
 from grader.grading.workers import RunConfig
 from grader.handout.markers import given_functions
@@ -37,7 +37,7 @@ def line_of(root: Path, rel: str, text: str, after: str = "") -> int:
 def problems(root: Path, question: str) -> dict:
     """case name -> the worker's problem text, for one question's worker on `root`."""
     files = {rel: root / rel for rel in Assignment.hw1().student_files}
-    run = workers.run_all(files, RunConfig(), questions=[question])[question]
+    run = expected.run_graded(files, RunConfig(), questions=[question])[question]
     return {name: outcome.problem for name, outcome in run.outcomes.items()}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.assignment import Assignment
-from grader.grading import workers
+from grader.grading import expected
 from grader.grading.workers import RunConfig
 
 from catalogue import build, canonical, mutants
@@ -62,7 +62,7 @@ def test_no_expected_dict_got_dict_lines(student):
 def test_make_test_and_the_grader_name_the_same_line(student):
     root, out = student
     files = {rel: root / rel for rel in Assignment.hw1().student_files}
-    run = workers.run_all(files, RunConfig(), questions=["backward"])["backward"]
+    run = expected.run_graded(files, RunConfig(), questions=["backward"])["backward"]
     problem = run.outcomes["backward_summation_one_axis"].problem
     graders = problem[problem.index("(at ") + 4:-1]
     assert graders.startswith(f"{OPS}:{summation_line(root)} in Summation.gradient: ")

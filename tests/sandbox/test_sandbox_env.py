@@ -1,0 +1,197 @@
+"""The sandbox's Python (grader/sandbox/env.py): the whole standard library
+of the Python it was copied from, tkinter included, and the packages the
+assignment declares in assignment.toml's [environment], installed by pip
+apart from the grader's own venv."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import sandbox
+from grader.assignment import Assignment, AssignmentError
+from grader.grading import workers
+from grader.sandbox import env
+
+HW1 = Assignment.hw1()
+ROOT = os.geteuid() == 0
+
+# Imports every standard-library module name it is not told to skip and
+# writes the names that imported. Deprecated modules (lib2to3, cgi, ...)
+# warn but import; anything a module raises while importing counts as "no".
+IMPORT_STDLIB = """\
+import importlib, json, os, sys, warnings
+warnings.simplefilter("ignore")
+skip = set(json.loads(sys.argv[2]))
+imported = []
+for name in sorted(sys.stdlib_module_names - skip):
+    try:
+        importlib.import_module(name)
+    except BaseException:
+        continue
+    imported.append(name)
+with open(os.path.join(sys.argv[1], "imported.json"), "w") as f:
+    json.dump(imported, f)
+"""
+# antigravity opens a web browser when imported: not on the host, and not in
+# the sandbox either. No module was found that imports on the host but fails
+# in the sandbox for want of a syscall or the network; one that did would be
+# listed here, with the reason.
+NOT_IMPORTED = ["antigravity"]
+
+REPORT_NUMPY = """\
+import json, os, sys
+import numpy, tqdm
+with open(os.path.join(sys.argv[1], "numpy.json"), "w") as f:
+    json.dump({"numpy": numpy.__version__, "file": numpy.__file__, "tqdm": tqdm.__version__}, f)
+"""
+
+
+@pytest.fixture(scope="module")
+def tier_problems() -> dict[str, str]:
+    return {t: sandbox.check_tier(t) for t in sandbox.TIERS}
+
+
+@pytest.fixture(params=sandbox.TIERS)
+def tier(request, tier_problems) -> str:
+    if tier_problems[request.param]:
+        pytest.skip(f"tier {request.param} unavailable here: {tier_problems[request.param]}")
+    return request.param
+
+
+def run_script(tmp_path: Path, text: str, args: list[str], result: str, tier=None, packages=HW1.packages):
+    """Run `text` in the sandbox with the assignment's packages; the JSON it wrote to `result`."""
+    (tmp_path / "runner").mkdir()
+    (tmp_path / "runner" / "script.py").write_text(text)
+    (tmp_path / "student").mkdir()
+    out = sandbox.make_out_dir(tmp_path)
+    res = sandbox.run(tmp_path / "runner" / "script.py", [sandbox.OUT, *args], student_dir=tmp_path / "student",
+                      out_dir=out, limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120), tier=tier,
+                      packages=packages)
+    assert res.ok, (res.reason, res.log[-2000:])
+    return json.loads((out / result).read_text())
+
+
+@pytest.fixture(scope="module")
+def host_imports(tmp_path_factory) -> set[str]:
+    """The standard-library modules that import on the host, in a plain subprocess."""
+    tmp = tmp_path_factory.mktemp("host-stdlib")
+    (tmp / "script.py").write_text(IMPORT_STDLIB)
+    subprocess.run([sys.executable, "-I", str(tmp / "script.py"), str(tmp), json.dumps(NOT_IMPORTED)],
+                   cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, timeout=300, check=True)
+    return set(json.loads((tmp / "imported.json").read_text()))
+
+
+# ---------------------------------------------------------------- the standard library
+
+def test_the_sandbox_imports_every_stdlib_module_the_host_does(tmp_path, tier, host_imports):
+    inside = set(run_script(tmp_path, IMPORT_STDLIB, [json.dumps(NOT_IMPORTED)], "imported.json", tier=tier))
+    assert {"json", "tomllib", "idlelib", "lib2to3", "turtledemo", "ensurepip"} <= host_imports
+    assert sorted(host_imports - inside) == [] and sorted(inside - host_imports) == []
+
+
+def test_tkinter_imports_in_the_sandbox_as_on_the_host(tmp_path, host_imports):
+    """A student's stray `from tkinter import NO` (an IDE's auto-import) must not cost the grade."""
+    if "tkinter" not in host_imports:
+        pytest.skip("this host's Python has no working tkinter (no _tkinter or no Tcl/Tk libraries)")
+    script = ("import json, os, sys\nfrom tkinter import NO\nimport _tkinter\n"
+              "json.dump({'NO': NO, 'tk': _tkinter.TK_VERSION}, open(os.path.join(sys.argv[1], 'tk.json'), 'w'))\n")
+    assert run_script(tmp_path, script, [], "tk.json")["NO"] == 0  # tkinter.constants: NO = FALSE = 0
+
+
+def test_libraries_outside_the_system_folders_are_found_by_ldd():
+    """_tkinter loads libtk and libtcl: copied into env/lib when they live
+    outside the folders the sandbox shows (here, pretending none is shown)."""
+    tkinter_so = sorted((Path(os.__file__).parent / "lib-dynload").glob("_tkinter*.so"))
+    if not tkinter_so or shutil.which("ldd") is None:
+        pytest.skip("no _tkinter extension or no ldd here")
+    hidden = env.foreign_libraries(tkinter_so, visible=())
+    assert any(name.startswith("libtk") for name in hidden) and any(name.startswith("libtcl") for name in hidden)
+    shown = env.foreign_libraries(tkinter_so)
+    assert all(path.parts[1] not in env.SYSTEM_LIBRARY_DIRS for path in shown.values())
+
+
+def test_the_copy_has_the_whole_stdlib_and_the_foreign_libraries(tmp_path, monkeypatch):
+    fake = tmp_path / "libfake.so.1.2"
+    fake.write_bytes(b"\x7fELF not really")
+    monkeypatch.setattr(env, "foreign_libraries", lambda binaries: {"libfake.so.1": fake})
+    dest = tmp_path / "env"
+    dest.mkdir()
+    site = env._copy_interpreter(Path(getattr(sys, "_base_executable", sys.executable)).resolve(), dest)
+    stdlib = site.parent
+    assert (dest / "lib" / "libfake.so.1").read_bytes() == fake.read_bytes()
+    assert stat.S_IMODE((dest / "lib" / "libfake.so.1").stat().st_mode) == 0o755
+    for name in ("tkinter", "idlelib", "lib2to3", "turtledemo", "ensurepip", "lib-dynload", "json"):
+        assert (stdlib / name).is_dir(), name
+    assert not (stdlib / "test").exists() and not list(stdlib.glob("config-*"))
+    assert site.is_dir() and not any(site.iterdir())
+
+
+# ---------------------------------------------------------------- the course's packages
+
+def test_the_worker_imports_the_declared_numpy_not_the_graders(tmp_path):
+    declared = dict(p.split("==") for p in HW1.packages)
+    assert declared["numpy"] == "1.26.4"  # hw1: the course's numpy, whatever the grader's venv has
+    seen = run_script(tmp_path, REPORT_NUMPY, [], "numpy.json")
+    assert seen["numpy"] == declared["numpy"] and seen["tqdm"] == declared["tqdm"]
+    assert "/site-packages/numpy/" in seen["file"] and "/.venv/" not in seen["file"]
+
+
+def test_the_environment_is_ours_and_read_only_to_others():
+    folder = workers.sandbox_environment(HW1)
+    me = os.geteuid()
+    for path in [folder, *folder.rglob("*")]:
+        st = os.lstat(path)
+        assert st.st_uid == me, path
+        if stat.S_ISDIR(st.st_mode):
+            assert stat.S_IMODE(st.st_mode) == 0o755, path
+        else:
+            assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) in (0o644, 0o755), path
+    site = env.site_packages(folder)
+    assert (site / "numpy-1.26.4.dist-info").is_dir() and not (site / "bin").exists()
+
+
+def test_a_package_pip_cannot_install_is_one_line_naming_the_field(tmp_path, monkeypatch, capsys):
+    """No index, no wheel folder: pip fails at once, without the network.
+    Progress goes to stderr, and nothing half-built is left in the cache."""
+    base = tmp_path / "cache"
+    base.mkdir(mode=0o755)
+    monkeypatch.setattr(env, "cache_base", lambda: base)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    broken = dataclasses.replace(HW1, packages=("numpy==0.0.1",))
+    with pytest.raises(AssignmentError) as err:
+        workers.sandbox_environment(broken)
+    message = str(err.value)
+    assert message.startswith("assignment.toml: field 'environment.packages': pip could not install numpy==0.0.1")
+    assert "No matching distribution" in message and "\n" not in message
+    stderr = capsys.readouterr().err
+    assert "building the sandbox's Python" in stderr and "  pip: " in stderr
+    assert [p.name for p in base.iterdir() if not p.name.startswith(".") or p.name.startswith(".build")] == []
+
+
+def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
+    base = tmp_path / "cache"
+    base.mkdir(mode=0o755)
+    monkeypatch.setattr(env, "cache_base", lambda: base)
+    builds = []
+
+    def slow_build(dest):
+        builds.append(dest)
+        time.sleep(0.3)
+        (dest / "made").write_text("x")
+    threads = [threading.Thread(target=env._cached, args=("python-test", slow_build)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(builds) == 1 and (base / "python-test" / "made").is_file()
