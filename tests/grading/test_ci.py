@@ -149,3 +149,35 @@ def test_raised_where_maps_to_the_submissions_path():
     assert raised_where(problem, {"python/needle/autograd.py": "hw1/python/needle/autograd.py"}) == \
         "hw1/python/needle/autograd.py:12"
     assert raised_where("no value", {}) == ""
+
+
+@pytest.mark.sandbox
+def test_grade_on_a_runner_annotates_the_bug_and_fails_under(tmp_path, monkeypatch, capsys):
+    """`grader grade` of a catalogue bug as a GitHub runner runs it: the
+    annotation on the bug's line, the summary's total the results.json
+    score, the Classroom result, and --fail-under's exit status."""
+    from catalogue import build, mutants
+    from grader import cli
+
+    mutant = next(m for m in mutants.MUTANTS if m.name == "log_gradient_sign")
+    sources = build.apply_edits(build.reference_sources(), mutant.edits)
+    submission = build.write_submission(tmp_path / "repo", sources)
+    bug_line = sources[build.OPS].splitlines().index("        return negate(out_grad / node.inputs[0])") + 1
+    for var in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
+        monkeypatch.setenv(var, str(tmp_path / var))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    status = cli.main(["grade", str(submission), "--out", str(tmp_path / "out"), "--fail-under", "95"])
+    out, err = capsys.readouterr()
+    score = json.loads((tmp_path / "out/results.json").read_text())["score"]
+    assert status == 1 and f"below --fail-under 95" in err and score < 95
+    first = out.splitlines()[0]
+    assert first.startswith(f"::error file={build.OPS},line={bug_line},title=Q2 backward"), first
+    summary = (tmp_path / "GITHUB_STEP_SUMMARY").read_text()
+    assert summary.startswith(f"## needle hw1: {score:.2f} / 100".replace(".00 ", " "))
+    result = decoded((tmp_path / "GITHUB_OUTPUT").read_text().strip().removeprefix("result="))
+    assert round(sum(t["score"] for t in result["tests"]), 4) == score and len(result["tests"]) == 6
+    table = out.split("::stop-commands::", 1)[1]  # everything after the annotations is bracketed
+    assert "| total |" in table and table.rstrip().splitlines()[-1].startswith("::stop-")
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    assert cli.main(["grade", str(submission), "--out", str(tmp_path / "out2"), "--fail-under", "90"]) == 0
+    assert "::" not in capsys.readouterr().out  # plain off a runner
