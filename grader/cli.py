@@ -27,6 +27,12 @@ def _grade(parser):
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     parser.add_argument("--jobs", type=int, default=RunConfig.jobs, help="questions graded at once "
                         "(default %(default)s)")
+    parser.add_argument("--format", choices=("auto", "plain", "github"), default="auto",
+                        help="github: also print annotations on the student's lines and write the job "
+                        "summary and GitHub Classroom result ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT); "
+                        "auto (default): github on a GitHub Actions runner, else plain")
+    parser.add_argument("--fail-under", type=float, metavar="POINTS",
+                        help="exit 1 when the score is below POINTS (for CI; default: never)")
     _assignment(parser)
     add_limit_arguments(parser)
 

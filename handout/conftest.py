@@ -10,8 +10,17 @@ carry no points.
 A case that stops at a stub you have not written yet (NotImplementedError)
 prints no traceback: it shows as N, and one line per question lists the
 stubs those cases reached.
+
+`--results-json FILE` (make test RESULTS=FILE) also writes every case's
+result, its points and the line of yours it points at, as JSON: the GitHub
+workflow (.github/workflows/grade.yml) renders it with
+tests/hw1/hw1_cases/github_ci.py into annotations, the job summary and the
+GitHub Classroom result.
 """
 import json
+import os
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +31,16 @@ UNIT = 10_000  # the grader's points are whole multiples of 1e-4
 
 _passed = {}  # case name -> True while every phase so far passed
 _stubs = {}   # case name -> the NotImplementedError it stopped at ("Q1: PowerScalar.compute")
+_failures = {}  # case name -> (first line of why it failed, "path.py:LINE ..." of yours or "")
+_errors = []    # (message, "path.py:LINE") of files that could not be collected (a SyntaxError)
+ROOT = Path(__file__).resolve().parent
+FILE_LINE = re.compile(r'File "(.+)", line (\d+)')
+MAX_MESSAGE = 400
+
+
+def pytest_addoption(parser):
+    parser.addoption("--results-json", metavar="FILE", default=None,
+                     help="also write the cases' results as JSON (for tests/hw1/hw1_cases/github_ci.py)")
 NOT_IMPLEMENTED = "not implemented"  # the outcome's name in pytest's count line
 MAX_STUBS = 6  # stubs named per question line
 
@@ -64,13 +83,42 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     name = case_of(report.nodeid)
-    if name is None or call.when != "call" or not report.failed or call.excinfo is None:
+    if name is None or not report.failed or call.excinfo is None:
+        return
+    _failures.setdefault(name, (_why(item, call.excinfo), dict(item.user_properties).get("where", "")))
+    if call.when != "call":
         return
     if call.excinfo.errisinstance(NotImplementedError):
         message = str(call.excinfo.value) or "(no message)"
         _stubs[name] = message
         report.longrepr = f"NotImplementedError: {message}"
         report.sections = []
+
+
+def _why(item, excinfo):
+    """One line: the case's own message (pytest.fail), else its description and the exception."""
+    if excinfo.errisinstance(pytest.fail.Exception):
+        text = str(excinfo.value)
+    else:
+        case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+        text = f"{getattr(case, 'description', item.name)}: {excinfo.typename}: {excinfo.value}"
+    return (text.strip().splitlines() or ["failed"])[0][:MAX_MESSAGE]
+
+
+def pytest_collectreport(report):
+    # A file that does not import (a SyntaxError in yours): no case runs, so
+    # say where, as the compiler does, for the annotation.
+    if not report.failed:
+        return
+    text = report.longreprtext
+    lines = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")] or text.splitlines()
+    places = [m for m in FILE_LINE.finditer(text) if Path(m.group(1)).resolve().is_relative_to(ROOT)
+              and "tests" not in Path(m.group(1)).resolve().relative_to(ROOT).parts[:1]]
+    where = ""
+    if places:
+        path = Path(places[-1].group(1)).resolve().relative_to(ROOT).as_posix()
+        where = f"{path}:{places[-1].group(2)}"
+    _errors.append(((lines[-1] if lines else "collection failed")[:MAX_MESSAGE], where))
 
 
 def pytest_report_teststatus(report, config):
@@ -165,6 +213,46 @@ def points_table(passed, points):
     if advisory[1]:
         lines.append(f"Beyond the assignment (no points): {advisory[0]} of {advisory[1]} advisory cases passed.")
     return lines
+
+
+def results_document(passed, stubs, failures, errors, points):
+    """The results document of hw1_cases/github_ci.py: the public cases that
+    ran, with their points, why each failed and the line of yours it names."""
+    cases = points["cases"]
+    docs, questions = [], []
+    for q in points["questions"]:
+        mine = [n for n in passed if n in cases and n.startswith(q["key"] + "_")]
+        scored = [n for n in mine if cases[n] > 0]
+        public = sum(round(cases[n] * UNIT) for n in cases if n.startswith(q["key"] + "_") and cases[n] > 0)
+        earned = sum(round(cases[n] * UNIT) for n in scored if passed[n])
+        questions.append({"key": q["key"], "label": q["label"], "score": earned / UNIT, "max_score": public / UNIT,
+                          "passed": sum(passed[n] for n in scored), "total": len(scored)})
+        for n in mine:
+            message, where = failures.get(n, ("", ""))
+            docs.append({"name": n, "question": q["key"], "score": cases[n] if passed[n] else 0.0,
+                         "max_score": cases[n], "passed": passed[n], "stub": stubs.get(n, ""),
+                         "message": message or ("" if passed[n] else "failed"), "where": where})
+    hidden = sum(q["hidden_points"] for q in points["questions"])
+    return {"version": 1, "title": "needle hw1 (public cases)", "questions": questions, "cases": docs,
+            "errors": [{"message": m, "where": w} for m, w in errors],
+            "notes": [f"Points out of what the public cases are worth; the grader adds hidden cases "
+                      f"worth {_points(round(hidden * UNIT))} more points, scored at the deadline."],
+            "report": "the log of the step running the public cases"}
+
+
+def _write_atomic(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".results-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("results_json", None)
+    if path:
+        doc = results_document(_passed, _stubs, _failures, _errors, load_points())
+        _write_atomic(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
 def pytest_unconfigure(config):

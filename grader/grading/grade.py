@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.files import write_atomic
-from grader.grading import expected, report, seeds
+from grader.grading import ci, expected, report, seeds, student_lines
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
@@ -93,9 +93,12 @@ def _verdict(case, runs, answers, test_set, drawn):
     return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
 
 
-def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True):
+def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True,
+                sources=None, display=None):
     """One CaseResult per registered case, numbered within its question;
-    `drawn`: the inputs came from a grading seed (feedback shows no answer)."""
+    `drawn`: the inputs came from a grading seed (feedback shows no answer);
+    `sources` ({student file: its text}) and `display` ({student file: its
+    path in the submission}) let a failed case name the student's line."""
     assignment = assignment or Assignment.hw1()
     registry = assignment.registry()
     results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
@@ -108,10 +111,13 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         passed, output = _verdict(case, runs, answers, test_set, drawn)
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
-        stub = stub_of(runs[case.question].outcomes[case.value_key], runs[case.question])
+        run = runs[case.question]
+        stub = stub_of(run.outcomes[case.value_key], run)
+        where = "" if passed else student_lines.case_where(case, run.outcomes[case.value_key], run,
+                                                           sources or {}, display or {})
         results.append(report.CaseResult(case.name, case.question, number,
                                          points[case.name] if passed else 0.0, points[case.name], passed,
-                                         output, case.hidden, case.advisory, contract, blocked, stub))
+                                         output, case.hidden, case.advisory, contract, blocked, stub, where))
     return tuple(results)
 
 
@@ -125,6 +131,7 @@ def import_notes(runs, registry):
 
 
 def _student_files(submission: Path, scratch: Path, assignment: Assignment):
+    """({student file: path to grade}, notes, {student file: its path in the submission})."""
     if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
@@ -132,7 +139,21 @@ def _student_files(submission: Path, scratch: Path, assignment: Assignment):
                               "a zip of one, or a folder with the student files")
     located = locate(submission, assignment.student_files)
     pristine = {rel: assignment.handout / rel for rel in assignment.student_files}
-    return {**pristine, **located.files}, located.notes
+    root = submission.resolve()
+    display = {rel: path.relative_to(root).as_posix() for rel, path in located.files.items()}
+    return {**pristine, **located.files}, located.notes, display
+
+
+def _sources(files):
+    """The student files' text, read once (locate() capped their size) for
+    student_lines; a file that cannot be read as text names no line."""
+    texts = {}
+    for rel, path in files.items():
+        try:
+            texts[rel] = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            pass
+    return texts
 
 
 def _security_notes(config: RunConfig) -> tuple:
@@ -155,13 +176,15 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     warnings = _security_notes(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
-            files, notes = _student_files(submission, Path(scratch), assignment)
+            files, notes, display = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
-    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC)
+        sources = _sources(files)
+    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
+                        sources=sources, display=display)
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
@@ -220,14 +243,32 @@ def grade_command(args) -> int:
     status = 0
     for submission, out in targets:
         rep, ok = grade_to(submission, out, config)
-        if refusal(rep):
-            print(f"grader grade: {refusal(rep)} (results in {out}/results.json)", file=sys.stderr)
-            status = max(status, EXIT_REFUSED)
-            continue
-        print(f"{submission}: {report._fmt(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
-              f"{rep.execution_time:.1f} s, reports in {out}/)")
-        print(report.score_table(rep))
-        if not ok:
-            print(rep.error, file=sys.stderr)
-            status = 1 if status != EXIT_REFUSED else status
+        status = max(status, _show(rep, ok, submission, out, args))
     return status
+
+
+def _show(rep, ok, submission, out, args) -> int:
+    """Print one submission's outcome (and its GitHub outputs); its exit status."""
+    if not ci.wanted(getattr(args, "format", "auto")):
+        return _print_outcome(rep, ok, submission, out, args)
+    ci.emit_github(rep)  # our own lines, every message escaped
+    with ci.commands_stopped():  # the rest quotes paths and reasons we do not control
+        return _print_outcome(rep, ok, submission, out, args)
+
+
+def _print_outcome(rep, ok, submission, out, args) -> int:
+    if refusal(rep):
+        print(f"grader grade: {refusal(rep)} (results in {out}/results.json)", file=sys.stderr)
+        return EXIT_REFUSED
+    print(f"{submission}: {report._fmt(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
+          f"{rep.execution_time:.1f} s, reports in {out}/)")
+    print(report.score_table(rep))
+    if not ok:
+        print(rep.error, file=sys.stderr)
+        return 1
+    fail_under = getattr(args, "fail_under", None)
+    if fail_under is not None and rep.score < fail_under:
+        print(f"grader grade: score {report._fmt(rep.score)} is below --fail-under {report._fmt(fail_under)}",
+              file=sys.stderr)
+        return 1
+    return 0

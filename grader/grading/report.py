@@ -35,6 +35,7 @@ class CaseResult:
     contract: str = ""    # the contract line the case checks (or goes beyond)
     blocked: bool = False  # not run: its question's worker could not import the submission
     stub: str = ""        # "Q2 EWiseDiv.gradient": it stopped at that handout stub (NotImplementedError)
+    where: str = ""       # "apps/simple_ml.py:42": the student's line a failure points at (student_lines.py)
 
 
 @dataclass(frozen=True)
@@ -119,17 +120,37 @@ def gradescope_json(report):
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
+def _costs_points(c):
+    """A JUnit failure: a case below its points (what results.json counts)."""
+    return c.score < c.max_score
+
+
+def _junit_case(suite, report, c):
+    tc = ET.SubElement(suite, "testcase", classname=f"{report.assignment}.{c.question}", name=c.name)
+    if c.where and not c.passed:  # GitLab and other JUnit readers link the student's line
+        file, _, line = c.where.rpartition(":")
+        tc.set("file", file)
+        tc.set("line", line)
+    first = c.output.splitlines()[0] if c.output else "failed"
+    if _costs_points(c):
+        ET.SubElement(tc, "failure", message=first).text = c.output
+    elif not c.passed:  # an advisory: shown, never a failure (it costs nothing)
+        ET.SubElement(tc, "skipped", message=f"{ADVISORY_TITLE}: {first}")
+        ET.SubElement(tc, "system-out").text = _gradescope_output(c)
+
+
 def junit_xml(report):
+    """One testcase per case; failures are exactly the cases below their
+    points (as in results.json), failed advisories are skipped with the advice."""
     suite = ET.Element("testsuite", name=f"needle-{report.assignment}", tests=str(len(report.cases)),
-                       failures=str(sum(not c.passed for c in report.cases)),
+                       failures=str(sum(map(_costs_points, report.cases))),
+                       skipped=str(sum(not c.passed and not _costs_points(c) for c in report.cases)),
                        time=f"{report.execution_time:.2f}")
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
     ET.SubElement(props, "property", name="score", value=_fmt(report.score))
     for c in report.cases:
-        tc = ET.SubElement(suite, "testcase", classname=f"{report.assignment}.{c.question}", name=c.name)
-        if not c.passed:
-            ET.SubElement(tc, "failure", message=c.output.splitlines()[0] if c.output else "failed").text = c.output
+        _junit_case(suite, report, c)
     if report.error:
         ET.SubElement(suite, "system-err").text = report.error
     ET.indent(suite)

@@ -25,20 +25,22 @@ def sample_cases():
     return (
         C("forward_matmul", "forward", "Q1.1", 5.0, 5.0, True, "MatMul: (2,3) @ (3,4) float32", False),
         C("forward_summation", "forward", "Q1.2", 0.0, 5.0, False,
-          "Summation over axes (0, 2) of (2,3,4): shape (3,) expected, got (2,3,4)", False),
+          "Summation over axes (0, 2) of (2,3,4): shape (3,) expected, got (2,3,4)", False,
+          where="python/needle/ops/ops_mathematic.py:295"),
         C("backward_ewise_div", "backward", "Q2.1", 0.0, 12.5, False,
           "EWiseDiv gradient: not implemented: Q2 EWiseDiv.gradient", False, stub="Q2 EWiseDiv.gradient"),
         C("backward_log", "backward", "Q2.2", 0.0, 12.5, False,
           "Log gradient: not implemented: Q1 Log.compute", False, stub="Q1 Log.compute"),
         C("topo_sort_diamond", "topo_sort", "Q3.1", 20 / 3, 20 / 3, True, "diamond graph: post-order DFS", False),
         C("topo_sort_chain", "topo_sort", "Q3.2", 0.0, 20 / 3, False,
-          "long chain: node 7 appears before its input 6 <&> \"quoted\"", False),
+          "long chain: node 7 appears before its input 6 <&> \"quoted\"", False, where="python/needle/autograd.py:390"),
         C("topo_sort_reused", "topo_sort", "Q3.3", 20 / 3, 20 / 3, True, "a node reused 10 times", True),
         C("nn_epoch_ndl_hidden_subset", "nn_epoch_ndl", "Q6.1", 0.0, 10.0, False, HIDDEN_OUTPUT, True,
           contract="nn_epoch(X, y, W1, W2, lr, batch): one SGD epoch"),
         C("forward_summation_int_axis", "forward", "Q1.a1", 0.0, 0.0, False,
           "Summation: (3,4,5) over axes=1 (an int): wrong shape: got (3, 4, 5), expected (3, 5)", False,
-          advisory=True, contract="Summation with an int axis (the handout types axes as Optional[tuple])"),
+          advisory=True, contract="Summation with an int axis (the handout types axes as Optional[tuple])",
+          where="python/needle/ops/ops_mathematic.py:290"),
         C("forward_log_float32", "forward", "Q1.a2", 0.0, 0.0, True, "Log of float32 stays float32", False,
           advisory=True, contract="the float width of results"),
     )
@@ -170,19 +172,52 @@ def test_error_report_scores_zero_with_the_reason():
     assert "**Grader error:** grader error" in report.markdown(error_report())
 
 
-@pytest.mark.parametrize("make", [sample_report, error_report])
+@pytest.mark.parametrize("make", [sample_report, error_report, import_error_report])
 def test_junit_parses_and_counts_failures(make):
     rep = make()
     suite = ET.fromstring(report.junit_xml(rep).encode("utf-8"))
     assert suite.tag == "testsuite"
     cases = suite.findall("testcase")
     assert len(cases) == int(suite.get("tests")) == len(rep.cases)
-    assert len(suite.findall("testcase/failure")) == int(suite.get("failures")) == sum(not c.passed for c in rep.cases)
+    below = [t for t in json.loads(report.gradescope_json(rep))["tests"] if t["score"] < t["max_score"]]
+    assert len(suite.findall("testcase/failure")) == int(suite.get("failures")) == len(below)
     if rep.error:
         assert suite.find("system-err").text == rep.error
-    else:
+    if make is sample_report:
         chain = next(c for c in cases if c.get("name") == "topo_sort_chain")
         assert chain.find("failure").text.endswith('<&> "quoted"')
+
+
+def test_junit_advisories_are_skipped_with_the_advice_never_failed():
+    suite = ET.fromstring(report.junit_xml(sample_report()).encode("utf-8"))
+    case = {c.get("name"): c for c in suite.findall("testcase")}
+    int_axis = case["forward_summation_int_axis"]
+    assert int_axis.find("failure") is None
+    assert int_axis.find("skipped").get("message").startswith(report.ADVISORY_TITLE)
+    assert "Goes beyond: Summation with an int axis" in int_axis.find("system-out").text
+    assert suite.get("skipped") == "1" and suite.get("failures") == "5"
+    assert case["forward_log_float32"].find("skipped") is None  # a passed advisory is a plain pass
+
+
+def test_junit_failures_carry_the_students_file_and_line():
+    suite = ET.fromstring(report.junit_xml(sample_report()).encode("utf-8"))
+    case = {c.get("name"): c for c in suite.findall("testcase")}
+    assert (case["forward_summation"].get("file"), case["forward_summation"].get("line")) == \
+        ("python/needle/ops/ops_mathematic.py", "295")
+    assert case["topo_sort_chain"].get("line") == "390"
+    assert case["forward_matmul"].get("file") is None  # passed: nothing to point at
+    assert case["backward_log"].get("file") is None    # no line known
+
+
+def test_junit_strict_mode_counts_failed_advisories_as_failures():
+    """--score-advisories gives advisories points: then they are failures, as in results.json."""
+    import dataclasses
+    rep = sample_report()
+    cases = tuple(dataclasses.replace(c, max_score=1.0, score=float(c.passed)) if c.advisory else c
+                  for c in rep.cases)
+    strict = dataclasses.replace(rep, cases=cases, mode=report.STRICT_MODE)
+    suite = ET.fromstring(report.junit_xml(strict).encode("utf-8"))
+    assert suite.get("failures") == "6" and suite.get("skipped") == "0"
 
 
 def test_csv_row_has_one_column_per_question_and_total():

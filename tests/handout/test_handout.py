@@ -41,7 +41,7 @@ def test_handout_layout(tmp_path, stub_client):
             "tests/hw1/hw1_cases/points.json"} < cases
     assert set(built.files) - cases == {
         "tests/hw1/test_cases.py", ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
-        "hw1.ipynb", "hw1_check.py",
+        "hw1.ipynb", "hw1_check.py", ".github/workflows/grade.yml",
         "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py",
         "python/needle/__init__.py", "python/needle/autograd.py", "python/needle/backend_numpy.py",
         "python/needle/init/__init__.py", "python/needle/init/init_basic.py",
