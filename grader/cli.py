@@ -118,6 +118,8 @@ def _import_batch(parser):
     parser.add_argument("--assignment", default="hw1", help="assignment the results belong to")
     parser.add_argument("--source", help="label of this batch (default: the folder's name); "
                                          "importing under the same label replaces regraded results")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print each student's old and new scores and write nothing")
 
 
 def _client_common(parser):
