@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import ROOT
+from grader.grading.expected import case_sources, reference_sources
 
 GRADED, REFUSED, GRADER_ERROR = "graded", "refused", "grader error"
 # The fields a result must share with the current inputs to stand as it is
@@ -71,12 +72,10 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def cases_sha256(assignment) -> str:
-    from grader.grading.expected import case_sources
     return _sha256(case_sources(assignment), lambda p: _shown(p, assignment.cases_dir))
 
 
 def reference_sha256(assignment) -> str:
-    from grader.grading.expected import reference_sources
     return _sha256(reference_sources(assignment), lambda p: _shown(p, assignment.reference))
 
 
