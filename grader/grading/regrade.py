@@ -104,7 +104,10 @@ def pending(out_root: Path, folder: Path, config) -> tuple:
             todo.append(Pending(name, path.resolve(), None, (NEW_SUBMISSION,)))
             continue
         reasons = provenance.why_changed(provenance.inputs(old), current_inputs(config, path))
-        (todo.append(Pending(name, path.resolve(), old, reasons)) if reasons else standing.append(name))
+        if reasons:
+            todo.append(Pending(name, path.resolve(), old, reasons))
+        else:
+            standing.append(name)
     names = {name for name, _ in found}
     orphans = sorted(p.name for p in out_root.iterdir() if p.is_dir() and not p.name.startswith(".")
                      and p.name not in names and (p / RESULTS).is_file())

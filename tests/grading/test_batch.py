@@ -89,7 +89,10 @@ def test_batch_grades_each_submission_into_a_gradebook(first_run, subs):
     carol_zip, carol_ZIP = by_entry["carol.zip"], by_entry["carol.ZIP"]
     assert sorted(book) == sorted(["alice", "alice.zip", "bob", carol_zip, carol_ZIP, "gradebook.csv.zip"])
     assert list(book["alice"])[1:] == ["forward", "backward", "topo_sort", "compute_gradient",
-                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason"]
+                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason",
+                                       "submission_sha256", "commit"]
+    assert book["alice"]["submission_sha256"] == results(out, "alice")["extra_data"]["provenance"]["submission_sha256"]
+    assert book["alice.zip"]["submission_sha256"] == book["bob"]["submission_sha256"]  # the same handout files
     assert book["alice"]["total"] == "100" and book["alice"]["backward"] == "25"
     assert book["alice"]["reason"] == "" and book["bob"]["reason"] == ""
     assert book["alice.zip"]["total"] == book["bob"]["total"] != "100"  # the handout, not alice's folder
