@@ -57,6 +57,15 @@ def _grade_batch(parser):
     add_limit_arguments(parser)
 
 
+def _regrade(parser):
+    parser.add_argument("outdir", help="the --out folder of grader grade-batch (it remembers the submissions folder)")
+    parser.add_argument("--apply", action="store_true",
+                        help="put the new results in place (old ones kept as results.prev-TIME.json), rewrite "
+                        "gradebook.csv and append to audit.log (default: a dry run writing regrade.csv only)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded at once (default: number of cores)")
+
+
 def _gradescope_bundle(parser):
     parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
 
@@ -115,6 +124,8 @@ def _import_batch(parser):
     parser.add_argument("--assignment", default="hw1", help="assignment the results belong to")
     parser.add_argument("--source", help="label of this batch (default: the folder's name); "
                                          "importing under the same label replaces regraded results")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print each student's old and new scores and write nothing")
 
 
 def _client_common(parser):
@@ -173,6 +184,8 @@ COMMANDS = {
               "grade one submission (folder, .zip, or the student files) in a sandbox"),
     "grade-batch": (_grade_batch, "grader.grading.batch:grade_batch_command",
                     "grade every submission under a folder in parallel into a gradebook"),
+    "regrade": (_regrade, "grader.grading.regrade:regrade_command",
+                "grade a batch again with the current grader: whose score moves and why (--apply to apply)"),
     "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope:gradescope_bundle_command",
                           "build a Gradescope autograder zip"),
     "handout": (_handout, "grader.handout.commands:handout_command",

@@ -113,8 +113,9 @@ def test_grade_batch_writes_one_column_per_toy_question(toy, tmp_path):
             "--assignment", str(toy.path))
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader((tmp_path / "out/gradebook.csv").read_text().splitlines()))
-    assert rows == [["submission", "double", "square", "total", "reason"],
-                    ["alice", "40", "60", "100", ""], ["bob", "0", "60", "60", ""]]
+    assert [row[:5] for row in rows] == [["submission", "double", "square", "total", "reason"],
+                                         ["alice", "40", "60", "100", ""], ["bob", "0", "60", "60", ""]]
+    assert rows[0][5:] == ["submission_sha256", "commit"] and len(rows[1][5]) == 64
 
 
 def test_a_bad_assignment_folder_is_one_line_and_exit_2(toy, tmp_path):

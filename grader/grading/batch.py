@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from grader.grading import cluster, expected, report, seeds
+from grader.grading import batch_record, cluster, expected, report, seeds
 from grader.grading.batch_book import GRADEBOOK, BatchGradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
@@ -122,6 +122,7 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     if address and todo:  # reach the scheduler before writing anything
         client = cluster.connect(address)
     out_root.mkdir(parents=True, exist_ok=True)
+    batch_record.write(out_root, batch_record.from_config(folder, config))  # what `grader regrade` grades again
     if config.seed is None:  # one seed per batch, kept in OUTDIR for a resumed run
         config = dataclasses.replace(config, seed=seeds.batch_seed(out_root))
         todo = [dataclasses.replace(job, config=config) for job in todo]

@@ -24,7 +24,9 @@ PENDING = "not graded yet: the batch is running, or stopped before it (run grade
 
 
 def header(questions) -> list:
-    return [*report.csv_header(questions), "reason"]
+    """...the reason, then what was graded: the student files' sha256 and, for
+    a git submission, its commit (from the result's provenance)."""
+    return [*report.csv_header(questions), "reason", "submission_sha256", "commit"]
 
 
 def _one_line(text: str) -> str:
@@ -40,12 +42,14 @@ def row_from_results(name: str, doc: dict, questions) -> list:
     reason = ""
     if not doc.get("tests"):
         reason = _one_line("\n".join(str(doc.get("output", "")).splitlines()[1:])) or "no case was run"
-    return [name, *scores, csvsafe.Number(report._fmt(float(doc.get("score", 0.0)))), reason]
+    found = doc.get("extra_data", {}).get("provenance", {})
+    graded = [str(found.get(k, "")) for k in ("submission_sha256", "git_commit")]
+    return [name, *scores, csvsafe.Number(report._fmt(float(doc.get("score", 0.0)))), reason, *graded]
 
 
 def ungraded_row(name: str, reason: str, questions) -> list:
     """No score at all (blank cells, not 0): the submission has no results."""
-    return [name, *([""] * (len(questions) + 1)), _one_line(reason)]
+    return [name, *([""] * (len(questions) + 1)), _one_line(reason), "", ""]
 
 
 def read_row(folder: Path, questions):

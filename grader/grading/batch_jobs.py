@@ -55,7 +55,7 @@ def record_failure(job: Job, reason: str, start: float) -> Done:
     """Score 0 with the reason in the submission's results.json (best effort)."""
     elapsed = time.monotonic() - start
     try:
-        write_reports(failed_report(job.submission, reason, elapsed, job.config.assignment), job.out_dir)
+        write_reports(failed_report(job.submission, reason, elapsed, job.config.assignment, job.config), job.out_dir)
     except Exception as exc:
         reason += f" (and its results.json could not be written: {exc})"
     return Done(job.name, 0.0, False, elapsed, reason)

@@ -13,7 +13,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
-RESERVED = {"gradebook.csv"}  # files the batch writes next to the result folders
+# files the batch (and grader regrade) write next to the result folders
+RESERVED = {"gradebook.csv", "batch.json", "regrade.csv", "audit.log"}
 
 
 def is_candidate(path: Path) -> bool:

@@ -58,12 +58,21 @@ def _private_root() -> Path:
     return root
 
 
-def cache_key(assignment: Assignment) -> str:
+def reference_sources(assignment: Assignment) -> list:
+    """The reference's library sources, whose values are the expected answers."""
     reference = assignment.reference
+    return sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
+
+
+def case_sources(assignment: Assignment) -> list:
+    """The case table and its code (the cases package)."""
+    return sorted(assignment.cases_dir.rglob("*.py"))
+
+
+def cache_key(assignment: Assignment) -> str:
     digest = hashlib.sha256(np.__version__.encode() + META_FORMAT)
     digest.update(repr(assignment.packages).encode() + b"\0")  # the worker's numpy computes the answers
-    sources = sorted((reference / "python").rglob("*.py")) + sorted((reference / "apps").glob("*.py"))
-    sources += sorted(assignment.cases_dir.rglob("*.py")) + [WORKER]
+    sources = reference_sources(assignment) + case_sources(assignment) + [WORKER]
     for path in sources:
         # paths relative to the repository for hw1 (a stable key), absolute for another assignment
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path

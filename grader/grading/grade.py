@@ -13,7 +13,7 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.files import write_atomic
-from grader.grading import ci, expected, report, seeds, student_lines
+from grader.grading import ci, expected, provenance, report, seeds, student_lines
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
@@ -131,7 +131,8 @@ def import_notes(runs, registry):
 
 
 def _student_files(submission: Path, scratch: Path, assignment: Assignment):
-    """({student file: path to grade}, notes, {student file: its path in the submission})."""
+    """(files to grade, notes, {student file: its path in the submission},
+    sha256 of the student's own files)."""
     if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
@@ -141,7 +142,8 @@ def _student_files(submission: Path, scratch: Path, assignment: Assignment):
     pristine = {rel: assignment.handout / rel for rel in assignment.student_files}
     root = submission.resolve()
     display = {rel: path.relative_to(root).as_posix() for rel, path in located.files.items()}
-    return {**pristine, **located.files}, located.notes, display
+    digest = provenance.submission_sha256(located.files, assignment.student_files)
+    return {**pristine, **located.files}, located.notes, display, digest
 
 
 def _sources(files):
@@ -154,6 +156,20 @@ def _sources(files):
         except OSError:
             pass
     return texts
+
+
+def submission_digest(submission, assignment: Assignment) -> str:
+    """The submission_sha256 grading `submission` now would record (the
+    student files, or the raw file of one that cannot be read)."""
+    with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
+        try:
+            return _student_files(Path(submission), Path(scratch), assignment)[3]
+        except SubmissionError:
+            return provenance.raw_sha256(Path(submission))
+
+
+def _scoring(config: RunConfig) -> str:
+    return report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
 
 
 def _security_notes(config: RunConfig) -> tuple:
@@ -174,23 +190,27 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     assignment = config.assignment
     questions = assignment.registry().questions
     warnings = _security_notes(config)
+    seed_id, mode = seeds.seed_id(config.seed), _scoring(config)
     with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
         try:
-            files, notes, display = _student_files(submission, Path(scratch), assignment)
+            files, notes, display, digest = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
+            made = provenance.make(assignment, submission, provenance.raw_sha256(submission), seed_id, REFUSED,
+                                   mode, provenance.REFUSED)
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
-                                 time.monotonic() - start, (str(exc),), assignment=assignment.name)
+                                 time.monotonic() - start, (str(exc),), assignment=assignment.name,
+                                 seed_id=seed_id, provenance=made)
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
         sources = _sources(files)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
                         sources=sources, display=display)
     tier = next(iter(runs.values())).tier
-    mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
                          time.monotonic() - start, notes, mode=mode, assignment=assignment.name,
-                         seed_id=seeds.seed_id(config.seed))
+                         seed_id=seed_id, provenance=provenance.make(assignment, submission, digest, seed_id, tier,
+                                                                     mode))
 
 
 def refusal(rep: report.Report) -> str:
@@ -198,11 +218,19 @@ def refusal(rep: report.Report) -> str:
     return rep.notes[0] if rep.tier == REFUSED and not rep.error and rep.notes else ""
 
 
-def failed_report(submission, reason, elapsed, assignment: Assignment):
-    """Score 0 with the reason, for when the grader itself broke."""
+def failed_report(submission, reason, elapsed, assignment: Assignment, config: RunConfig | None = None):
+    """Score 0 with the reason, for when the grader itself broke (its
+    provenance says so: a regrade grades it again)."""
     questions = assignment.registry().questions
+    seed_id = seeds.seed_id(config.seed) if config is not None and config.seed is not None else ""
+    try:
+        made = provenance.make(assignment, Path(submission), provenance.raw_sha256(Path(submission)), seed_id, "none",
+                               _scoring(config) if config is not None else report.CONTRACT_MODE,
+                               provenance.GRADER_ERROR)
+    except Exception:  # what broke the grader may break this too: the reason matters more
+        made = None
     return report.Report(str(submission), (), report.question_scores((), questions), "none", elapsed, (), reason,
-                         assignment=assignment.name)
+                         assignment=assignment.name, seed_id=seed_id, provenance=made)
 
 
 def write_reports(rep, out_dir: Path):
@@ -219,7 +247,7 @@ def grade_to(submission, out_dir, config=RunConfig()):
         rep, ok = grade_submission(submission, config), True
     except Exception as exc:  # the grader broke: still leave a results.json
         rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
-                                time.monotonic() - start, config.assignment), False
+                                time.monotonic() - start, config.assignment, config), False
     write_reports(rep, Path(out_dir))
     return rep, ok
 

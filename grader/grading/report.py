@@ -60,6 +60,7 @@ class Report:
     mode: str = CONTRACT_MODE
     assignment: str = "hw1"
     seed_id: str = ""     # which drawn inputs were scored (a hash, never the seed)
+    provenance: object = None  # provenance.Provenance: what graded it (None: seed_id alone)
 
     @property
     def score(self):
@@ -114,7 +115,8 @@ def gradescope_json(report):
             "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
             "sandbox_tier": report.tier,
             "scoring": report.mode,
-            "provenance": {"seed_id": report.seed_id},
+            "provenance": {"seed_id": report.seed_id,
+                           **(report.provenance.to_json() if report.provenance is not None else {})},
         },
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"

@@ -33,6 +33,8 @@ class Cell:
     # Best score from on-time answers alone (None: never submitted). Left out of
     # equality: it is derived from the same answers as `late`.
     on_time: Optional[float] = field(default=None, compare=False)
+    # The score before a regrade replaced it (None: not regraded); the page marks the cell.
+    previous: Optional[float] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def best(attempts) -> Cell:
         return Cell(None)
     top = max(attempts, key=lambda a: (a.score, a.on_time))
     on_time = max(a.on_time for a in attempts)
-    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous)
 
 
 def build(conn: Connection, student: Optional[str] = None) -> Gradebook:

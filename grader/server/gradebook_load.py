@@ -7,6 +7,7 @@ are the same column, since the grader's question keys are the problem names
 students submit under.
 """
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Optional
 
@@ -14,7 +15,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
 from .db import assignments, case_results, problems, publications, submissions, users
-from .records import batch_cases, batch_questions, batch_results, case_notes
+from .records import batch_cases, batch_history, batch_questions, batch_results, case_notes
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Attempt:
     late: bool                 # started late, or late answers raised its score
     publication_id: int = 0    # server submissions only
     on_time: float = 0.0       # 0..1 counting on-time answers only
+    previous: Optional[float] = None  # imported only: 0..1 before a regrade replaced it (None: not regraded)
 
 
 @dataclass(frozen=True)
@@ -124,12 +126,30 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
                    func.sum(case((batch_cases.c.passed, 1), else_=0)), func.count())
             .group_by(batch_cases.c.result_id, batch_cases.c.question)).all():
         counts[(rid, question)] = (int(passed), int(total))
+    replaced = _replaced(conn, student)
     out = []
     for rid, who, a, source, when, q, score, top in conn.execute(query).all():
         right, n = counts.get((rid, q), (0, 0))
         fraction = min(1.0, score / top)
+        before = replaced.get((source, who), {}).get(q)
+        previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
         out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
-                           on_time=fraction))
+                           on_time=fraction, previous=None if previous == fraction else previous))
+    return out
+
+
+def _replaced(conn: Connection, student: Optional[str] = None) -> dict:
+    """(source, name) -> {question: (score, max_score)} the last regrade replaced."""
+    query = select(batch_history.c.source, batch_history.c.name, batch_history.c.questions) \
+        .order_by(batch_history.c.replaced_at, batch_history.c.id)
+    if student is not None:
+        query = query.where(batch_history.c.name == student)
+    out = {}
+    for source, name, questions in conn.execute(query).all():
+        try:
+            out[(source, name)] = {q: (float(s), float(m)) for q, (s, m) in json.loads(questions).items()}
+        except (ValueError, TypeError, AttributeError):
+            continue  # a row that does not read: no mark rather than no gradebook
     return out
 
 

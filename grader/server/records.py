@@ -3,9 +3,10 @@
 
 They live on the same `metadata` as the protocol tables (db.py imports this
 module), so `make_engine` creates them. Like the rest they are append-only,
-except that re-importing a regraded submission replaces its rows.
+except that re-importing a regraded submission replaces its rows; the
+replaced scores are kept in `batch_history`.
 """
-from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Integer, String, Table, Text,
+from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, String, Table, Text,
                         UniqueConstraint)
 
 from .metadata import metadata
@@ -65,4 +66,22 @@ batch_cases = Table(
     Column("hidden", Boolean, nullable=False),
     Column("output", Text, nullable=False),
     UniqueConstraint("result_id", "position"),
+)
+
+# The scores an import replaced (a regrade): one row per replaced result, so
+# that earlier scores stay in the database and the gradebook can mark the
+# cells a regrade changed. `questions` is JSON: {question: [score, max_score]}.
+batch_history = Table(
+    "batch_history", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("source", String(200), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("assignment", String(200), nullable=False),
+    Column("digest", String(64), nullable=False),
+    Column("graded_at", DateTime, nullable=False),
+    Column("imported_at", DateTime, nullable=False),
+    Column("replaced_at", DateTime, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("questions", Text, nullable=False),
+    Index("ix_batch_history_source_name", "source", "name"),
 )

@@ -18,7 +18,7 @@ td.num, th.num { text-align: right; white-space: nowrap; } td.when { white-space
 #gradebook th:first-child, #gradebook td:first-child { position: sticky; left: 0; background: #fff; }
 th button { font: inherit; font-weight: bold; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
-.late { color: #b50; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
+.late { color: #b50; font-weight: bold; } .regraded { color: #06c; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
 .muted { color: #666; } code { font-size: .9em; word-break: break-word; }
 .chart { width: 100%; max-width: 36em; height: auto; display: block; }
 .question { border-top: 1px solid #ddd; }
@@ -49,7 +49,7 @@ RESULTS = """
 <div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th></tr>
 {% for q, c in cells %}<tr><td>{{ q.label }}</td>
 <td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
-<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td></tr>
+<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td></tr>
 {% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td></tr></table></div>
 <h2>Submissions</h2>
 {% for s in subs %}{% set a = s.attempt %}
@@ -83,7 +83,7 @@ GRADEBOOK = """{% extends "base" %}{% block body %}
 {% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
 <td data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
 {% for c in r.cells %}{% if c.late %}{% set _ = late.append(book.questions[loop.index0].label) %}{% endif %}
-<td class="num" data-value="{{ -1 if c.score is none else c.score }}">{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score }}">{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
 <td class="num total" data-value="{{ r.total }}">{{ "%.1f"|format(r.total) }}%</td>
 <td data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
 <td class="when" data-value="{{ r.last.isoformat() if r.last else '' }}">{{ r.last.strftime(time_format) if r.last else '-' }}</td></tr>

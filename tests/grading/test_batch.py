@@ -89,7 +89,10 @@ def test_batch_grades_each_submission_into_a_gradebook(first_run, subs):
     carol_zip, carol_ZIP = by_entry["carol.zip"], by_entry["carol.ZIP"]
     assert sorted(book) == sorted(["alice", "alice.zip", "bob", carol_zip, carol_ZIP, "gradebook.csv.zip"])
     assert list(book["alice"])[1:] == ["forward", "backward", "topo_sort", "compute_gradient",
-                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason"]
+                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason",
+                                       "submission_sha256", "commit"]
+    assert book["alice"]["submission_sha256"] == results(out, "alice")["extra_data"]["provenance"]["submission_sha256"]
+    assert book["alice.zip"]["submission_sha256"] == book["bob"]["submission_sha256"]  # the same handout files
     assert book["alice"]["total"] == "100" and book["alice"]["backward"] == "25"
     assert book["alice"]["reason"] == "" and book["bob"]["reason"] == ""
     assert book["alice.zip"]["total"] == book["bob"]["total"] != "100"  # the handout, not alice's folder
@@ -156,14 +159,14 @@ def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
 def test_gradebook_reason_for_refused_failed_and_ungraded(tmp_path):
     refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
                "x.zip: not a readable zip file\nzip it again"}
-    assert batch_book.row_from_results("x", refused, QUESTIONS)[-2:] == ["0", "x.zip: not a readable zip file | zip it again"]
+    assert batch_book.row_from_results("x", refused, QUESTIONS)[-4:-2] == ["0", "x.zip: not a readable zip file | zip it again"]
     graded = {**refused, "tests": [{"name": "a"}]}
-    assert batch_book.row_from_results("x", graded, QUESTIONS)[-1] == ""
-    assert batch_book.row_from_results("x", {"score": 0, "tests": []}, QUESTIONS)[-1] == "no case was run"
+    assert batch_book.row_from_results("x", graded, QUESTIONS)[-3] == ""
+    assert batch_book.row_from_results("x", {"score": 0, "tests": []}, QUESTIONS)[-3] == "no case was run"
     row = batch_book.ungraded_row("y", "not graded: lost\nwith its worker", QUESTIONS)
-    assert row == ["y", *[""] * 7, "not graded: lost | with its worker"]
+    assert row == ["y", *[""] * 7, "not graded: lost | with its worker", "", ""]
     text = batch_book.render({"y": row, "b": batch_book.row_from_results("b", graded, QUESTIONS)}, QUESTIONS)
-    assert text.splitlines()[0].endswith(",total,reason") and text.splitlines()[1].startswith("b,")
+    assert text.splitlines()[0].endswith(",total,reason,submission_sha256,commit") and text.splitlines()[1].startswith("b,")
 
 
 GOLDEN_BOOK = Path(__file__).parents[1] / "golden" / "batch" / "gradebook.csv"
@@ -174,9 +177,11 @@ def test_gradebook_writer_matches_golden():
     graded = {"score": 72.5, "output": "needle hw1: 72.50 / 100 (sandbox: bwrap)", "tests": [{"name": "a"}],
               "extra_data": {"questions": {"forward": {"score": 10}, "backward": {"score": 12.5},
                                            "topo_sort": {"score": 20}, "compute_gradient": {"score": 25},
-                                           "softmax_loss_ndl": {"score": 5}}}}
+                                           "softmax_loss_ndl": {"score": 5}},
+                             "provenance": {"submission_sha256": "5e" * 32, "git_commit": "c0ffee" + "0" * 34}}}
     refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
-               "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again"}
+               "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again",
+               "extra_data": {"provenance": {"submission_sha256": "0b" * 32}}}
     failed = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
               "grader error: the grading process died on this submission"}
     rows = {"alice": batch_book.row_from_results("alice", graded, QUESTIONS),
@@ -215,8 +220,8 @@ def test_formula_names_are_text_in_the_gradebook_and_a_rerun_still_skips_them(tm
     text = (out / "gradebook.csv").read_text(encoding="utf-8")
     header, *rows = list(csv.reader(text.splitlines()))
     assert [row[0] for row in rows] == ["'+1+1", "'-1", "'=HYPERLINK(\"x.example\",\"click\")", "'@SUM(1)"]
-    assert all(row[1:-1] == ["0"] * (len(header) - 2) for row in rows)  # numbers, not quoted
-    assert all(row[-1] and row[-1][0] not in "=+-@\t\r" for row in rows)
+    assert all(row[1:-3] == ["0"] * (len(header) - 4) for row in rows)  # numbers, not quoted
+    assert all(row[-3] and row[-3][0] not in "=+-@\t\r" for row in rows)
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["+1+1", "-1", '=HYPERLINK("x.example","click")',
                                                                    "@SUM(1)"]  # folders keep the real names
     again, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out)
@@ -232,8 +237,8 @@ def test_gradebook_rows_quote_a_formula_name_and_reason_but_not_scores():
     text = batch_book.render({"@SUM(1)": batch_book.row_from_results("@SUM(1)", refused, QUESTIONS),
                               "-1": batch_book.row_from_results("-1", graded, QUESTIONS),
                               "=x": batch_book.ungraded_row("=x", "-lost", QUESTIONS)}, QUESTIONS)
-    assert text.splitlines()[1:] == ["'-1,10,0,0,0,0,0,72.50,", "'=x,,,,,,,,'-lost",
-                                     "'@SUM(1),0,0,0,0,0,0,0,'@SUM(1).zip: not a readable zip file"]
+    assert text.splitlines()[1:] == ["'-1,10,0,0,0,0,0,72.50,,,", "'=x,,,,,,,,'-lost,,",
+                                     "'@SUM(1),0,0,0,0,0,0,0,'@SUM(1).zip: not a readable zip file,,"]
 
 
 def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
