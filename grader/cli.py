@@ -236,7 +236,9 @@ def _parser():
 
 def main(argv=None):
     try:
-        return _main(sys.argv[1:] if argv is None else list(argv))
+        status = _main(sys.argv[1:] if argv is None else list(argv))
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+        return status
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
