@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import ROOT, sandbox
 from grader.files import write_atomic
 from grader.grading import expected, report, seeds
+from grader.grading.causes import diagnose as causes
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
@@ -93,9 +94,10 @@ def _verdict(case, runs, answers, test_set, drawn):
     return verdict.passed, case.description if verdict.passed else f"{case.description}: {verdict.message}"
 
 
-def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True):
+def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True, diagnose=None):
     """One CaseResult per registered case, numbered within its question;
-    `drawn`: the inputs came from a grading seed (feedback shows no answer)."""
+    `drawn`: the inputs came from a grading seed (feedback shows no answer);
+    `diagnose(case, outcome)`: a failed case's `Likely cause:` line or "" (causes/)."""
     assignment = assignment or Assignment.hw1()
     registry = assignment.registry()
     results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
@@ -106,6 +108,8 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
         number = f"{labels[case.question].label}.{kind}{counters[(case.question, kind)]}"
         passed, output = _verdict(case, runs, answers, test_set, drawn)
+        if not passed and diagnose:
+            output = causes.with_cause(output, diagnose(case, runs[case.question].outcomes[case.value_key]))
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
         stub = stub_of(runs[case.question].outcomes[case.value_key], runs[case.question])
@@ -161,7 +165,8 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name)
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
-    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC)
+    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
+                        diagnose=causes.diagnoser(config, answers))
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
