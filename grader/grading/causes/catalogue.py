@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from grader.grading.causes.edits import OPS, Append, Body
 
 ASSIGNMENT = "hw1"      # whose reference the edits apply to
-BACKWARD = "backward"
+FORWARD, BACKWARD = "forward", "backward"
 
 
 @dataclass(frozen=True)
@@ -20,12 +20,16 @@ class Mutant:
     name: str
     message: str          # the `Likely cause:` text
     edits: tuple
-    question: str = BACKWARD   # the only question whose cases it is run on
+    questions: tuple = (BACKWARD,)  # the only questions whose cases it is run on
     shape_tells: bool = False
 
 
 def gradient(cls, code):
     return Body(OPS, f"{cls}.gradient", code)
+
+
+def compute(cls, code):
+    return Body(OPS, f"{cls}.compute", code)
 
 
 def numpy_gradient(cls):
@@ -160,6 +164,27 @@ MUTANTS = (
         a, b = node.inputs
         return out_grad * b * node, out_grad * node * log(a)
         """),)),
+    # ---- forward bugs: named on Q1's cases; on Q2's they also match the
+    # gradient bug of the same values, so Q2 gets no line (never a guess)
+    Mutant("divide_scalar_compute_product", "DivScalar.compute multiplies by the scalar: divide by it",
+           (compute("DivScalar", "return a * self.scalar"),), questions=(FORWARD, BACKWARD)),
+    Mutant("matmul_compute_dot", "MatMul.compute uses numpy.dot, which pairs the wrong axes of batched "
+           "arrays: use numpy.matmul (the @ operator)", (compute("MatMul", "return array_api.dot(a, b)"),),
+           questions=(FORWARD, BACKWARD)),
+    Mutant("log_compute_base10", "Log.compute takes the base-10 logarithm: use the natural log (numpy.log)",
+           (compute("Log", "return array_api.log10(a)"),), questions=(FORWARD, BACKWARD)),
+    Mutant("transpose_compute_first_axes", "Transpose with no axes swaps the first two axes: by default it "
+           "swaps the last two", (compute("Transpose", """
+        if self.axes is None:
+            return array_api.swapaxes(a, 0, 1)
+        return array_api.swapaxes(a, *self.axes)
+        """),), questions=(FORWARD, BACKWARD)),
+    Mutant("transpose_compute_reverses", "Transpose with axes given reverses every axis: swap only the two "
+           "axes given (numpy.swapaxes)", (compute("Transpose", """
+        if self.axes is None:
+            return array_api.swapaxes(a, -1, -2)
+        return array_api.transpose(a)
+        """),), questions=(FORWARD, BACKWARD)),
     # ---- gradients outside the graph (caught by the second-order cases)
     *(Mutant(f"numpy_{op.lower()}", NUMPY.format(op=op), (numpy_gradient(op),)) for op in NUMPY_OPS),
 )

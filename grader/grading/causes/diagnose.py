@@ -33,7 +33,7 @@ NOT_IMPLEMENTED = "NotImplementedError"
 def eligible(case, outcome) -> bool:
     """A scored value case of a question the catalogue covers, failed with a
     value or an exception of the student's code (not a stub, not a timeout)."""
-    questions = {m.question for m in catalogue.MUTANTS}
+    questions = {q for m in catalogue.MUTANTS for q in m.questions}
     if case.advisory or case.check not in VALUE_CHECKS or case.question not in questions:
         return False
     return outcome.ok or (bool(outcome.error_type) and outcome.error_type != NOT_IMPLEMENTED)

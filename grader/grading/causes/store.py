@@ -80,8 +80,8 @@ def build(config, dest: Path, mutants) -> None:
         def run(mutant):
             files = mutant_files(config.assignment, mutant, Path(scratch))
             (dest / mutant.name).mkdir()
-            run_all(files, config, {mutant.question: guard}, base=config.assignment.reference,
-                    questions=[mutant.question], keep_outputs=dest / mutant.name)
+            run_all(files, config, {q: guard for q in mutant.questions}, base=config.assignment.reference,
+                    questions=list(mutant.questions), keep_outputs=dest / mutant.name)
 
         with ThreadPoolExecutor(max(1, config.jobs)) as pool:
             list(pool.map(run, mutants))
@@ -93,6 +93,8 @@ def load(config, mutants=catalogue.MUTANTS) -> dict:
     registry = config.assignment.registry()
     values = {}
     for mutant in mutants:
-        budget = Budget(folder / mutant.name / mutant.question)
-        values[mutant.name] = {c.name: read_outcome(budget, c.name) for c in registry.producers(mutant.question)}
+        values[mutant.name] = {}
+        for question in mutant.questions:
+            budget = Budget(folder / mutant.name / question)
+            values[mutant.name].update({c.name: read_outcome(budget, c.name) for c in registry.producers(question)})
     return values
