@@ -166,7 +166,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                        diagnose=causes.diagnoser(config, answers))
+                        diagnose=causes.diagnoser(config, answers, runs))
     tier = next(iter(runs.values())).tier
     mode = report.STRICT_MODE if config.score_advisories else report.CONTRACT_MODE
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))

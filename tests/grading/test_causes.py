@@ -119,3 +119,19 @@ def test_the_cause_shows_under_its_case_in_report_md():
     assert "Likely cause: negate it" in report.gradescope_json(
         report.Report("s", (case,), (), "bwrap", 1.0))
     assert md
+
+
+def test_a_bug_the_student_passes_is_ruled_out():
+    """DivScalar.compute multiplying gives the Q2 values of DivScalar.gradient
+    multiplying; a student passing Q1's DivScalar case has only the second."""
+    fwd, bwd = CASE["forward_divide_scalar"], CASE["backward_divide_scalar"]
+    y = Outcome(True, value=np.ones((3, 4), dtype=np.float32))
+    product = _grad(2.5 * X)
+    values = {"divide_scalar_compute_product": {fwd.name: Outcome(True, value=6.25 * y.value), bwd.name: product},
+              "divide_scalar_product": {fwd.name: y, bwd.name: product}}
+    answers = {fwd.name: y, bwd.name: _grad(X / 2.5)}
+    assert diagnose.cause_of(bwd, product, answers[bwd.name], values) == ""  # ambiguous
+    ruled_out = diagnose.refuted([fwd, bwd], {fwd.name: y, bwd.name: product}, answers, values)
+    assert ruled_out == {"divide_scalar_compute_product"}
+    got = diagnose.cause_of(bwd, product, answers[bwd.name], values, ruled_out)
+    assert got == next(m.message for m in catalogue.MUTANTS if m.name == "divide_scalar_product")

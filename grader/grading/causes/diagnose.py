@@ -9,7 +9,10 @@ aside). When the matches name exactly one cause, the case gets a line
 `Likely cause: ...`; none or several, no line: never a guess. When no value
 matches but the student's gradient has the wrong shape, a mutant flagged
 `shape_tells` with that very shape names it (e.g. a BroadcastTo adjoint of
-the output's shape was not summed back).
+the output's shape was not summed back). A bug is ruled out when the
+student passes a case it breaks: a DivScalar.compute that multiplies gives
+the same Q2 values as a DivScalar.gradient that multiplies, but a student
+passing Q1's DivScalar case has only the second.
 
 Hidden cases get the line too: it is a fixed sentence chosen among the
 catalogue's few dozen, naming a kind of mistake, and holds no value, count
@@ -61,13 +64,32 @@ def _shapes(value):
     return (np.shape(value),)
 
 
-def cause_of(case, student, reference, mutant_outcomes: dict) -> str:
+def _reaches(case, reference, outcome) -> bool:
+    """The bug changes this case's result (else it explains nothing there)."""
+    return outcome is not None and (outcome.ok or bool(outcome.error_type)) and not _same(case, reference, outcome)
+
+
+def refuted(cases, student: dict, answers, mutant_outcomes: dict) -> frozenset:
+    """Names of the known bugs that break a case the student passed: the
+    student's code does not have them. student: case name -> Outcome."""
+    passed = [c for c in cases if c.check in VALUE_CHECKS and c.value_key in student
+              and c.value_key in answers and _same(c, answers[c.value_key], student[c.value_key])]
+    out = set()
+    for mutant in catalogue.MUTANTS:
+        values = mutant_outcomes.get(mutant.name, {})
+        if any(_reaches(c, answers[c.value_key], values.get(c.value_key)) for c in passed):
+            out.add(mutant.name)
+    return frozenset(out)
+
+
+def cause_of(case, student, reference, mutant_outcomes: dict, ruled_out=frozenset()) -> str:
     """The message of the one known bug that explains `student`'s result, or "".
-    mutant_outcomes: mutant name -> {case name -> Outcome}."""
+    mutant_outcomes: mutant name -> {case name -> Outcome}; `ruled_out`: bugs
+    the student's passed cases exclude (refuted())."""
     reached = []
     for mutant in catalogue.MUTANTS:
         outcome = mutant_outcomes.get(mutant.name, {}).get(case.value_key)
-        if outcome is not None and (outcome.ok or outcome.error_type) and not _same(case, reference, outcome):
+        if mutant.name not in ruled_out and _reaches(case, reference, outcome):
             reached.append((mutant, outcome))
     causes = {m.message for m, outcome in reached if _same(case, outcome, student)}
     if not causes and student.ok and reference.ok and _shapes(student.value) != _shapes(reference.value):
@@ -76,7 +98,7 @@ def cause_of(case, student, reference, mutant_outcomes: dict) -> str:
     return next(iter(causes)) if len(causes) == 1 else ""
 
 
-def diagnoser(config, answers):
+def diagnoser(config, answers, runs):
     """case, outcome -> the `Likely cause: ...` line or "". The mutants'
     values are loaded (built, the first time on a seed) only when a case
     first needs them: a correct submission costs nothing."""
@@ -89,7 +111,9 @@ def diagnoser(config, answers):
             return ""
         if "values" not in loaded:
             loaded["values"] = store.load(config)
-        cause = cause_of(case, outcome, answers[case.value_key], loaded["values"])
+            student = {name: o for run in runs.values() for name, o in run.outcomes.items()}
+            loaded["ruled_out"] = refuted(config.assignment.registry().cases, student, answers, loaded["values"])
+        cause = cause_of(case, outcome, answers[case.value_key], loaded["values"], loaded["ruled_out"])
         return PREFIX + cause if cause else ""
 
     return diagnose
