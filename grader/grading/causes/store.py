@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 from grader.grading import expected, seeds, time_limits
@@ -89,12 +90,19 @@ def build(config, dest: Path, mutants) -> None:
 
 def load(config, mutants=catalogue.MUTANTS) -> dict:
     """mutant name -> {case name -> Outcome} on config's seed."""
-    folder = causes_dir(config, mutants)
     registry = config.assignment.registry()
+    names = tuple((q, tuple(c.name for c in registry.producers(q))) for q in registry.question)
+    return _read(causes_dir(config, mutants), names, mutants)
+
+
+@lru_cache(maxsize=2)
+def _read(folder: Path, names: tuple, mutants) -> dict:
+    """Read once per process and seed (half a second): a batch diagnoses
+    many submissions against the same values, which nothing mutates."""
     values = {}
     for mutant in mutants:
         values[mutant.name] = {}
         for question in mutant.questions:
             budget = Budget(folder / mutant.name / question)
-            values[mutant.name].update({c.name: read_outcome(budget, c.name) for c in registry.producers(question)})
+            values[mutant.name].update({name: read_outcome(budget, name) for name in dict(names)[question]})
     return values
