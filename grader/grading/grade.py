@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import ROOT, sandbox
 from grader.files import write_atomic
 from grader.grading import ci, expected, provenance, report, seeds, student_lines
+from grader.grading.causes import diagnose as causes
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
@@ -94,11 +95,12 @@ def _verdict(case, runs, answers, test_set, drawn):
 
 
 def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True,
-                sources=None, display=None):
+                sources=None, display=None, diagnose=None):
     """One CaseResult per registered case, numbered within its question;
     `drawn`: the inputs came from a grading seed (feedback shows no answer);
     `sources` ({student file: its text}) and `display` ({student file: its
-    path in the submission}) let a failed case name the student's line."""
+    path in the submission}) let a failed case name the student's line;
+    `diagnose(case, outcome)`: a failed case's `Likely cause:` line or "" (causes/)."""
     assignment = assignment or Assignment.hw1()
     registry = assignment.registry()
     results, counters, points, labels = [], {}, max_scores(registry, strict), registry.question
@@ -109,6 +111,8 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
         number = f"{labels[case.question].label}.{kind}{counters[(case.question, kind)]}"
         passed, output = _verdict(case, runs, answers, test_set, drawn)
+        if not passed and diagnose:
+            output = causes.with_cause(output, diagnose(case, runs[case.question].outcomes[case.value_key]))
         contract = registry.beyond[case.contract] if case.advisory else registry.contract[case.contract]
         blocked = bool(runs[case.question].import_error)
         run = runs[case.question]
@@ -204,7 +208,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
         runs = expected.run_graded(files, config)
         sources = _sources(files)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                        sources=sources, display=display)
+                        sources=sources, display=display, diagnose=causes.diagnoser(config, answers, runs))
     tier = next(iter(runs.values())).tier
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,

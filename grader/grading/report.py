@@ -173,7 +173,9 @@ def score_table(report):
 
 
 def _case_lines(c):
-    lines = [f"- **{c.name}** ({c.number}): {c.output}"]
+    # Lines below the first (a `Likely cause:`) nest under the case, not run into it.
+    first, *more = c.output.splitlines() or [""]
+    lines = [f"- **{c.name}** ({c.number}): {first}", *(f"  - {line}" for line in more)]
     if c.contract:
         lines.append(f"  - {'goes beyond' if c.advisory else 'contract'}: {c.contract}")
     return lines

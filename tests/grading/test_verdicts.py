@@ -33,7 +33,8 @@ from grader.grading.time_limits import TimeLimit
 from grader.grading.workers import RunConfig
 
 import baseline
-from catalogue import alternatives, build, canonical, hostile, mutants, procs
+from catalogue import alternatives, build, canonical, causes, hostile, mutants, procs
+from grader.grading.causes import catalogue as cause_catalogue, diagnose
 from catalogue.build import FILES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -276,6 +277,37 @@ def test_public_cases_predict_every_mutants_loss(graded_static):
             if unseen:
                 blind[m.name] = sorted(unseen)
     assert not blind, f"mutants that lose points only on hidden cases: {blind}"
+
+
+# ---------------------------------------------------------------- likely causes (issue 22)
+
+CAUSE_MESSAGE = {m.name: m.message for m in cause_catalogue.MUTANTS}
+
+
+def cause_lines(report):
+    """case name -> the `Likely cause:` text under it."""
+    return {c.name: line[len(diagnose.PREFIX):] for c in report.cases
+            for line in c.output.splitlines()[1:] if line.startswith(diagnose.PREFIX)}
+
+
+@pytest.mark.parametrize("m", [pytest.param(m, id=m.name) for m in mutants.MUTANTS if m.name in causes.DIAGNOSED])
+def test_mutant_names_its_planted_bug(graded_static, m):
+    """The proof table (catalogue/causes.py): the report names the planted
+    bug, and nothing else; a row with no cause shows no line at all."""
+    report = report_of(graded_static, m.name)
+    got = cause_lines(report)
+    want = {CAUSE_MESSAGE[name] for name in causes.DIAGNOSED[m.name]}
+    wrong = {case: text for case, text in got.items() if text not in want}
+    assert not wrong, f"{m.name} ({m.bug}): wrong causes {wrong}"
+    assert bool(got) == bool(want), f"{m.name} ({m.bug}): no `Likely cause:` line\n{failures(report)}"
+    for case in report.cases:
+        assert case.passed is False or diagnose.PREFIX not in case.output, case
+
+
+@pytest.mark.parametrize("alt", [pytest.param(a, id=a.name) for a in alternatives.ALTERNATIVES])
+def test_alternative_never_gets_a_cause(graded_static, alt):
+    report = report_of(graded_static, alt.name)
+    assert not cause_lines(report), f"{alt.name} ({alt.why}) was diagnosed: {cause_lines(report)}"
 
 
 # ---------------------------------------------------------------- alternatives

@@ -67,6 +67,7 @@ def test_course_style_scores_100_with_its_advisories_listed(graded, entry):
         for name in entry.advisories:
             assert name in markdown.split(report_mod.ADVISORY_TITLE, 1)[1]
     assert report.mode == report_mod.CONTRACT_MODE
+    assert "Likely cause:" not in markdown, f"{entry.name} is correct, yet was diagnosed"
 
 
 def test_advisories_never_change_a_score(graded):

@@ -20,6 +20,10 @@ cd "$SRC"
 "$SRC/.venv/bin/python" reference/tools/fetch_mnist.py data
 "$SRC/.venv/bin/python" -c "from grader.grading import expected; from grader.grading.workers import RunConfig; \
 print('expected answers in', expected.expected_dir(RunConfig()))"
+# The known bugs' values too (likely causes): each submission's container
+# would otherwise run them again on its first failed case.
+"$SRC/.venv/bin/python" -c "from grader.grading.causes import store; from grader.grading.workers import RunConfig; \
+print('known bugs in', store.causes_dir(RunConfig()))"
 
 # Student code runs as a sandbox uid of its own. Where neither namespaces
 # nor Landlock can hide this folder (root without CAP_SYS_ADMIN on an older
