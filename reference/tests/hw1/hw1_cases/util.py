@@ -33,6 +33,9 @@ NUMERIC_TOLERANCE = 1e-6
 # curved op. So a worker that reports differences of the student's forward
 # as the gradient (case code patched from inside it) fails. Float32 values
 # keep the case's usual tolerance: their rounding hides the difference.
+# (The round-off of a difference grows with the sum of |f * out_grad| over
+# the output, so it is large for every input but a 0-d one near 0: those
+# are drawn away from 0.)
 EXACT = 1e-13
 
 
