@@ -31,7 +31,11 @@ class Graph:
 
     def result(self, outputs):
         count = len(self.nodes)
-        names = rng(self.seed).permutation(count) if SECRET_SEED else np.arange(count)
+        names = np.arange(count)
+        if SECRET_SEED:
+            names = rng(self.seed).permutation(count)
+            if np.array_equal(names, np.arange(count)):  # never the public labels
+                names = np.roll(names, 1)
         labels = {id(n): int(names[i]) for i, n in enumerate(self.nodes)}
         order = self.ndl.autograd.find_topo_sort(outputs)
         inputs = [[] for _ in range(count)]
