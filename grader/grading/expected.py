@@ -133,29 +133,36 @@ def reference_times(config) -> time_limits.ReferenceTimes:
     return time_limits.ReferenceTimes.from_json(meta["times"])
 
 
-def expected_dir(config) -> Path:
-    """The cache folder for the current key and seed, built if missing."""
-    config = settled(config)
-    root = _private_root()
-    final = root / f"expected-{cache_key(config.assignment)}-{seeds.seed_id(config.seed)}"
-    if (final / "meta.json").exists():
+def built_once(final: Path, marker: str, build_into, announce: str, ready: str) -> Path:
+    """`final`, a cache folder complete once it holds `marker`: built if
+    missing by build_into(folder) in a temporary folder beside it, renamed
+    into place (a concurrent build that got there first is kept). The first
+    grade after a change waits for this: `announce` says so on stderr."""
+    if (final / marker).exists():
         return final
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=root))
-    # the first grade after a change to the reference or the cases waits for this: say so
-    print(f"building the expected answers: the {config.assignment.name} reference's cases, once per change "
-          "and per grading seed (about a minute)...", file=sys.stderr, flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
+    print(announce, file=sys.stderr, flush=True)
     start = time.monotonic()
     try:
-        build(config, tmp)
-        print(f"expected answers ready ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
+        build_into(tmp)
+        print(f"{ready} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
         try:
             os.rename(tmp, final)
         except OSError:
-            if not (final / "meta.json").exists():  # not a concurrent build that won
+            if not (final / marker).exists():  # not a concurrent build that won
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+def expected_dir(config) -> Path:
+    """The cache folder for the current key and seed, built if missing."""
+    config = settled(config)
+    final = _private_root() / f"expected-{cache_key(config.assignment)}-{seeds.seed_id(config.seed)}"
+    return built_once(final, "meta.json", lambda folder: build(config, folder),
+                      f"building the expected answers: the {config.assignment.name} reference's cases, once per "
+                      "change and per grading seed (about a minute)...", "expected answers ready")
 
 
 def load(config) -> dict:

@@ -10,11 +10,7 @@ could explain (diagnose.py). The folder sits in the grader's private cache
 concurrent graders build it at most twice and never read half of it.
 """
 import hashlib
-import os
-import shutil
-import sys
 import tempfile
-import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -37,27 +33,16 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
     """The cache folder of the mutants' values on config's seed, built if missing."""
     config = expected.settled(config)
     expected.expected_dir(config)  # the expected answers first: a broken reference stops there, with its reason
-    root = expected.cache_root()
-    final = root / (f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-"
-                    f"{seeds.seed_id(config.seed)}")
-    if (final / DONE).exists():
-        return final
-    tmp = Path(tempfile.mkdtemp(prefix=".causes-", dir=root))
-    print(f"running the {len(mutants)} known bugs of the likely-cause catalogue on this seed's inputs "
-          "(once per seed)...", file=sys.stderr, flush=True)
-    start = time.monotonic()
-    try:
-        build(config, tmp, mutants)
-        (tmp / DONE).write_text(f"{time.monotonic() - start:.1f} s\n")
-        print(f"known bugs ready ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if not (final / DONE).exists():  # not a concurrent build that won
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return final
+    final = expected.cache_root() / (f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-"
+                                     f"{seeds.seed_id(config.seed)}")
+
+    def build_into(folder):
+        build(config, folder, mutants)
+        (folder / DONE).write_text("complete\n")
+
+    return expected.built_once(final, DONE, build_into,
+                               f"running the {len(mutants)} known bugs of the likely-cause catalogue on this "
+                               "seed's inputs (once per seed)...", "known bugs ready")
 
 
 def mutant_files(assignment, mutant, scratch: Path) -> dict:
