@@ -195,7 +195,7 @@ COMMANDS = {
     "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
     "users": (_users, "grader.server.commands:users_command", "add or import users of the grading server"),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
-    "import-batch": (_import_batch, "grader.server.importer:import_batch_command",
+    "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),
     "submit": (_submit, "grader.client.submit:submit_command",
                "run the submit_* cases here and send the values to the server"),

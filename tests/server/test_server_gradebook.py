@@ -11,8 +11,12 @@ import pytest
 from grader.grading import report
 from grader.untrusted.cases import QUESTION, QUESTIONS
 from grader.cli import main as grader_main
-from grader.server import accounts, casenotes, details, gradebook, store
-from grader.server.db import make_engine
+from grader.server.accounts import users as accounts
+from grader.server.web import casenotes
+from grader.server.gradebook import details
+from grader.server.gradebook import scores as gradebook
+from grader.server.store import protocol as store
+from grader.server.store.db import make_engine
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from grader.server.values import BadValue, Tagged, compare, parse
+from grader.server.answers.values import BadValue, Tagged, compare, parse
 
 
 def decoded(x):
@@ -75,7 +75,7 @@ SPECIAL = [0.0, 1.0, -1.0, 1e-6, 1e6, np.inf, -np.inf, np.nan, 1.00001, 0.99999,
 
 @pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-5), (0.0, 0.0), (1e-2, 0.0)])
 def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
-    from grader.server.values import _all_close
+    from grader.server.answers.values import _all_close
     for a in SPECIAL:
         for b in SPECIAL:
             x, y = np.array([a]), np.array([b])

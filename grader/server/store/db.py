@@ -5,7 +5,7 @@ The schema is created and changed by the Alembic migrations in
 Every table is append-only except `settings`, `assignments.deadline` and
 the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
-may cache them forever (see `store.LRU`), even with several server processes.
+may cache them forever (see `protocol.LRU`), even with several server processes.
 """
 import datetime as dt
 import logging

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from . import gradebook_load as load
-from . import store, values
-from .config import ServerConfig
-from .db import case_results
-from .records import batch_cases, case_notes
+from grader.server.answers import values
+from grader.server.config import ServerConfig
+from grader.server.store import protocol
+from grader.server.store.db import case_results
+from grader.server.store.records import batch_cases, case_notes
+
+from . import load
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def _server_cases(conn: Connection, attempts) -> dict:
 
 def _publication(conn: Connection, pid: int):
     try:
-        return store.decode_publication(store.publication_row(conn, pid))
+        return protocol.decode_publication(protocol.publication_row(conn, pid))
     except Exception:  # a publication that no longer decodes: show verdicts without reasons
         return None
 

@@ -1,5 +1,5 @@
 """The gradebook's queries: server submissions and imported grade-batch
-results read into the same plain records (`gradebook.py` does the arithmetic).
+results read into the same plain records (`scores.py` does the arithmetic).
 
 A question is "assignment/problem": the server's problem `forward` of `hw1`
 and an imported result's question `forward` (imported as assignment hw1)
@@ -14,8 +14,8 @@ from typing import Optional
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
-from .db import assignments, case_results, problems, publications, submissions, users
-from .records import batch_cases, batch_history, batch_questions, batch_results, case_notes
+from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
 
 
 @dataclass(frozen=True)
