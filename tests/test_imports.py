@@ -173,6 +173,25 @@ def test_the_server_package_init_imports_nothing():
     assert _imports("grader.server", path, tree) == []
 
 
+def server_problems(found: dict) -> list:
+    """The server is assignment-agnostic: it reads an assignment through grader.assignment, never a cases
+    package (nor anything else of grader.untrusted, which runs beside student code)."""
+    return sorted({f"{name}: imports {imported}" for name, (path, tree) in found.items()
+                   if name.startswith("grader.server.")
+                   for imported, _ in _imports(name, path, tree)
+                   if imported == UNTRUSTED or imported.startswith(UNTRUSTED + ".")})
+
+
+def test_the_server_imports_no_assignment_s_cases():
+    assert server_problems(modules()) == []
+
+
+def test_a_server_module_importing_the_cases_is_found(tmp_path):
+    root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/gradebook/__init__.py": "",
+                               "server/gradebook/load.py": "def f():\n    from grader.untrusted.cases import QUESTION\n"})
+    assert server_problems(modules(root)) == ["grader.server.gradebook.load: imports grader.untrusted.cases"]
+
+
 SERVER_LAYERS = ("config", "answers", "store", "accounts", "gradebook", "web", "commands")
 
 
