@@ -143,14 +143,16 @@ def _submit(parser):
 
 
 def _publish(parser):
+    from grader.tolerance import ATOL, RTOL
+
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
     parser.add_argument("--assignment", default="hw1", help="assignment name, or a folder with an "
                         "assignment.toml (then its name, points and reference are used)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
     parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
-    parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
-    parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
+    parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
+    parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)
 
 

@@ -4,7 +4,9 @@ import json
 import numpy as np
 import pytest
 
+from grader import tolerance
 from grader.server.answers.values import BadValue, Tagged, compare, parse
+from grader.untrusted.cases.registry import Case
 
 
 def decoded(x):
@@ -12,6 +14,12 @@ def decoded(x):
 
 
 ARR = {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.0]]}
+
+
+def test_the_cases_default_tolerance_is_the_one_in_grader_tolerance():
+    """The registry's Case cannot import it (the cases run beside student code): it repeats the value."""
+    case = Case("x", "forward", "line", "what")
+    assert (case.rtol, case.atol) == (tolerance.RTOL, tolerance.ATOL)
 
 
 @pytest.mark.parametrize("expected, got", [

@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import records  # noqa: F401  (the gradebook's tables join `metadata` before create_all)
 from .metadata import metadata
 
-log = logging.getLogger("grader.server.db")
+log = logging.getLogger("grader.server.store.db")
 
 
 users = Table(

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
+from grader.tolerance import ATOL, RTOL
 from grader.server.accounts.users import has_control_characters
 from grader.server.answers import values
 from grader.server.store import protocol
@@ -149,7 +150,7 @@ async def publish(request: Request):
         raise Refused(403, f"only instructors can publish; '{user.name}' is a {user.role}")
     name_a, name_p = required(q.get("assignment"), "assignment"), required(q.get("problem"), "problem")
     cfg = svc.config
-    tol_r, tol_a = number(q.get("rtol"), "rtol", cfg.rtol), number(q.get("atol"), "atol", cfg.atol)
+    tol_r, tol_a = number(q.get("rtol"), "rtol", RTOL), number(q.get("atol"), "atol", ATOL)
     points = number(q.get("weight"), "weight", None, positive=True)
     due = parse_deadline(q.get("deadline"))
     raw = await run_in_threadpool(_published_values, await request.body(), cfg)
@@ -194,8 +195,8 @@ OPENAPI_PATHS = {
     "/publish": {"post": {"summary": "publish the answers of a problem (instructors)", "requestBody": _JSON_BODY,
                           "responses": _ANSWER, "parameters": [
         _KEY, _param("assignment", "assignment name"), _param("problem", "problem name"),
-        _param("rtol", "relative tolerance (default 1e-5)", False),
-        _param("atol", "absolute tolerance (default 1e-5)", False),
+        _param("rtol", f"relative tolerance of every case of the problem (default {RTOL:g}, the cases' own)", False),
+        _param("atol", f"absolute tolerance of every case of the problem (default {ATOL:g}, the cases' own)", False),
         _param("weight", "points of the problem in the total (default 1)", False),
         _param("deadline", "ISO 8601 deadline of the assignment", False)]}},
     "/healthz": {"get": {"summary": "liveness probe", "responses": {"200": {"description": "ok"}}}},
