@@ -26,10 +26,16 @@ class ServerConfig:
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds
     # and its body within body_timeout; one client address holds at most
-    # max_conns_per_client connections per server process.
+    # max_conns_per_client connections per server process, and of those at most
+    # max_heads_per_client with a request head still arriving (a class behind one
+    # NAT address sends whole heads in one packet, an attacker holds them open).
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     max_conns_per_client: int = 256
+    max_heads_per_client: int = 32
+    # A request head (request line and headers) over this many bytes or header lines: 431.
+    max_header_bytes: int = 64 * 1024
+    max_headers: int = 100
     # The sign-in form is a key and little else.
     max_form_bytes: int = 4096
 

@@ -1,12 +1,21 @@
-"""Connection guards under the app: header and body read timeouts, and a cap
-on the connections one client address may hold.
+"""Connection guards under the app: a bound on request heads, header and
+body read timeouts, and caps on the connections one client address may hold.
 
 uvicorn waits forever for a request whose headers or body never finish, so
 a thousand such connections exhaust the process's file descriptors and every
 new client is refused. `GuardedHttp` is uvicorn's httptools protocol with a
 timer per request: headers must arrive within `header_timeout` seconds of the
 connection (or of the previous response), the body within `body_timeout` of
-the headers; otherwise the connection is closed. The cap is per process.
+the headers; otherwise the connection is closed.
+
+A request head is collected here and handed to the parser only once it is
+complete: httptools and uvicorn grow a header or URL by concatenation, so a
+head fed in many small pieces costs time growing with the square of its
+size (a 40 MB header froze the server for seconds). A head over
+`max_header_bytes` or with more than `max_headers` lines is answered 431
+and the connection closed, before any parsing. One address may hold at most
+`max_conns_per_client` connections and, of those, `max_heads_per_client`
+with a head still arriving. The caps are per process.
 """
 import collections
 import functools
@@ -16,6 +25,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from grader.server.config import CONFIG_ENV, ServerConfig
 
+HEAD_END = b"\r\n\r\n"
+
 
 @functools.lru_cache(maxsize=1)
 def settings() -> ServerConfig:
@@ -23,13 +34,23 @@ def settings() -> ServerConfig:
     return ServerConfig.from_json(text) if text else ServerConfig()
 
 
+def head_too_large(limit_bytes: int, limit_lines: int) -> bytes:
+    """The whole 431 answer, sent before closing."""
+    text = (f"request head too large: at most {limit_bytes} bytes and {limit_lines} header lines; "
+            "send the key in the query string or an Authorization header, nothing bigger\n").encode()
+    return (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(text)).encode() + b"\r\nconnection: close\r\n\r\n" + text)
+
+
 class GuardedHttp(HttpToolsProtocol):
     open_by_address = collections.Counter()  # client address -> open connections in this process
+    heads_by_address = collections.Counter()  # client address -> connections with a head arriving
 
     def connection_made(self, transport):
         super().connection_made(transport)
         self._address = self.client[0] if self.client else None
-        self._timer = None
+        self._timer, self._head, self._head_lines, self._in_head = None, bytearray(), 0, True
+        self._head_counted = False  # counted in heads_by_address
         if self._address is not None:
             if self.open_by_address[self._address] >= settings().max_conns_per_client:
                 self._address = None  # not counted, so connection_lost must not uncount it
@@ -40,17 +61,59 @@ class GuardedHttp(HttpToolsProtocol):
 
     def connection_lost(self, exc):
         self._disarm()
+        self._head_done()
         if self._address is not None:
-            self.open_by_address[self._address] -= 1
-            if self.open_by_address[self._address] <= 0:
-                del self.open_by_address[self._address]
+            _uncount(self.open_by_address, self._address)
             self._address = None
         super().connection_lost(exc)
 
-    def on_message_begin(self):
-        super().on_message_begin()
-        if self._timer is None:  # a keep-alive connection starts its next request
+    def data_received(self, data: bytes):
+        if not self._in_head:
+            return super().data_received(data)
+        if not self._head and self._timer is None:  # a keep-alive connection starts its next request
             self._arm(settings().header_timeout)
+        start = max(0, len(self._head) - len(HEAD_END) + 1)  # the end may straddle two packets
+        self._head += data
+        end = self._head.find(HEAD_END, start)
+        size = len(self._head) if end < 0 else end + len(HEAD_END)
+        if end < 0:
+            self._head_lines += data.count(b"\n")
+        else:  # the bytes after the head's end are its body, or the next request
+            self._head_lines = self._head.count(b"\n", 0, size)
+        cfg = settings()
+        if size > cfg.max_header_bytes or self._head_lines > cfg.max_headers + 2:  # + request line, blank line
+            self._refuse_head(cfg)
+        elif end >= 0:
+            whole, self._head, self._head_lines = bytes(self._head), bytearray(), 0
+            self._in_head = False  # until this message completes: the rest is its body
+            self._head_done()
+            super().data_received(whole)  # one parse of the whole head: linear in its size
+        elif not self._head_counted:
+            self._count_head()
+
+    def _count_head(self):
+        """A head left incomplete by its first packet counts against its address until it ends;
+        over the address's cap, the connection is closed."""
+        if self._address is None:
+            return
+        if self.heads_by_address[self._address] >= settings().max_heads_per_client:
+            self._head, self._in_head = bytearray(), False
+            self.transport.close()
+            return
+        self.heads_by_address[self._address] += 1
+        self._head_counted = True
+
+    def _head_done(self):
+        if getattr(self, "_head_counted", False):
+            _uncount(self.heads_by_address, self._address)
+            self._head_counted = False
+
+    def _refuse_head(self, cfg: ServerConfig):
+        self._head, self._in_head = bytearray(), False
+        self._head_done()
+        if not self.transport.is_closing():
+            self.transport.write(head_too_large(cfg.max_header_bytes, cfg.max_headers))
+            self.transport.close()
 
     def on_headers_complete(self):
         self._arm(settings().body_timeout)
@@ -58,6 +121,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_message_complete(self):
         self._disarm()
+        self._in_head = True  # the next bytes begin the next request
         super().on_message_complete()
 
     def _arm(self, seconds: float):
@@ -73,3 +137,9 @@ class GuardedHttp(HttpToolsProtocol):
         self._timer = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+def _uncount(counter: collections.Counter, address):
+    counter[address] -= 1
+    if counter[address] <= 0:
+        del counter[address]
