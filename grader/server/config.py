@@ -13,6 +13,12 @@ class ServerConfig:
     max_body_bytes: int = 8 * 1024 * 1024
     max_json_depth: int = 32
     max_array_elements: int = 2_000_000
+    # An answer to one case may be at most answer_bytes_factor times the size of
+    # the published answer's encoding (at least min_answer_bytes, at most
+    # max_body_bytes): a right answer is never much bigger than the published one,
+    # and the check runs on Content-Length, before anything is decoded.
+    answer_bytes_factor: float = 4.0
+    min_answer_bytes: int = 64 * 1024
     # Token bucket per key: `rate_per_second` refill, `rate_burst` capacity; 0 disables.
     # The burst lets a student send a whole problem's cases at once.
     rate_per_second: float = 10.0

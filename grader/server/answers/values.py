@@ -49,7 +49,7 @@ def parse(body: bytes, max_depth: int, max_elements: int):
 
 def decode(raw, max_depth: int, max_elements: int):
     """Decode already-parsed JSON (see `parse`)."""
-    return _decode(raw, 0, max_depth, [max_elements])
+    return _decode(raw, 0, max_depth, [max_elements, max_elements])  # [left, limit]
 
 
 def _decode(obj, depth, max_depth, budget):
@@ -86,9 +86,22 @@ def _decode_tagged(obj, budget):
     raise BadValue(f"unknown _encoded_type {kind!r}: use np.ndarray, datetime or type")
 
 
+def declared_shape(data) -> tuple:
+    """The shape a nested list claims by its first item at each level: read in
+    time proportional to its depth, before numpy walks (and copies) it all."""
+    shape = []
+    while isinstance(data, list):
+        shape.append(len(data))
+        data = data[0] if data else None
+    return tuple(shape)
+
+
 def _decode_array(data, budget):
     if not isinstance(data, (list, int, float)):
         raise BadValue("np.ndarray 'data' must be a nested list of numbers")
+    shape = declared_shape(data)
+    if math.prod(shape) > budget[0]:
+        raise _over_budget(budget, shape)
     try:
         arr = np.array(data)
     except (ValueError, TypeError, RecursionError):
@@ -97,8 +110,13 @@ def _decode_array(data, budget):
         raise BadValue(f"np.ndarray 'data' holds {arr.dtype} values; only numbers and booleans are allowed")
     budget[0] -= arr.size
     if budget[0] < 0:
-        raise BadValue("arrays in the body have too many elements in total; submit smaller values")
+        raise _over_budget(budget, arr.shape)
     return arr
+
+
+def _over_budget(budget, shape) -> BadValue:
+    return BadValue(f"arrays in the body have more than {budget[1]} elements in total (one of shape "
+                    f"{tuple(shape)}); submit smaller values")
 
 
 def compare(expected, got, rtol: float, atol: float, path: str = "value") -> AnswerVerdict:

@@ -29,6 +29,12 @@ class Publication:
     rtol: float
     atol: float
     expected: tuple
+    encoded_bytes: tuple = ()  # per case: the size of the published answer's JSON
+
+    def answer_limit(self, index: int, factor: float, floor: int, ceiling: int) -> int:
+        """The most bytes an answer to case `index` may have (see ServerConfig.answer_bytes_factor)."""
+        published = self.encoded_bytes[index] if index < len(self.encoded_bytes) else ceiling
+        return min(ceiling, max(floor, int(factor * published)))
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,8 @@ def decode_publication(row) -> Publication:
     # Published by an instructor and checked then; decode with generous limits.
     raw = json.loads(row.values_json)
     expected = tuple(values.decode(v, 10_000, 10**12) for v in raw)
-    return Publication(row.id, row.rtol, row.atol, expected)
+    sizes = tuple(len(json.dumps(v).encode()) for v in raw)
+    return Publication(row.id, row.rtol, row.atol, expected, sizes)
 
 
 def _get_or_create(conn, table, where: dict, extra: dict = None):
@@ -179,7 +186,7 @@ class CaseWrite:
 
     @property
     def cost(self) -> int:
-        return ROW_BYTES + len(self.value_json or "")
+        return ROW_BYTES + len((self.value_json or "").encode("utf-8"))  # bytes stored, not characters
 
 
 def _deadlines(conn: Connection, sids) -> dict:

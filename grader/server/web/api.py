@@ -22,6 +22,7 @@ from grader.server.answers import values
 from grader.server.store import protocol
 
 from . import casenotes
+from .limits import read_body
 from .refused import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
@@ -107,8 +108,14 @@ async def submit_test(request: Request):
     if index >= sub.num_cases:
         raise Refused(400, f"test_case_index {index} is out of range: this problem has "
                            f"{sub.num_cases} cases (0..{sub.num_cases - 1})")
-    body = await request.body()  # only now, once the key is known (BodyLimit bounds it)
     pub = await svc.publication(sub.publication_id)
+    cfg = svc.config
+    limit = pub.answer_limit(index, cfg.answer_bytes_factor, cfg.min_answer_bytes, cfg.max_body_bytes)
+    # Only now, once the key is known; bounded by the published answer's size, so a
+    # huge value is refused from its Content-Length, before it is read or decoded.
+    body = await read_body(request, limit, f"answer to case {index}",
+                           f" ({cfg.answer_bytes_factor:g} times the published answer's, at least "
+                           f"{cfg.min_answer_bytes}); check the value's shape")
     verdict = await _grade(svc.config, body, pub, index)
     keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
     write = protocol.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,

@@ -250,5 +250,6 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
     app.include_router(pages.router)
     _document(app, api.OPENAPI_PATHS)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes,
-                       by_path={"/login": config.max_form_bytes, "/logout": config.max_form_bytes})
+                       by_path={"/login": config.max_form_bytes, "/logout": config.max_form_bytes,
+                                "/submit": config.max_form_bytes})  # /submit has no body
     return app

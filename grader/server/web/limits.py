@@ -15,8 +15,8 @@ from grader.server.store.db import rate_buckets
 class BodyTooLarge(Exception):
     """A request body went over its limit (HTTP 413)."""
 
-    def __init__(self, limit: int):
-        super().__init__(f"request body too large: the limit is {limit} bytes")
+    def __init__(self, limit: int, what: str = "request body", why: str = ""):
+        super().__init__(f"{what} too large: the limit is {limit} bytes{why}")
         self.limit = limit
 
 
@@ -61,17 +61,17 @@ async def too_large(send, limit: int):
     await send({"type": "http.response.body", "body": text})
 
 
-async def read_body(request, limit: int) -> bytes:
+async def read_body(request, limit: int, what: str = "request body", why: str = "") -> bytes:
     """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes
     (at once, unread, when its Content-Length says so)."""
     declared = _content_length(request.scope)
     if declared is not None and declared > limit:
-        raise BodyTooLarge(limit)
+        raise BodyTooLarge(limit, what, why)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise BodyTooLarge(limit)
+            raise BodyTooLarge(limit, what, why)
         chunks.append(chunk)
     return b"".join(chunks)
 
