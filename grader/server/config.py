@@ -28,6 +28,13 @@ class ServerConfig:
     # Group commit: the writer takes at most this many queued writes per transaction.
     max_batch: int = 512
     session_hours: float = 12.0
+    # Sign-ins: per key `login_per_minute` (shared by every process; a burst of as many),
+    # per client address `login_per_minute_per_address` (per process; a class behind one
+    # NAT address signs in together), and at most max_sessions_per_key live sessions
+    # per key (signing in once more ends the oldest).
+    login_per_minute: int = 10
+    login_per_minute_per_address: int = 120
+    max_sessions_per_key: int = 10
     # Bytes one student key may store (submissions and kept values); 0 for no quota.
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds

@@ -119,12 +119,17 @@ def has_control_characters(text: str) -> bool:
 
 # --- sessions -----------------------------------------------------------
 
-def open_session(conn: Connection, user_id: int, hours: float) -> str:
-    """A new session of `user_id`; the token goes in the cookie, only its hash in the database."""
+def open_session(conn: Connection, user_id: int, hours: float, keep: int) -> str:
+    """A new session of `user_id`, ending its oldest beyond `keep`; the token goes in the
+    cookie, only its hash in the database."""
     token, t = secrets.token_urlsafe(32), now()
+    # Both deletes find their rows by index (sessions' expiry, and key then expiry), never by a scan.
     conn.execute(delete(sessions).where(sessions.c.expires_at < t))  # sweep, so the table stays small
     conn.execute(insert(sessions).values(token_hash=hash_key(token), user_id=user_id,
                                          expires_at=t + dt.timedelta(hours=hours)))
+    newest = select(sessions.c.token_hash).where(sessions.c.user_id == user_id) \
+        .order_by(sessions.c.expires_at.desc()).limit(keep)
+    conn.execute(delete(sessions).where(sessions.c.user_id == user_id, sessions.c.token_hash.not_in(newest)))
     return token
 
 

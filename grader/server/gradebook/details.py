@@ -1,20 +1,22 @@
 """One student's submissions, each case with its name, description and reason.
 
-The server keeps each submitted value (up to a size) but not the reason it
-was wrong: the reason is recomputed here from the stored value and the
+The reason a case is wrong is judged once, when it is answered, and stored
+with the verdict: a page reads it and never re-grades (re-parsing every
+stored value cost seconds of CPU per load). Cases answered before reasons
+were stored get theirs computed once, from the stored value and the
 publication the submission was graded against, with the same comparison
-/submit_test used, so it is the same text. Imported results carry their
-grader's feedback as is.
+/submit_test used (`unstored_reasons`, then `store_reasons_job`). Imported
+results carry their grader's feedback as is.
 """
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
 
 from grader.server.answers import values
 from grader.server.config import ServerConfig
 from grader.server.store import protocol
-from grader.server.store.db import case_results
+from grader.server.store.db import case_results, submissions as submission_rows, users
 from grader.server.store.records import batch_cases, batch_results, case_notes
 
 from . import load
@@ -53,27 +55,55 @@ def _server_cases(conn: Connection, attempts) -> dict:
     if not attempts:
         return {}
     ids = [int(a.key[1:]) for a in attempts]
-    answers = {}
-    for sid, idx, ok, raw in conn.execute(
-            select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
-                   case_results.c.value_json).where(case_results.c.submission_id.in_(ids))).all():
-        answers[(sid, idx)] = (bool(ok), raw)
+    answers = {(sid, idx): (bool(ok), reason) for sid, idx, ok, reason in conn.execute(
+        select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
+               case_results.c.reason).where(case_results.c.submission_id.in_(ids))).all()}
     pids = {a.publication_id for a in attempts}
     notes = {(p, i): (n, d) for p, i, n, d in conn.execute(
         select(case_notes.c.publication_id, case_notes.c.test_case_index, case_notes.c.name,
                case_notes.c.description).where(case_notes.c.publication_id.in_(pids))).all()}
-    pubs = {pid: _publication(conn, pid) for pid in pids}
+    unstored = {}
+    if any(not ok and reason is None for ok, reason in answers.values()):  # answered before reasons were kept
+        unstored = {(sid, i): reason for _, sid, i, reason in _judge_unstored(conn, ids)}
     out = {}
     for a in attempts:
-        sid, pub = int(a.key[1:]), pubs[a.publication_id]
-        views = []
+        sid, views = int(a.key[1:]), []
         for i in range(a.total):
             name, text = notes.get((a.publication_id, i), ("", ""))
-            ok, raw = answers.get((sid, i), (False, None))
-            reason = "" if ok else ("not answered" if (sid, i) not in answers else _reason(pub, i, raw))
+            ok, reason = answers.get((sid, i), (False, "not answered"))
+            reason = "" if ok else reason if reason is not None else unstored.get((sid, i), "wrong")
             views.append(CaseView(f"case {i}", name, text, ok, reason))
         out[a.key] = tuple(views)
     return out
+
+
+def unstored_reasons(conn: Connection, student: str) -> list:
+    """[(case result id, reason)] for `student`'s wrong cases whose reason was never stored."""
+    sids = select(submission_rows.c.id).join(users, users.c.id == submission_rows.c.user_id) \
+        .where(users.c.name == student)
+    return [(rid, reason) for rid, _, _, reason in _judge_unstored(conn, sids)]
+
+
+def _judge_unstored(conn: Connection, submission_ids) -> list:
+    """[(id, submission id, index, reason)] of the wrong cases without a stored reason."""
+    rows = conn.execute(
+        select(case_results.c.id, case_results.c.submission_id, case_results.c.test_case_index,
+               case_results.c.value_json, submission_rows.c.publication_id)
+        .join(submission_rows, submission_rows.c.id == case_results.c.submission_id)
+        .where(case_results.c.submission_id.in_(submission_ids), case_results.c.reason.is_(None),
+               case_results.c.correct.is_(False))).all()
+    pubs = {pid: _publication(conn, pid) for pid in {r.publication_id for r in rows}}
+    return [(r.id, r.submission_id, r.test_case_index, _reason(pubs[r.publication_id], r.test_case_index,
+                                                               r.value_json)) for r in rows]
+
+
+def store_reasons_job(judged: list):
+    """Write: keep the reasons `unstored_reasons` judged, so that no page judges them again."""
+    def job(conn: Connection):
+        still_unstored = (case_results.c.id == bindparam("rid"), case_results.c.reason.is_(None))
+        conn.execute(update(case_results).where(*still_unstored).values(reason=bindparam("why")),
+                     [{"rid": rid, "why": why} for rid, why in judged])
+    return job
 
 
 def _publication(conn: Connection, pid: int):

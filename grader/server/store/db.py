@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 
-from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Integer,
+from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
                         String, Table, Text, UniqueConstraint, create_engine, event)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -92,6 +92,9 @@ case_results = Table(
     # Judged when the case is answered (the first answer decides): starting a
     # submission before the deadline does not make answers sent after it on time.
     Column("late", Boolean, nullable=False, default=False),
+    # Why the value is wrong ("" when right), judged once when the case is answered, so
+    # pages never re-grade stored values. NULL: answered before it was kept (migration 0005).
+    Column("reason", Text, nullable=True),
     UniqueConstraint("submission_id", "test_case_index"),
 )
 
@@ -101,6 +104,9 @@ sessions = Table(
     Column("token_hash", String(64), primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("expires_at", DateTime, nullable=False),
+    # Expired sessions are swept, and a key's oldest dropped, by index, never by a scan.
+    Index("ix_sessions_expires_at", "expires_at"),
+    Index("ix_sessions_user_id_expires_at", "user_id", "expires_at"),
 )
 
 # Per-key token buckets shared by every server process (see limits.SharedRateLimiter).

@@ -183,6 +183,7 @@ class CaseWrite:
     value_json: Optional[str]  # None when too large to keep
     user_id: int = 0
     quota: int = 0  # the key's storage quota in bytes, 0 for none
+    reason: Optional[str] = None  # why the value is wrong ("" when right); None: left for a page to judge once
 
     @property
     def cost(self) -> int:
@@ -252,7 +253,8 @@ def insert_cases(conn: Connection, writes: list) -> list:
         late = due is not None and created > due
         known[(w.submission_id, w.index)] = (w.correct, w.sha256, late)  # a duplicate later in this group
         rows.append({"submission_id": w.submission_id, "test_case_index": w.index, "correct": w.correct,
-                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created, "late": late})
+                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created, "late": late,
+                     "reason": w.reason})
         records.append(CaseRecord(w.correct, late=late))
     if rows:
         conn.execute(insert(case_results), rows)

@@ -119,7 +119,7 @@ async def submit_test(request: Request):
     verdict = await _grade(svc.config, body, pub, index)
     keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
     write = protocol.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
-                            user.id, svc.quota(user))
+                               user.id, svc.quota(user), "" if verdict.correct else verdict.reason or "wrong")
     record = await svc.writer.run_bulk(protocol.insert_cases, write)
     if record.over_quota:
         raise _over_quota(svc)

@@ -1,5 +1,6 @@
 """Request limits: body size (an ASGI middleware, bounded reads) and a per-key
 rate limit shared by every server process through the database."""
+import collections
 import math
 import threading
 import time
@@ -151,3 +152,28 @@ class SharedRateLimiter:
                 return want, 0
         tokens = min(self.burst, row.tokens + max(0.0, t - row.updated) * self.rate)
         return 0, max(1, math.ceil((1 - tokens) / self.rate))
+
+
+class AddressRateLimiter:
+    """Token bucket per client address (`per_minute` a minute, a burst of as many), in
+    this process only: for what comes before any key is known (signing in).
+
+    At most `max_addresses` buckets are kept; the least recently used goes first
+    (an address forgotten starts with a full bucket).
+    """
+
+    def __init__(self, per_minute: int, max_addresses: int = 65536):
+        self.rate, self.burst, self.max_addresses = per_minute / 60.0, float(per_minute), max_addresses
+        self._buckets = collections.OrderedDict()  # address -> (tokens, time)
+
+    def retry_after(self, address: str) -> int:
+        """0 when the request may go ahead (a token is spent), else seconds to wait."""
+        if self.rate <= 0:
+            return 0
+        t = time.monotonic()
+        tokens, then = self._buckets.pop(address, (self.burst, t))
+        tokens = min(self.burst, tokens + (t - then) * self.rate)
+        self._buckets[address] = (tokens - 1, t) if tokens >= 1 else (tokens, t)
+        if len(self._buckets) > self.max_addresses:
+            self._buckets.popitem(last=False)
+        return 0 if tokens >= 1 else max(1, math.ceil((1 - tokens) / self.rate))

@@ -80,17 +80,31 @@ async def login_form(request: Request):
     return _page("login", title="Sign in")
 
 
+def _too_many_sign_ins(wait: int, whose: str) -> HTMLResponse:
+    response = _page("login", status=429, title="Sign in",
+                     error=f"Too many sign-ins from {whose}: try again in {wait} s.")
+    response.headers["Retry-After"] = str(wait)
+    return response
+
+
 @router.post("/login")
 async def login(request: Request):
     svc = request.app.state.services
     _same_origin(request)
+    wait = svc.login_by_address.retry_after(request.client.host if request.client else "")
+    if wait:  # before the form is read: guessing keys costs the server nothing more
+        return _too_many_sign_ins(wait, "this address")
     # A small bound on the form, and its parsing off the event loop: an 8 MB
     # form once stalled every request for half a second.
     key = await run_in_threadpool(_form_key, await read_body(request, svc.config.max_form_bytes))
     user = await svc.user_for_key(key) if key else None
     if user is None:
         return _page("login", status=401, title="Sign in", error="Unknown key: check the key your instructor gave you.")
-    token = await svc.write(users.open_session, user.id, svc.config.session_hours)
+    wait = await svc.login_limiter.retry_after(-user.id)
+    if wait:
+        return _too_many_sign_ins(wait, "this key")
+    token = await svc.write(users.open_session, user.id, svc.config.session_hours,
+                            svc.config.max_sessions_per_key)
     response = RedirectResponse(_home(user), status_code=303)
     response.set_cookie(COOKIE, token, max_age=int(svc.config.session_hours * 3600), httponly=True,
                         samesite="strict", secure=request.url.scheme == "https", path="/")
@@ -114,12 +128,21 @@ async def me(request: Request):
     user = await _session_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    book, subs = await svc.read(_one_student, user.name)
+    book, subs = await _one_student_judged(svc, user.name)
     return _page("me", title="My results", user=user, **_results(book, subs))
 
 
 def _one_student(conn, name: str):
     return scores.build(conn, name), details.submissions(conn, name)
+
+
+async def _one_student_judged(svc, name: str):
+    """(gradebook, submissions) of one student, after storing the reasons of cases answered
+    before reasons were kept: each is judged once, on the first page that shows it."""
+    judged = await svc.read(details.unstored_reasons, name)
+    if judged:
+        await svc.writer.run(details.store_reasons_job(judged))
+    return await svc.read(_one_student, name)
 
 
 def _results(book, subs) -> dict:
@@ -173,7 +196,7 @@ async def student_page(request: Request, name: str = ""):
     user, refusal = await _instructor_page(request)
     if refusal:
         return refusal
-    book, subs = await request.app.state.services.read(_one_student, name)
+    book, subs = await _one_student_judged(request.app.state.services, name)
     if not subs and not any(r.user_id for r in book.rows):
         return _page("forbidden", status=404, title="Not found", user=user,
                      message=f"no student named {name!r}: pick one in the gradebook")

@@ -1,0 +1,71 @@
+"""Why a case is wrong is judged once, when it is answered, and stored: /me and
+the instructor's page for a student read it and never re-grade. Cases answered
+before reasons were stored get theirs judged once, on the first page showing them."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
+from server_harness import Server, add_user, db_rows, enc  # noqa: E402
+
+from grader.server.store.db import make_engine  # noqa: E402
+
+pytestmark = pytest.mark.server
+SHAPE_REASON = "value: expected shape (3,), got (2,)"
+
+
+@pytest.fixture
+def srv(tmp_path):
+    server = Server(tmp_path / "grader.db")
+    server.keys = {"prof": add_user(server.db_url, "prof", "instructor"), "ann": add_user(server.db_url, "ann")}
+    server.start()
+    assert server.post("publish", server.keys["prof"], [enc(np.ones(3)), 2.0], assignment="hw1",
+                       problem="p").status_code == 200
+    sid = server.post("submit", server.keys["ann"], assignment="hw1", problem="p").json()["submission_id"]
+    wrong = server.post("submit_test", server.keys["ann"], enc(np.ones(2)), submission_id=sid, test_case_index=0)
+    assert wrong.json()["correct"] is False
+    assert server.post("submit_test", server.keys["ann"], 2.0, submission_id=sid, test_case_index=1).json() == \
+        {"correct": True}
+    yield server
+    server.stop()
+
+
+def page(srv, who: str, path: str) -> str:
+    with requests.Session() as s:
+        assert s.post(srv.url + "login", data={"key": srv.keys[who]}, timeout=10).status_code == 200
+        r = s.get(srv.url + path, timeout=10)
+        assert r.status_code == 200
+        return r.text
+
+
+def set_reason(srv, value):
+    engine = make_engine(srv.db_url)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("update case_results set reason = ? where test_case_index = 0", (value,))
+    finally:
+        engine.dispose()
+
+
+def test_the_reason_is_stored_when_the_case_is_answered(srv):
+    assert sorted(db_rows(srv.db_url, "select test_case_index, reason from case_results")) == \
+        [(0, SHAPE_REASON), (1, "")]
+    assert SHAPE_REASON in page(srv, "ann", "me")
+
+
+@pytest.mark.parametrize("who, path", [("ann", "me"), ("prof", "gradebook/student?name=ann")])
+def test_pages_show_the_stored_reason_without_regrading(srv, who, path):
+    set_reason(srv, "stored reason, not recomputed")  # what a re-grade would replace
+    shown = page(srv, who, path)
+    assert "stored reason, not recomputed" in shown and SHAPE_REASON not in shown
+
+
+def test_a_case_answered_before_reasons_were_stored_is_judged_once(srv):
+    set_reason(srv, None)  # as migration 0005 leaves an old row
+    assert SHAPE_REASON in page(srv, "ann", "me")
+    assert db_rows(srv.db_url, "select reason from case_results where test_case_index = 0") == [(SHAPE_REASON,)]
+    set_reason(srv, "judged once")
+    assert "judged once" in page(srv, "prof", "gradebook/student?name=ann")
