@@ -5,7 +5,8 @@ everyone else.
 - sign-in forms of 1 MB of `a&a&...`, one after another (no key needed);
 - 160 connections at a time announcing 8 MB bodies with no key, sent in part;
 - connections whose headers never finish, as many as the server will take;
-- with a student key, 5 a second each: 400-digit numbers, NUL bytes in problem names.
+- with a student key, 5 a second each: 400-digit numbers, NUL bytes in problem names;
+- the five of `attack_limits.py` (header, me, big, signin, utf8), one at a time.
 
 Run as `python -m grader.bench.attack URL KEY SUBMISSION_ID SECONDS [KINDS]`; prints
 one line of counts. Every step sleeps a little, so that the attacker itself
@@ -18,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 from urllib.parse import quote
+
+from grader.bench import attack_limits
 
 SOURCE = ("127.0.0.2", 0)
 FORM = b"a&" * (512 * 1024)
@@ -92,17 +95,24 @@ async def bad_values(host, port, key, sid, stop_at, counts):
         await asyncio.sleep(0.2)
 
 
-KINDS = ("login", "body", "held", "bad")
+KINDS = ("login", "body", "held", "bad")  # the first round's attacks, together
+LIMIT_KINDS = ("header", "me", "big", "signin", "utf8")  # the second round's, each alone
+READY = "attacker ready"
 
 
 async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> dict:
     host, port = url.split("//")[1].rstrip("/").split(":")
-    port, stop_at = int(port), time.monotonic() + seconds
-    counts = {"login": 0, "body": 0, "held": 0, "bad": 0, "bad_5xx": 0}
+    port = int(port)
+    counts = {"login": 0, "body": 0, "held": 0, "bad": 0, "bad_5xx": 0} if set(kinds) & set(KINDS) else \
+        {"header": 0, "me": 0}
+    state = await attack_limits.setup(kinds, host, port, key)
+    print(READY, flush=True)  # the caller starts its measured load now
+    stop_at = time.monotonic() + seconds
     runs = {"login": lambda: login_flood(host, port, stop_at, counts),
             "body": lambda: hanging_bodies(host, port, stop_at, counts),
             "held": lambda: slow_headers(host, port, stop_at, counts),
-            "bad": lambda: bad_values(host, port, key, sid, stop_at, counts)}
+            "bad": lambda: bad_values(host, port, key, sid, stop_at, counts),
+            **attack_limits.runs(host, port, key, stop_at, counts, state)}
     await asyncio.gather(*(runs[k]() for k in kinds))
     return counts
 
@@ -114,6 +124,18 @@ def spawn(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> subproce
     return subprocess.Popen([sys.executable, "-m", "grader.bench.attack", url, key, str(sid), str(seconds),
                              ",".join(kinds)], cwd=root, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
+
+
+def wait_ready(proc, timeout: float = 120.0):
+    """Wait until the attacker has done its setup (it prints READY)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"attacker exited during its setup with {proc.wait()}")
+        if line.strip() == READY:
+            return
+    raise RuntimeError(f"attacker not ready within {timeout:g} s")
 
 
 def collect(proc) -> str:

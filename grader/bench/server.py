@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.bench import attack as hostile_client
+from grader.bench import attack_limits
 from grader.blas import one_thread_env
 from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_python, run_wrk
 
 SUBMISSIONS_PER_CLIENT = 40
 TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
 ATTACK_GOAL = 0.8  # throughput under attack over throughput without, in the same run
+QUOTA_MB = 48  # room for the 40 answers of ~1 MB the /me attack stores, not for the 4-byte UTF-8 attack
 
 
 
@@ -46,20 +48,27 @@ def main(argv=None) -> int:
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
         with Cluster() as cluster:
-            result, stored, groups, attack = run_once(cluster.new_database(), args)
+            result, stored, groups, attack = run_once(cluster.new_database(), args, attack=_attack(args))
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args)
+            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args,
+                                                      attack=_attack(args))
     if attack:
         print(attack)
     return _report(result, stored, args, groups)
 
 
-def run_once(db_url: str, args, workers: int = None, attack: bool = None):
+def _attack(args):
+    return (args.attack_kind,) if args.attack_kind else args.attack
+
+
+def run_once(db_url: str, args, workers: int = None, attack=None):
     """One load run against a fresh server on `db_url`: (LoadResult, stored cases,
-    writer summary, attacker's line or "")."""
+    writer summary, attacker's line or ""). `attack`: True for the first round's
+    attacks together, a tuple of attack kinds, or False."""
     workers = args.workers if workers is None else workers
     attack = args.attack if attack is None else attack
+    kinds = hostile_client.KINDS if attack is True else tuple(attack or ())
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
         plan = _prepare(db_url, args.clients)
         port = _free_port()
@@ -69,8 +78,9 @@ def run_once(db_url: str, args, workers: int = None, attack: bool = None):
         try:
             url = f"http://127.0.0.1:{port}"
             _publish_and_open(url, plan)
-            if attack:
-                attacker = hostile_client.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds)
+            if kinds:
+                attacker = hostile_client.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds, kinds)
+                hostile_client.wait_ready(attacker)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
             run = run_wrk if use_wrk else run_python
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
@@ -91,6 +101,8 @@ def _parse(argv):
     p.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     p.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     p.add_argument("--attack", action="store_true", help="one hostile client abuses the server meanwhile")
+    p.add_argument("--attack-kind", choices=hostile_client.LIMIT_KINDS,
+                   help="instead, one of the second round's attacks (see grader/bench/attack_limits.py)")
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.seconds > 120 or not 1 <= args.clients <= 512 or not 1 <= args.workers <= 8:
         p.error("--seconds must be in (0, 120], --clients in [1, 512] and --workers in [1, 8]")
@@ -125,7 +137,7 @@ def _free_port() -> int:
 def _start_server(db_url: str, port: int, log: Path, workers: int = 1) -> subprocess.Popen:
     # A huge rate limit keeps the limiter on the measured path without refusing anything.
     cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
-           "--rate", "1000000", "--burst", "1000000", "--workers", str(workers)]
+           "--rate", "1000000", "--burst", "1000000", "--workers", str(workers), "--quota-mb", str(QUOTA_MB)]
     root = Path(__file__).resolve().parents[2]  # so `-m grader` resolves wherever we are called from
     env = one_thread_env(PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
@@ -158,6 +170,11 @@ def _publish_and_open(url: str, plan: Plan):
                    headers={"Authorization": f"Bearer {plan.prof_key}"},
                    data=json.dumps([VALUE] * CASES_PER_SUBMISSION), timeout=30)
         r.raise_for_status()
+        for kind in (attack_limits.BIG, attack_limits.TEXT):  # for the second round's attacks
+            s.post(f"{url}/publish", params={"assignment": "bench", "problem": kind["problem"]},
+                   headers={"Authorization": f"Bearer {plan.prof_key}"},
+                   data=json.dumps(attack_limits.published(kind)), timeout=60).raise_for_status()
+
         def start(key):
             return s.post(f"{url}/submit", params={"assignment": "bench", "problem": "load"},
                           headers={"Authorization": f"Bearer {key}"}, timeout=30).json()["submission_id"]

@@ -53,3 +53,29 @@ def test_matrix_report_judges_the_attack_ratio_and_losses(capsys, rows, ok, verd
     out = capsys.readouterr().out
     assert f"under attack: {verdict}" in out or verdict in out
     assert out.splitlines()[2].split() == ["a", "1000", "10.0", "50.0", "0", str(rows[0].lost)]
+
+
+@pytest.mark.parametrize("kind, counted", [("me", "me"), ("header", "header")])
+def test_a_second_round_attack_runs_and_is_counted(capsys, kind, counted):
+    assert bench_server.main(["--seconds", "2", "--clients", "4", "--tool", "python", "--attack-kind", kind]) == 0
+    out = capsys.readouterr().out
+    attack = next(line for line in out.splitlines() if line.startswith("attack: "))
+    counts = dict(part.rsplit(" ", 1) for part in attack[len("attack: "):].split(", "))
+    assert int(counts[counted]) > 0 and "me_not_200" not in counts
+    assert "errors: 0\n" in out and "lost: 0 (" in out
+
+
+def attack_row(calm, hit, errors=0):
+    return bench_server_matrix.AttackRow("me", calm, hit, errors, 0, "attack: me 10")
+
+
+@pytest.mark.parametrize("rows, ok", [
+    ([attack_row(20.0, 39.0), attack_row(30.0, 30.0)], True),
+    ([attack_row(20.0, 41.0)], False),  # over 2x
+    ([attack_row(60.0, 110.0)], False),  # under 2x, over 100 ms
+    ([attack_row(20.0, 20.0, errors=1)], False),
+])
+def test_round_two_report_judges_each_attack_by_its_own_unattacked_p99(capsys, rows, ok):
+    assert bench_server_matrix.report_limits(rows, 8) is ok
+    out = capsys.readouterr().out
+    assert out.count("NOT met") == (0 if ok else 1)

@@ -69,3 +69,34 @@ def test_a_case_answered_before_reasons_were_stored_is_judged_once(srv):
     assert db_rows(srv.db_url, "select reason from case_results where test_case_index = 0") == [(SHAPE_REASON,)]
     set_reason(srv, "judged once")
     assert "judged once" in page(srv, "prof", "gradebook/student?name=ann")
+
+
+def test_migration_0005_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_path):
+    from sqlalchemy import create_engine, text
+    from grader.server.store import migrate
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    migrate.upgrade(engine, "0004")
+    with engine.begin() as conn:
+        for sql in ("insert into users (id, name, role, key_hash, created_at) values (1, 'ann', 'student', 'h', "
+                    "'2026-01-01 00:00:00')",
+                    "insert into assignments (id, name) values (1, 'hw1')",
+                    "insert into problems (id, assignment_id, name, weight) values (1, 1, 'p', 1.0)",
+                    "insert into publications (id, problem_id, published_by, created_at, rtol, atol, num_cases, "
+                    "values_json) values (1, 1, 1, '2026-01-01 00:00:00', 0, 0, 1, '[1]')",
+                    "insert into submissions (id, user_id, problem_id, publication_id, created_at, late) "
+                    "values (1, 1, 1, 1, '2026-01-01 00:00:00', false)",
+                    "insert into case_results (submission_id, test_case_index, correct, value_sha256, value_json, "
+                    "created_at, late) values (1, 0, false, 'x', '2', '2026-01-01 00:00:00', false)"):
+            conn.execute(text(sql))
+    migrate.upgrade(engine)
+    engine.dispose()
+    assert db_rows(url, "select reason from case_results") == [(None,)]
+    indexes = db_rows(url, "select name from sqlite_master where type = 'index' and tbl_name = 'sessions' "
+                           "and name like 'ix_%'")
+    assert sorted(indexes) == [("ix_sessions_expires_at",), ("ix_sessions_user_id_expires_at",)]
+    from grader.server.gradebook import details
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        assert details.unstored_reasons(conn, "ann") == [(1, "value: wrong number (tolerance rtol=0, atol=0)")]
+    engine.dispose()
