@@ -35,6 +35,10 @@ class ServerConfig:
     login_per_minute: int = 10
     login_per_minute_per_address: int = 120
     max_sessions_per_key: int = 10
+    # Page loads (/me, the gradebook's pages) per user and process: `pages_per_second`,
+    # a burst of `pages_burst`. Four tabs reloading /me once cost others seconds.
+    pages_per_second: float = 2.0
+    pages_burst: int = 20
     # Bytes one student key may store (submissions and kept values); 0 for no quota.
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds

@@ -100,3 +100,14 @@ def test_migration_0005_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_pat
     with engine.connect() as conn:
         assert details.unstored_reasons(conn, "ann") == [(1, "value: wrong number (tolerance rtol=0, atol=0)")]
     engine.dispose()
+
+
+def test_page_loads_are_paced_per_user(srv):
+    from grader.server.config import ServerConfig
+    burst = ServerConfig().pages_burst
+    with requests.Session() as s:
+        assert s.post(srv.url + "login", data={"key": srv.keys["ann"]}, allow_redirects=False,
+                      timeout=10).status_code == 303
+        statuses = [s.get(srv.url + "me", timeout=10).status_code for _ in range(burst + 5)]
+    assert statuses[:burst] == [200] * burst and 429 in statuses[burst:]  # a token comes back every 0.5 s
+    assert "stored" not in page(srv, "prof", "gradebook/student?name=ann")  # another user is not held up

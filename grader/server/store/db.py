@@ -96,6 +96,9 @@ case_results = Table(
     # pages never re-grade stored values. NULL: answered before it was kept (migration 0005).
     Column("reason", Text, nullable=True),
     UniqueConstraint("submission_id", "test_case_index"),
+    # Every column the pages read, so they are read from this index alone: SQLite keeps a row's
+    # columns in order, and reaching one after a 1 MB value_json walks all of its pages.
+    Index("ix_case_results_verdicts", "submission_id", "test_case_index", "correct", "late", "reason"),
 )
 
 # Browser sessions, so that signing out ends a session on every server process.

@@ -29,7 +29,7 @@ from grader.server.store.db import Checkpointer, StorageGuard, StorageLost, make
 from grader.server.store.writer import Writer, WriterStopped
 
 from . import api, pages
-from .limits import AddressRateLimiter, BodyLimit, BodyTooLarge, SharedRateLimiter
+from .limits import BodyLimit, BodyTooLarge, LocalRateLimiter, SharedRateLimiter
 from .refused import Refused
 
 log = logging.getLogger("grader.server")
@@ -71,7 +71,9 @@ class Services:
         # Sign-ins per key share the limiter's table; a key's bucket there is its negated id.
         self.login_limiter = SharedRateLimiter(self.engine, self.config.login_per_minute / 60.0,
                                                self.config.login_per_minute, self.guard)
-        self.login_by_address = AddressRateLimiter(self.config.login_per_minute_per_address)
+        per_address = self.config.login_per_minute_per_address
+        self.login_by_address = LocalRateLimiter(per_address / 60.0, per_address)
+        self.pages_by_user = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
         self._users = {}  # key hash -> (user, time read)
         self._submissions = protocol.LRU(100_000)
         self._publications = protocol.LRU(512)

@@ -154,26 +154,26 @@ class SharedRateLimiter:
         return 0, max(1, math.ceil((1 - tokens) / self.rate))
 
 
-class AddressRateLimiter:
-    """Token bucket per client address (`per_minute` a minute, a burst of as many), in
-    this process only: for what comes before any key is known (signing in).
+class LocalRateLimiter:
+    """Token bucket per name (`rate` tokens a second up to `burst`) in this process only:
+    for sign-ins per client address, before any key is known, and for page loads per user.
 
-    At most `max_addresses` buckets are kept; the least recently used goes first
-    (an address forgotten starts with a full bucket).
+    At most `max_names` buckets are kept; the least recently used goes first
+    (a name forgotten starts with a full bucket).
     """
 
-    def __init__(self, per_minute: int, max_addresses: int = 65536):
-        self.rate, self.burst, self.max_addresses = per_minute / 60.0, float(per_minute), max_addresses
-        self._buckets = collections.OrderedDict()  # address -> (tokens, time)
+    def __init__(self, rate: float, burst: int, max_names: int = 65536):
+        self.rate, self.burst, self.max_names = rate, float(burst), max_names
+        self._buckets = collections.OrderedDict()  # name -> (tokens, time)
 
-    def retry_after(self, address: str) -> int:
+    def retry_after(self, name) -> int:
         """0 when the request may go ahead (a token is spent), else seconds to wait."""
         if self.rate <= 0:
             return 0
         t = time.monotonic()
-        tokens, then = self._buckets.pop(address, (self.burst, t))
+        tokens, then = self._buckets.pop(name, (self.burst, t))
         tokens = min(self.burst, tokens + (t - then) * self.rate)
-        self._buckets[address] = (tokens - 1, t) if tokens >= 1 else (tokens, t)
-        if len(self._buckets) > self.max_addresses:
+        self._buckets[name] = (tokens - 1, t) if tokens >= 1 else (tokens, t)
+        if len(self._buckets) > self.max_names:
             self._buckets.popitem(last=False)
         return 0 if tokens >= 1 else max(1, math.ceil((1 - tokens) / self.rate))

@@ -41,6 +41,13 @@ async def _session_user(request: Request):
     return await request.app.state.services.read(users.session_user, token) if token else None
 
 
+def _paced(request: Request, user):
+    """Refuse a user's page load over their pace (ServerConfig.pages_per_second)."""
+    wait = request.app.state.services.pages_by_user.retry_after(user.id)
+    if wait:
+        raise Refused(429, f"too many page loads: try again in {wait} s", {"Retry-After": str(wait)})
+
+
 def _same_origin(request: Request):
     """Refuse a POST that a browser sent from another site (Fetch metadata, then Origin, then Referer).
 
@@ -128,6 +135,7 @@ async def me(request: Request):
     user = await _session_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
+    _paced(request, user)
     book, subs = await _one_student_judged(svc, user.name)
     return _page("me", title="My results", user=user, **_results(book, subs))
 
@@ -161,6 +169,7 @@ async def _instructor(request: Request, key: Optional[str] = None):
         return None
     if not user.is_instructor:
         raise Refused(403, "only instructors can read the gradebook; students see their results at /me")
+    _paced(request, user)
     return user
 
 
