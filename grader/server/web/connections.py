@@ -68,8 +68,11 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes):
+        if self.transport.is_closing():  # refused or timed out: whatever else arrives is dropped
+            return
         if not self._in_head:
             return super().data_received(data)
+        self._unset_keepalive_if_required()  # as uvicorn does on any data: the head timer takes over
         if not self._head and self._timer is None:  # a keep-alive connection starts its next request
             self._arm(settings().header_timeout)
         start = max(0, len(self._head) - len(HEAD_END) + 1)  # the end may straddle two packets
