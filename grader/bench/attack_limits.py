@@ -2,9 +2,12 @@
 client (address 127.0.0.2) doing one thing the server once could not bear.
 
 - `header`: connections sending a 40 MB request header as fast as they can;
-- `me`: a student with 40 stored answers of ~1 MB reloading /me in 4 tabs;
+- `me`: a student with 40 stored answers of ~1 MB reloading /me in 4 tabs, each
+  as soon as its page is there, at most 10 times a second (a browser, not a flood
+  of bare requests: a flood from one address is its own attack, not bounded here);
 - `big`: one key sending 8 MB answers on two connections, about one a second each;
-- `signin`: one key signing in as fast as it can;
+- `signin`: one key signing in on 4 connections, 200 times a second in all
+  (the flood seen: 130 a second);
 - `utf8`: one key storing answers of 4-byte UTF-8 characters, past its quota.
 
 `setup` (stored answers, a session) runs before the measured load starts.
@@ -21,7 +24,8 @@ SOURCE = ("127.0.0.2", 0)
 # large arrays and one of long strings, so that answers of ~1 MB are within their limits.
 BIG = {"problem": "big", "cases": 4, "elements": 50_000}
 TEXT = {"problem": "text", "cases": 4, "chars": 262_000}
-ME_ANSWERS, ME_TABS = 40, 4
+ME_ANSWERS, ME_TABS, TAB_RELOAD_S = 40, 4, 0.1
+SIGNIN_SLOTS, SIGNIN_EVERY_S = 4, 0.02
 
 
 def published(kind: dict) -> list:
@@ -125,8 +129,11 @@ async def huge_headers(host, port, stop_at, counts, slots=4):
 async def me_storm(host, port, stop_at, counts, state):
     async def tab():
         while time.monotonic() < stop_at:
+            t0 = time.monotonic()
             status, _, _ = await request(host, port, "GET", "/me", headers=(f"Cookie: {state['cookie']}",))
-            counts["me" if status == 200 else "me_not_200"] += 1
+            name = "me" if status == 200 else f"me_{status}"
+            counts[name] = counts.get(name, 0) + 1
+            await asyncio.sleep(max(0.0, TAB_RELOAD_S - (time.monotonic() - t0)))
     await asyncio.gather(*(tab() for _ in range(ME_TABS)))
 
 
@@ -143,12 +150,14 @@ async def big_answers(host, port, key, stop_at, counts):
     await asyncio.gather(one(), one())
 
 
-async def sign_in_flood(host, port, key, stop_at, counts, slots=4):
+async def sign_in_flood(host, port, key, stop_at, counts):
     async def one():
         while time.monotonic() < stop_at:
+            t0 = time.monotonic()
             status, _ = await sign_in(host, port, key)
             counts[f"signin_{status}"] = counts.get(f"signin_{status}", 0) + 1
-    await asyncio.gather(*(one() for _ in range(slots)))
+            await asyncio.sleep(max(0.0, SIGNIN_EVERY_S - (time.monotonic() - t0)))
+    await asyncio.gather(*(one() for _ in range(SIGNIN_SLOTS)))
 
 
 async def utf8_quota(host, port, key, stop_at, counts):

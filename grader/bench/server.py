@@ -28,7 +28,7 @@ from pathlib import Path
 from grader.bench import attack as hostile_client
 from grader.bench import attack_limits
 from grader.blas import one_thread_env
-from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_python, run_wrk
+from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_paced, run_python, run_wrk
 
 SUBMISSIONS_PER_CLIENT = 40
 TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
@@ -48,13 +48,14 @@ def main(argv=None) -> int:
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
         with Cluster() as cluster:
-            result, stored, groups, attack = run_once(cluster.new_database(), args, attack=_attack(args))
+            result, stored, groups, attack, cpu = run_once(cluster.new_database(), args, attack=_attack(args))
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, attack = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args,
-                                                      attack=_attack(args))
+            result, stored, groups, attack, cpu = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args,
+                                                           attack=_attack(args))
     if attack:
         print(attack)
+    print(f"server CPU during the load: {cpu:.1f} s")
     return _report(result, stored, args, groups)
 
 
@@ -64,8 +65,8 @@ def _attack(args):
 
 def run_once(db_url: str, args, workers: int = None, attack=None):
     """One load run against a fresh server on `db_url`: (LoadResult, stored cases,
-    writer summary, attacker's line or ""). `attack`: True for the first round's
-    attacks together, a tuple of attack kinds, or False."""
+    writer summary, attacker's line or "", the server's CPU seconds during the load).
+    `attack`: True for the first round's attacks together, a tuple of attack kinds, or False."""
     workers = args.workers if workers is None else workers
     attack = args.attack if attack is None else attack
     kinds = hostile_client.KINDS if attack is True else tuple(attack or ())
@@ -82,16 +83,30 @@ def run_once(db_url: str, args, workers: int = None, attack=None):
                 attacker = hostile_client.spawn(url, plan.attacker_key, plan.attacker_sid, args.seconds, kinds)
                 hostile_client.wait_ready(attacker)
             use_wrk = args.tool == "wrk" or (args.tool == "auto" and shutil.which("wrk"))
-            run = run_wrk if use_wrk else run_python
+            run = run_paced(args.paced) if args.paced else run_wrk if use_wrk else run_python
+            cpu = server_cpu_seconds(server.pid)
             result = run(url, plan, args.clients, args.seconds, Path(tmp))
+            cpu = server_cpu_seconds(server.pid) - cpu
         finally:
             attack_line = hostile_client.collect(attacker)
             _stop(server)
         stored = _stored_cases(db_url)
         groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
                   if "writer stopped: " in line]
-    return result, stored, ", ".join(groups) or "unknown", attack_line
+    return result, stored, ", ".join(groups) or "unknown", attack_line, cpu
 
+
+def server_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by the server process and its worker processes (Linux /proc)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that just ended
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="bench_server", description=__doc__.splitlines()[0])
@@ -101,6 +116,9 @@ def _parse(argv):
     p.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     p.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     p.add_argument("--attack", action="store_true", help="one hostile client abuses the server meanwhile")
+    p.add_argument("--paced", type=float, default=0.0, metavar="RATE",
+                   help="send RATE requests a second in all, timed from when each was due (default: as fast "
+                        "as answered)")
     p.add_argument("--attack-kind", choices=hostile_client.LIMIT_KINDS,
                    help="instead, one of the second round's attacks (see grader/bench/attack_limits.py)")
     args = p.parse_args(argv)

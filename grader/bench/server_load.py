@@ -1,11 +1,19 @@
 """The load generators of the server bench: wrk with a Lua script when it is
 installed, else an asyncio loop of raw HTTP clients. Each sends every
-(submission, case) pair of its plan once and returns a LoadResult."""
+(submission, case) pair of its plan once and returns a LoadResult.
+
+wrk and the asyncio loop by default send each request as soon as the last
+is answered (a closed loop: the server's throughput). `run_paced` sends at a
+fixed rate instead, below what the server can do, as a class does, and times
+each request from when it was due, so that a stalled server shows in every
+request that waited (no coordinated omission)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
+import random
 import subprocess
 import time
 from dataclasses import dataclass
@@ -96,9 +104,12 @@ def run_wrk(url, plan, clients, seconds, tmp: Path) -> LoadResult:
 
 # --- asyncio fallback -------------------------------------------------------
 
-async def _client(host, port, key, sids, stop_at, latencies, acked, errors):
+async def _client(host, port, key, sids, stop_at, latencies, acked, errors, interval=0.0):
+    """One student's connection: its cases in order, each as soon as the last is answered,
+    or (`interval` > 0) each `interval` seconds after the last was due."""
     body = json.dumps(VALUE).encode()
     reader, writer = await asyncio.open_connection(host, port)
+    due = time.perf_counter() + interval * random.random()  # students do not start in step
     try:
         for sid, i in _cases(sids):
             if time.monotonic() >= stop_at:
@@ -106,7 +117,11 @@ async def _client(host, port, key, sids, stop_at, latencies, acked, errors):
             head = (f"POST /submit_test?submission_id={sid}&test_case_index={i} HTTP/1.1\r\n"
                     f"Host: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
                     f"Content-Length: {len(body)}\r\n\r\n").encode()
-            t0 = time.perf_counter()
+            if interval:  # timed from when it was due: a late start is the server's delay too
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                t0, due = due, due + interval
+            else:
+                t0 = time.perf_counter()
             writer.write(head + body)
             status = await asyncio.wait_for(_read_response(reader), 10)
             latencies.append(time.perf_counter() - t0)
@@ -138,14 +153,22 @@ def _fast_loop():
     return uvloop.new_event_loop
 
 
-def run_python(url, plan, clients, seconds, tmp) -> LoadResult:
+def run_paced(rate: float):
+    """A load generator sending `rate` requests a second in all (see the module docstring)."""
+    def run(url, plan, clients, seconds, tmp) -> LoadResult:
+        result = run_python(url, plan, clients, seconds, tmp, interval=clients / rate)
+        return LoadResult(f"python asyncio, paced at {rate:g}/s", *dataclasses.astuple(result)[1:])
+    return run
+
+
+def run_python(url, plan, clients, seconds, tmp, interval: float = 0.0) -> LoadResult:
     host, port = url.split("//")[1].split(":")
     latencies, acked, errors = [], [], []
 
     async def go():
         stop_at = time.monotonic() + seconds
         await asyncio.gather(*(_client(host, int(port), plan.keys[c], plan.sids[c], stop_at,
-                                       latencies, acked, errors) for c in range(clients)))
+                                       latencies, acked, errors, interval) for c in range(clients)))
     t0 = time.monotonic()
     if hasattr(asyncio, "Runner"):  # Python 3.11+
         with asyncio.Runner(loop_factory=_fast_loop()) as runner:

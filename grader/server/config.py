@@ -35,7 +35,7 @@ class ServerConfig:
     login_per_minute: int = 10
     login_per_minute_per_address: int = 120
     max_sessions_per_key: int = 10
-    # Page loads (/me, the gradebook's pages) per user and process: `pages_per_second`,
+    # Page loads (/me, the gradebook's pages) per session and process: `pages_per_second`,
     # a burst of `pages_burst`. Four tabs reloading /me once cost others seconds.
     pages_per_second: float = 2.0
     pages_burst: int = 20

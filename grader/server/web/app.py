@@ -73,7 +73,7 @@ class Services:
                                                self.config.login_per_minute, self.guard)
         per_address = self.config.login_per_minute_per_address
         self.login_by_address = LocalRateLimiter(per_address / 60.0, per_address)
-        self.pages_by_user = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
+        self.pages_by_session = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
         self._users = {}  # key hash -> (user, time read)
         self._submissions = protocol.LRU(100_000)
         self._publications = protocol.LRU(512)
