@@ -116,9 +116,8 @@ async def submit_test(request: Request):
     body = await read_body(request, limit, f"answer to case {index}",
                            f" ({cfg.answer_bytes_factor:g} times the published answer's, at least "
                            f"{cfg.min_answer_bytes}); check the value's shape")
-    verdict = await _grade(svc.config, body, pub, index)
-    keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
-    write = protocol.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
+    verdict, digest, keep = await _grade(svc.config, body, pub, index)
+    write = protocol.CaseWrite(sid, index, verdict.correct, digest, keep,
                                user.id, svc.quota(user), "" if verdict.correct else verdict.reason or "wrong")
     record = await svc.writer.run_bulk(protocol.insert_cases, write)
     if record.over_quota:
@@ -138,13 +137,15 @@ def _over_quota(svc) -> Refused:
                         "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
 
 
-async def _grade(config, body: bytes, pub: protocol.Publication, index: int) -> values.AnswerVerdict:
+async def _grade(config, body: bytes, pub: protocol.Publication, index: int):
+    """(verdict, the body's sha256, the body as text to keep or None when too large)."""
     def grade():
         try:
             got = values.parse(body, config.max_json_depth, config.max_array_elements)
         except values.BadValue as e:
             raise Refused(400, f"submitted value: {e}") from None
-        return values.compare(pub.expected[index], got, pub.rtol, pub.atol)
+        keep = body.decode("utf-8") if len(body) <= config.max_stored_value_bytes else None  # parsed: UTF-8
+        return values.compare(pub.expected[index], got, pub.rtol, pub.atol), hashlib.sha256(body).hexdigest(), keep
     if len(body) <= INLINE_GRADING_BYTES:
         return grade()
     return await run_in_threadpool(grade)

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -34,6 +35,10 @@ from .refused import Refused
 
 log = logging.getLogger("grader.server")
 USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
+# Pages and large answers are read and judged in worker threads. Python lets a thread keep
+# the GIL for up to this long while the event loop waits to answer everyone else (the
+# default, 5 ms, let four /me tabs add tens of ms to other students' submit_test).
+GIL_SWITCH_SECONDS = 0.001
 _KEY_IN_URL = re.compile(r"(user_key=)[^&\s\"]*", re.IGNORECASE)
 
 
@@ -239,6 +244,7 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
         # pausing every request for tens of ms under load.
         gc.collect()
         gc.freeze()
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         services.writer.start()
         services.checkpointer.start()
         try:
