@@ -13,7 +13,7 @@ from grader import REFERENCE
 from grader.blas import one_thread_env
 from grader.bench import batch as bench_batch
 
-EPOCH_TARGET = 1.15  # reference nn_epoch at most 1.15x a plain-numpy epoch (CPU seconds)
+EPOCH_TARGET = 1.5  # reference nn_epoch (a model answer, not tuned) at most 1.5x a plain-numpy epoch (CPU seconds)
 
 
 def bench_env():
