@@ -1,3 +1,4 @@
+# Generated from reference/handout_files/conftest.py by `make handout`; do not edit.
 """Prints your points per question as the last lines of every pytest run.
 
 The cases are the grader's public cases (tests/hw1/test_cases.py). Each

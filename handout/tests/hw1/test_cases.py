@@ -1,3 +1,4 @@
+# Generated from reference/tests/hw1/test_cases.py by `make handout`; do not edit.
 """The grader's public cases, run on your code the way the grader runs them.
 
     python -m pytest tests/hw1 -k forward      (or: make test Q=forward)

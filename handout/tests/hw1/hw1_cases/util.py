@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/util.py by `make handout`; do not edit.
 """Helpers shared by the case modules. They run inside the worker on the
 library under test, so they use only numpy and what the case passes in."""
 import functools

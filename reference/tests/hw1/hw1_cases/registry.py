@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/registry.py by `make handout`; do not edit.
 """The case registry's data types: questions and cases.
 
 A case is a row of plain data: a name, its question, the contract line it
