@@ -161,7 +161,7 @@ class EWiseDiv(TensorOp):
         # Q2
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
-        return out_grad / b, -out_grad * a / b ** 2
+        return out_grad / b, -out_grad * a / (b * b)
         ### END YOUR SOLUTION
 
 
