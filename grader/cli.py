@@ -180,13 +180,13 @@ def _handout(parser):
 
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
-    "grade": (_grade, "grader.grading.grade:grade_command",
+    "grade": (_grade, "grader.grading.commands:grade_command",
               "grade one submission (folder, .zip, or the student files) in a sandbox"),
-    "grade-batch": (_grade_batch, "grader.grading.batch:grade_batch_command",
+    "grade-batch": (_grade_batch, "grader.grading.commands:grade_batch_command",
                     "grade every submission under a folder in parallel into a gradebook"),
-    "regrade": (_regrade, "grader.grading.regrade:regrade_command",
+    "regrade": (_regrade, "grader.grading.commands:regrade_command",
                 "grade a batch again with the current grader: whose score moves and why (--apply to apply)"),
-    "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope:gradescope_bundle_command",
+    "gradescope-bundle": (_gradescope_bundle, "grader.grading.commands:gradescope_bundle_command",
                           "build a Gradescope autograder zip"),
     "handout": (_handout, "grader.handout.commands:handout_command",
                 "generate handout/ from reference/ (solutions stripped, leak-checked)"),

@@ -51,7 +51,7 @@ def _in_process_cases():
 
 
 def _graded(config):
-    from grader.grading.grade import grade_submission  # lazy: `grader bench --only epoch` stays light
+    from grader.grading.orchestrate import grade_submission  # lazy: `grader bench --only epoch` stays light
 
     start = time.perf_counter()
     rep = grade_submission(REFERENCE, config)

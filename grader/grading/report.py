@@ -73,7 +73,7 @@ class Report:
 
 def question_scores(cases, questions):
     """Per-question totals of the scored cases (max_score > 0), for the
-    registry's `questions`. Case scores are multiples of 1e-4 (see grade.py),
+    registry's `questions`. Case scores are multiples of 1e-4 (scoring.py),
     so the sums are exact."""
     scores = []
     for q in questions:
@@ -83,7 +83,8 @@ def question_scores(cases, questions):
     return tuple(scores)
 
 
-def _fmt(x):
+def fmt_points(x):
+    """A score as reports and gradebooks print it: 7 for whole points, else 7.25."""
     return f"{x:g}" if x == int(x) else f"{x:.2f}"
 
 
@@ -96,7 +97,7 @@ def _gradescope_output(c):
 
 def gradescope_json(report):
     """Gradescope's results.json schema (one test per case)."""
-    header = f"needle {report.assignment}: {_fmt(report.score)} / {report.max_score} (sandbox: {report.tier})"
+    header = f"needle {report.assignment}: {fmt_points(report.score)} / {report.max_score} (sandbox: {report.tier})"
     doc = {
         "score": report.score,
         "execution_time": round(report.execution_time, 2),
@@ -150,7 +151,7 @@ def junit_xml(report):
                        time=f"{report.execution_time:.2f}")
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
-    ET.SubElement(props, "property", name="score", value=_fmt(report.score))
+    ET.SubElement(props, "property", name="score", value=fmt_points(report.score))
     for c in report.cases:
         _junit_case(suite, report, c)
     if report.error:
@@ -163,9 +164,9 @@ def score_table(report):
     """The per-question table printed by `grader grade`, Markdown-compatible."""
     lines = ["| question | cases passed | points |", "|---|---|---|"]
     for q in report.questions:
-        lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {_fmt(q.score)}/{q.max_score} |")
+        lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {fmt_points(q.score)}/{q.max_score} |")
     lines.append(f"| total | {sum(q.passed for q in report.questions)}/{sum(q.total for q in report.questions)} "
-                 f"| {_fmt(report.score)}/{report.max_score} |")
+                 f"| {fmt_points(report.score)}/{report.max_score} |")
     advisories = [c for c in report.cases if c.advisory]
     if advisories:
         lines.append(f"\n{ADVISORY_TITLE}: {sum(c.passed for c in advisories)}/{len(advisories)} cases passed.")
@@ -204,7 +205,7 @@ def _question_section(report, q):
     failed = [c for c in report.cases if c.question == q.key and not c.passed and c.max_score > 0]
     if not failed:
         return []
-    lines = [f"## {q.label} {q.key}: {_fmt(q.score)}/{q.max_score} points\n"]
+    lines = [f"## {q.label} {q.key}: {fmt_points(q.score)}/{q.max_score} points\n"]
     blocked = [c for c in failed if c.blocked]
     if blocked:  # the import failure is in the notes above: said once, not once per case
         lines.append(f"- {len(blocked)} cases not run: the submission could not be imported (see above)")
@@ -214,7 +215,7 @@ def _question_section(report, q):
 
 def markdown(report):
     """The student's report: table, then each question's scored failures, then advisories."""
-    parts = [f"# needle {report.assignment}: {_fmt(report.score)} / {report.max_score}\n",
+    parts = [f"# needle {report.assignment}: {fmt_points(report.score)} / {report.max_score}\n",
              f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
              f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n"]
     parts += [f"> {note}\n" for note in report.notes]
@@ -239,5 +240,5 @@ def csv_header(questions):
 
 def csv_row(report):
     """Scores as csvsafe.Number cells: write the row with csvsafe.render."""
-    return [report.submission, *(csvsafe.Number(_fmt(q.score)) for q in report.questions),
-            csvsafe.Number(_fmt(report.score))]
+    return [report.submission, *(csvsafe.Number(fmt_points(q.score)) for q in report.questions),
+            csvsafe.Number(fmt_points(report.score))]

@@ -156,7 +156,7 @@ def test_markdown_shows_no_absolute_path():
 
 
 def test_case_scores_add_up_exactly():
-    from grader.grading.grade import max_scores, split_points
+    from grader.grading.scoring import max_scores, split_points
     assert sum(split_points(10, [1] * 7)) == 10 * 10_000
     assert sum(split_points(25, [1, 2, 0.5])) == 25 * 10_000
     points = max_scores(Assignment.hw1().registry())
