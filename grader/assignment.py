@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from grader.handout.manifest import Manifest
+from grader.paths import ROOT
 from grader.registry import Registry, load_registry
 
 if sys.version_info >= (3, 11):
@@ -44,7 +45,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
@@ -186,4 +186,4 @@ def _packages(path, raw) -> tuple:
     return tuple(packages)
 
 
-__all__ = ["ROOT", "Assignment", "AssignmentError", "Registry"]
+__all__ = ["Assignment", "AssignmentError", "Registry"]

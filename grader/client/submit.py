@@ -16,8 +16,8 @@ from pathlib import Path
 
 from grader.assignment import Assignment, AssignmentError
 from grader.blas import one_thread_env
+from grader.paths import ROOT
 
-GRADER_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
 
@@ -89,5 +89,5 @@ def _publish_flags(args, assignment) -> list:
 
 
 def _env(key: str) -> dict:
-    path = os.pathsep.join(filter(None, [str(GRADER_ROOT), os.environ.get("PYTHONPATH")]))
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return one_thread_env(MUGRADE_KEY=key, PYTHONPATH=path)

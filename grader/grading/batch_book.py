@@ -24,9 +24,9 @@ PENDING = "not graded yet: the batch is running, or stopped before it (run grade
 
 
 def header(questions) -> list:
-    """...the reason, then what was graded: the student files' sha256 and, for
+    """One column per question and the total, the reason, then what was graded: the student files' sha256 and, for
     a git submission, its commit (from the result's provenance)."""
-    return [*report.csv_header(questions), "reason", "submission_sha256", "commit"]
+    return ["submission", *(q.key for q in questions), "total", "reason", "submission_sha256", "commit"]
 
 
 def _one_line(text: str) -> str:

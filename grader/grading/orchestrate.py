@@ -90,7 +90,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
                                    mode, provenance.REFUSED)
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name,
-                                 seed_id=seed_id, provenance=made)
+                                 provenance=made)
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
         sources = _sources(files)
@@ -100,8 +100,7 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
                          time.monotonic() - start, notes, mode=mode, assignment=assignment.name,
-                         seed_id=seed_id, provenance=provenance.make(assignment, submission, digest, seed_id, tier,
-                                                                     mode))
+                         provenance=provenance.make(assignment, submission, digest, seed_id, tier, mode))
 
 
 def refusal(rep: report.Report) -> str:
@@ -121,7 +120,7 @@ def failed_report(submission, reason, elapsed, assignment: Assignment, config: R
     except Exception:  # what broke the grader may break this too: the reason matters more
         made = None
     return report.Report(str(submission), (), report.question_scores((), questions), "none", elapsed, (), reason,
-                         assignment=assignment.name, seed_id=seed_id, provenance=made)
+                         assignment=assignment.name, provenance=made)
 
 
 def grade_to(submission, out_dir, config=RunConfig()):

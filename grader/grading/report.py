@@ -2,15 +2,14 @@
 
 `Report` holds one `CaseResult` per graded case; each writer below is a pure
 function of a Report (golden-tested): Gradescope results.json, JUnit XML,
-Markdown, and a gradebook CSV row.
+Markdown and the terminal's score table (a gradebook row is built from
+results.json: batch_book.py).
 """
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from pathlib import PurePath
-
-from grader import csvsafe
 
 CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
 STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
@@ -59,8 +58,7 @@ class Report:
     error: str = ""       # set when the grader itself failed
     mode: str = CONTRACT_MODE
     assignment: str = "hw1"
-    seed_id: str = ""     # which drawn inputs were scored (a hash, never the seed)
-    provenance: object = None  # provenance.Provenance: what graded it (None: seed_id alone)
+    provenance: object = None  # provenance.Provenance: what graded it, its seed_id included (None: unknown)
 
     @property
     def score(self):
@@ -116,8 +114,7 @@ def gradescope_json(report):
             "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
             "sandbox_tier": report.tier,
             "scoring": report.mode,
-            "provenance": {"seed_id": report.seed_id,
-                           **(report.provenance.to_json() if report.provenance is not None else {})},
+            "provenance": report.provenance.to_json() if report.provenance is not None else {},
         },
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
@@ -233,12 +230,3 @@ def markdown(report):
             parts += _failure_lines([c for c in beyond if c.question == q.key], prefix=f"{q.label}: ")
     return "\n".join(parts).rstrip("\n") + "\n"
 
-
-def csv_header(questions):
-    return ["submission", *(q.key for q in questions), "total"]
-
-
-def csv_row(report):
-    """Scores as csvsafe.Number cells: write the row with csvsafe.render."""
-    return [report.submission, *(csvsafe.Number(fmt_points(q.score)) for q in report.questions),
-            csvsafe.Number(fmt_points(report.score))]

@@ -36,6 +36,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.paths import ROOT
 from grader.sandbox.cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -114,8 +115,8 @@ SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "
 def private_dirs() -> list[Path]:
     """Host directories hidden from the worker in the unshare/rlimit tiers."""
     tops = [Path("/", e.name) for e in os.scandir("/") if e.is_dir(follow_symlinks=False)]
-    repo = Path(__file__).resolve().parents[2]  # the grader, its caches: even under /usr
-    return [p for p in tops if p.name not in SYSTEM_DIRS] + ([repo] if repo != Path("/") else [])
+    # the grader, its caches: even under /usr
+    return [p for p in tops if p.name not in SYSTEM_DIRS] + ([ROOT] if ROOT != Path("/") else [])
 
 
 # ---------------------------------------------------------------- bwrap
