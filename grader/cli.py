@@ -236,9 +236,12 @@ def _parser():
 
 def main(argv=None):
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
-        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
-        return status
+        try:
+            return _main(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            # Every way out (argparse's --help and --version exit too): what is
+            # still buffered meets a closed pipe here, not at interpreter exit.
+            sys.stdout.flush()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
