@@ -86,9 +86,17 @@ class Assignment:
         return _load(Path(folder).resolve())
 
     @classmethod
-    def option(cls, folder=None) -> "Assignment":
-        """What a command's --assignment FOLDER names (default: this repository's hw1)."""
-        return cls.hw1() if folder is None else cls.load(folder)
+    def option(cls, value=None) -> "Assignment":
+        """What --assignment names: a folder holding an assignment.toml, or the
+        name of this repository's assignment (hw1, also the default). A
+        folder of that name, if there is one, wins."""
+        if value is None or (value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file()):
+            return cls.hw1()
+        if not (Path(value) / "assignment.toml").is_file():
+            raise AssignmentError(f"--assignment {value}: no {Path(value) / 'assignment.toml'}; pass the folder "
+                                  f"holding the assignment's assignment.toml, or {cls.hw1().name} for this "
+                                  "repository's")
+        return cls.load(value)
 
     @property
     def tests_dir(self) -> str:

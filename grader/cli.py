@@ -13,10 +13,13 @@ import sys
 from importlib import metadata
 
 
+# One meaning of --assignment in every command (Assignment.option reads it).
+ASSIGNMENT_HELP = ("the assignment: a folder holding an assignment.toml, or hw1 for this repository's "
+                   "(default: hw1)")
+
+
 def _assignment(parser):
-    parser.add_argument("--assignment", metavar="FOLDER",
-                        help="another assignment: a folder with an assignment.toml (default: hw1, this "
-                        "repository's assignment.toml)")
+    parser.add_argument("--assignment", metavar="FOLDER|hw1", help=ASSIGNMENT_HELP)
 
 
 def _grade(parser):
@@ -121,7 +124,9 @@ def _gradebook(parser):
 def _import_batch(parser):
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (one folder per student)")
     _db(parser)
-    parser.add_argument("--assignment", default="hw1", help="assignment the results belong to")
+    parser.add_argument("--assignment", default="hw1", metavar="NAME",
+                        help="the assignment's name on the server, as `grader publish` and the students' "
+                        "submit name it (for a folder's assignment: the name in its assignment.toml)")
     parser.add_argument("--source", help="label of this batch (default: the folder's name); "
                                          "importing under the same label replaces regraded results")
     parser.add_argument("--dry-run", action="store_true",
@@ -145,8 +150,8 @@ def _submit(parser):
 def _publish(parser):
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
-    parser.add_argument("--assignment", default="hw1", help="assignment name, or a folder with an "
-                        "assignment.toml (then its name, points and reference are used)")
+    parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
+                        help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
     parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
     parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")

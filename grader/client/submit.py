@@ -30,13 +30,15 @@ def publish_command(args) -> int:
 
 
 def _assignment(args):
-    """(name, Assignment or None): a folder with an assignment.toml, hw1, or a name the server knows."""
-    if (Path(args.assignment) / "assignment.toml").is_file():
-        assignment = Assignment.load(args.assignment)
-        return assignment.name, assignment
-    if args.assignment == "hw1":
-        return "hw1", Assignment.hw1()
-    return args.assignment, None
+    """(name, Assignment or None): what --assignment names (Assignment.option),
+    else a name only the server knows (the reference then comes from --dir)."""
+    try:
+        assignment = Assignment.option(args.assignment)
+    except AssignmentError:
+        if (Path(args.assignment) / "assignment.toml").is_file():  # a broken one: say why
+            raise
+        return args.assignment, None
+    return assignment.name, assignment
 
 
 def _run_client(args, command) -> int:

@@ -1,7 +1,7 @@
 """How one worker is started in each tier: command lines and child setup.
 
 Three tiers, strongest first; in each the worker runs the copied
-interpreter (sandbox_env) from the run's stage, as described by a View:
+interpreter (env.py) from the run's stage, as described by a View:
 
 - "bwrap": bubblewrap builds a new root holding /usr and friends, the
   interpreter at /env, the case code at /runner, the working directory at
