@@ -16,10 +16,10 @@ from pathlib import Path
 
 from grader import csvsafe
 from grader.grading import report
+from grader.grading.batch_names import GRADEBOOK
 from grader.grading.writing import RESULTS
 from grader.files import write_atomic
 
-GRADEBOOK = "gradebook.csv"
 PENDING = "not graded yet: the batch is running, or stopped before it (run grade-batch again)"
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from grader.assignment import Assignment
 from grader.paths import ROOT
 from grader.files import write_atomic
+from grader.grading.batch_names import RECORD
 from grader.grading.workers import QuestionLimits, RunConfig
 
-RECORD = "batch.json"
 FORMAT = 1
 
 

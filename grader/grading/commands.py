@@ -10,8 +10,7 @@ from pathlib import Path
 from grader.assignment import Assignment
 from grader.grading import batch_record, ci, cluster, report, seeds
 from grader.grading.batch import grade_batch
-from grader.grading.batch_book import GRADEBOOK
-from grader.grading.batch_names import find_submissions
+from grader.grading.batch_names import GRADEBOOK, find_submissions
 from grader.grading.gradescope import BundleError, build_bundle
 from grader.grading.orchestrate import grade_to, refusal
 from grader.grading.regrade import regrade, summary

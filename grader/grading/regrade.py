@@ -35,12 +35,10 @@ from grader.grading import batch_record, expected, provenance, report, seeds
 from grader.grading.batch import Progress, run_jobs
 from grader.grading.batch_book import BatchGradebook
 from grader.grading.batch_jobs import Job
-from grader.grading.batch_names import find_submissions
+from grader.grading.batch_names import AUDIT_LOG, GRADEBOOK, REGRADE_CSV, find_submissions
 from grader.grading.orchestrate import submission_digest
 from grader.grading.writing import REPORT_FILES, RESULTS
 
-REGRADE_CSV = "regrade.csv"
-AUDIT_LOG = "audit.log"
 NEW_SUBMISSION = "new submission"
 HEADER = ["submission", "old total", "new total", "cases changed", "why"]
 
@@ -245,7 +243,7 @@ def summary(outcome: Outcome, out_root: Path, apply: bool) -> str:
                      f"{', '.join(outcome.orphans)}")
     if apply:
         lines.append(f"applied: new results in place (old ones kept as results.prev-*.json), "
-                     f"{out_root / 'gradebook.csv'} rewritten, logged in {out_root / AUDIT_LOG}")
+                     f"{out_root / GRADEBOOK} rewritten, logged in {out_root / AUDIT_LOG}")
     else:
         lines.append(f"dry run: no result changed; the list is in {out_root / REGRADE_CSV}; "
                      f"apply it with `grader regrade {out_root} --apply`")
