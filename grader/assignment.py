@@ -92,10 +92,9 @@ class Assignment:
         folder of that name, if there is one, wins."""
         if value is None or (value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file()):
             return cls.hw1()
-        if not (Path(value) / "assignment.toml").is_file():
-            raise AssignmentError(f"--assignment {value}: no {Path(value) / 'assignment.toml'}; pass the folder "
-                                  f"holding the assignment's assignment.toml, or {cls.hw1().name} for this "
-                                  "repository's")
+        if not Path(value).is_dir():  # a name, or a typo: a folder without its toml says so in load()
+            raise AssignmentError(f"--assignment {value}: no such folder; pass the folder holding the "
+                                  f"assignment's assignment.toml, or {cls.hw1().name} for this repository's")
         return cls.load(value)
 
     @property

@@ -31,7 +31,7 @@ def test_the_assignment_option_is_a_folder_or_hw1_in_every_command(tmp_path, mon
     assert Assignment.option() == Assignment.option("hw1") == Assignment.hw1()
     assert Assignment.option(str(tmp_path)).name == "toy"
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(AssignmentError, match=r"^--assignment hw2: no hw2/assignment\.toml; pass the folder"):
+    with pytest.raises(AssignmentError, match=r"^--assignment hw2: no such folder; pass the folder holding"):
         Assignment.option("hw2")  # a name alone, not a folder: one line saying what to pass
 
 

@@ -35,7 +35,7 @@ def _assignment(args):
     try:
         assignment = Assignment.option(args.assignment)
     except AssignmentError:
-        if (Path(args.assignment) / "assignment.toml").is_file():  # a broken one: say why
+        if Path(args.assignment).is_dir():  # a folder that is not a good assignment: say why
             raise
         return args.assignment, None
     return assignment.name, assignment
