@@ -148,14 +148,16 @@ def _submit(parser):
 
 
 def _publish(parser):
+    from grader.tolerance import ATOL, RTOL
+
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
     parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
                         help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
     parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
-    parser.add_argument("--rtol", help="relative tolerance of the published problems (server default 1e-5)")
-    parser.add_argument("--atol", help="absolute tolerance of the published problems (server default 1e-5)")
+    parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
+    parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)
 
 
@@ -200,7 +202,7 @@ COMMANDS = {
     "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
     "users": (_users, "grader.server.commands:users_command", "add or import users of the grading server"),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
-    "import-batch": (_import_batch, "grader.server.importer:import_batch_command",
+    "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),
     "submit": (_submit, "grader.client.submit:submit_command",
                "run the submit_* cases here and send the values to the server"),

@@ -108,11 +108,11 @@ class Plan:
 
 
 def _prepare(db_url: str, clients: int) -> Plan:
-    from grader.server import accounts
-    from grader.server.db import make_engine
+    from grader.server.accounts import users
+    from grader.server.store.db import make_engine
     engine = make_engine(db_url)
     people = [("prof", "instructor"), ("mallory", "student")] + [(f"student{i}", "student") for i in range(clients)]
-    keys = accounts.add_users(engine, people)
+    keys = users.add_users(engine, people)
     engine.dispose()
     return Plan(keys[0], keys[2:], [], attacker_key=keys[1])
 

@@ -25,8 +25,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
 from grader.grading.writing import RESULTS
-
-from .records import batch_cases, batch_history, batch_questions, batch_results
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TESTS = 5000
@@ -277,7 +276,7 @@ def import_batch_command(args) -> int:
     """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
     from sqlalchemy.exc import ArgumentError, OperationalError
     command = "import-batch"
-    from .db import make_engine, now
+    from grader.server.store.db import make_engine, now
     outdir = Path(args.outdir)
     source = args.source or outdir.resolve().name
     for flag, value in (("--assignment", args.assignment), ("--source", source)):
