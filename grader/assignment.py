@@ -35,10 +35,13 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.handout.manifest import Manifest
 from grader.paths import ROOT
-from grader.registry import Registry, load_registry
+
+if TYPE_CHECKING:  # the registry imports the cases package and numpy: only when a command reads cases
+    from grader.registry import Registry
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -108,6 +111,7 @@ class Assignment:
         return _cases_dest(self.name)
 
     def registry(self) -> Registry:
+        from grader.registry import load_registry
         return load_registry(self.cases_dir)
 
 
@@ -193,4 +197,4 @@ def _packages(path, raw) -> tuple:
     return tuple(packages)
 
 
-__all__ = ["Assignment", "AssignmentError", "Registry"]
+__all__ = ["Assignment", "AssignmentError"]
