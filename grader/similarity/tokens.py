@@ -90,14 +90,15 @@ class _Scopes:
                 self.open.append([self.waiting[0], self.depth, self.waiting[1], self.waiting[2]])
                 self.waiting = None
             return
+        if kind in (tokenize.DEDENT, tokenize.ENDMARKER) or (
+                self.waiting and kind not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)):
+            self._one_line()
         if kind == tokenize.DEDENT:
             self.depth -= 1
             self._close_deeper()
             return
         if kind not in (tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER):
             self.last_line = tok.end[0]
-            if kind != tokenize.NEWLINE:
-                self.waiting = None  # a one-line def: no body to open
         elif kind == tokenize.COMMENT:
             self.last_line = line
         self._header(kind, text, line)
@@ -112,6 +113,13 @@ class _Scopes:
         if kind not in (tokenize.COMMENT, tokenize.NL):
             self.line_start = kind == tokenize.NEWLINE or (kind == tokenize.NAME and text == "async"
                                                            and self.line_start)
+
+    def _one_line(self):
+        """A header followed by no indented body (`def f(): return 1`)."""
+        if self.waiting:
+            name, first, header_end = self.waiting
+            self.done.append(Scope(name, first, header_end, header_end))
+            self.waiting = None
 
     def _close_deeper(self):
         while self.open and self.open[-1][1] > self.depth:
@@ -136,7 +144,9 @@ def scan(text: str, path: str) -> Scanned:
 
 def normalise(scanned: Scanned, known: frozenset) -> tuple:
     """(normalised token, line) pairs of the whole file, in order (see the
-    module's docstring); a block takes those on its lines."""
+    module's docstring); a block takes those on its lines. Builtins are
+    always known."""
+    known = known | ALWAYS_KNOWN
     out, previous, fstring_depth = [], "", 0
     for tok in scanned.tokens:
         if fstring_depth:
