@@ -66,6 +66,19 @@ def _public_names(public: list, taken: set) -> list:
     return [Submission(s.name if s.name not in taken else f"public:{s.name}", s.kind, s.files) for s in public]
 
 
+def compare(class_subs, public_subs, template: Template, settings: Settings = Settings(), notes=()) -> Analysis:
+    """The Analysis of submissions already read (public ones named apart)."""
+    notes, printed = list(notes), {}
+    for sub in [*class_subs, *public_subs]:
+        printed[sub.name], said = fingerprint_submission(sub, template, settings)
+        notes += said
+    class_prints = [printed[s.name] for s in class_subs]
+    weights = weigh(class_prints, template_prints(template, settings), settings.max_share)
+    pairs = score_pairs(class_prints, [printed[s.name] for s in public_subs], weights, settings.threshold)
+    subs = {s.name: s for s in [*class_subs, *public_subs]}
+    return Analysis(settings, template.block_ids(), subs, printed, weights, tuple(pairs), tuple(notes))
+
+
 def analyse(folder: Path, against, template: Template, settings: Settings = Settings(),
             student_files=(), exclude=()) -> Analysis:
     """The whole comparison of `folder`'s submissions (and, with `against`,
@@ -77,12 +90,4 @@ def analyse(folder: Path, against, template: Template, settings: Settings = Sett
         public_subs, said = read_folder(against, PUBLIC, student_files, exclude)
         notes += said
         public_subs = _public_names(public_subs, {s.name for s in class_subs})
-    printed = {}
-    for sub in [*class_subs, *public_subs]:
-        printed[sub.name], said = fingerprint_submission(sub, template, settings)
-        notes += said
-    class_prints = [printed[s.name] for s in class_subs]
-    weights = weigh(class_prints, template_prints(template, settings), settings.max_share)
-    pairs = score_pairs(class_prints, [printed[s.name] for s in public_subs], weights, settings.threshold)
-    subs = {s.name: s for s in [*class_subs, *public_subs]}
-    return Analysis(settings, template.block_ids(), subs, printed, weights, tuple(pairs), tuple(notes))
+    return compare(class_subs, public_subs, template, settings, notes)
