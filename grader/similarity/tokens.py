@@ -21,6 +21,7 @@ import io
 import keyword
 import tokenize
 from dataclasses import dataclass
+from typing import NamedTuple
 
 NORMALISATION = "tokens-v1"  # recorded with the fingerprints: a change makes old ones incomparable
 NAME_MARK, NUMBER_MARK, STRING_MARK, END_MARK = "V", "#", '"', ";"
@@ -39,8 +40,7 @@ class SourceError(ValueError):
     """A file that cannot be read as Python tokens: `path:line: reason`."""
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple, not a dataclass: files have thousands, made fast
     kind: int
     text: str
     line: int
@@ -147,7 +147,7 @@ def normalise(scanned: Scanned, known: frozenset) -> tuple:
     module's docstring); a block takes those on its lines. Builtins are
     always known."""
     known = known | ALWAYS_KNOWN
-    out, previous, fstring_depth = [], "", 0
+    out, previous, fstring_depth, statement, stub = [], "", 0, 0, False
     for tok in scanned.tokens:
         if fstring_depth:
             fstring_depth += (tok.kind == FSTRING_START) - (tok.kind == FSTRING_END)
@@ -157,11 +157,18 @@ def normalise(scanned: Scanned, known: frozenset) -> tuple:
         text = _mark(tok, previous, known)
         if tok.kind == FSTRING_START:
             fstring_depth = 1
-        if text in CLOSERS and out and out[-1][0] == ",":
+        if text in CLOSERS and len(out) > statement and out[-1][0] == ",":
             out.pop()
+        if len(out) == statement + 1 and out[-1][0] == "raise" and tok.text == "NotImplementedError":
+            stub = True   # a stub statement: dropped when it ends
         out.append((text, tok.line))
+        if text in (END_MARK, ":"):
+            if stub:
+                del out[statement:]
+                stub = text != END_MARK
+            statement = len(out)
         previous = tok.text
-    return tuple(_without_stubs(out))
+    return tuple(out)
 
 
 def _mark(tok: Token, previous: str, known: frozenset) -> str:
@@ -176,20 +183,6 @@ def _mark(tok: Token, previous: str, known: frozenset) -> str:
     if tok.kind == tokenize.NEWLINE or tok.text == ";":
         return END_MARK
     return tok.text
-
-
-def _without_stubs(stream: list) -> list:
-    """Drop each `raise NotImplementedError ...;` statement."""
-    out, skipping, at_start = [], False, True
-    for i, (text, line) in enumerate(stream):
-        if at_start and text == "raise" and i + 1 < len(stream) and stream[i + 1][0] == "NotImplementedError":
-            skipping = True
-        if not skipping:
-            out.append((text, line))
-        at_start = text in (END_MARK, ":")
-        if text == END_MARK:
-            skipping = False
-    return out
 
 
 def module_names(scanned: Scanned) -> frozenset:
