@@ -70,7 +70,7 @@ mark.match{background:#ffd54f;display:inline-block;width:100%}
 
 def _block_code(analysis, name: str, bp, marked: frozenset) -> str:
     text = analysis.submissions[name].files.get(bp.block.file, "")
-    lines, out, previous = text.splitlines(), [], None
+    lines, out, previous = tokens.source_lines(text), [], None
     for n in sorted(set(bp.block.lines)):
         if previous is not None and n != previous + 1:
             out.append('<span class="gap">…</span>')

@@ -139,7 +139,14 @@ def scan(text: str, path: str) -> Scanned:
     for tok in raw:
         scopes.feed(tok)
     tokens = tuple(Token(t.type, t.string, t.start[0]) for t in raw)
-    return Scanned(tokens, scopes.finish(), tuple(text.splitlines()))
+    return Scanned(tokens, scopes.finish(), source_lines(text))
+
+
+def source_lines(text: str) -> tuple:
+    """The lines as tokenize numbers them: split at "\n" only (str.splitlines
+    also splits at form feeds and other separators, which would shift
+    every line number after one)."""
+    return tuple(line.rstrip("\r") for line in text.split("\n"))
 
 
 def normalise(scanned: Scanned, known: frozenset) -> tuple:

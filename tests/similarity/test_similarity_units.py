@@ -187,3 +187,9 @@ def test_a_public_solution_is_weighed_by_the_class():
     pairs = score_pairs(subs, public, weigh(subs, {}), threshold=0.5)
     assert (pairs[0].a, pairs[0].b, pairs[0].kind) == ("s3", "repo", "public")
     assert pairs[0].similarity == pytest.approx(2 * 2 / (2 + 3))  # its own 999 weighs 1 in its total
+
+
+def test_line_numbers_are_tokenize_s_even_after_a_form_feed():
+    text = "x = 1\n\x0c\ndef f():\n    return 2\n"
+    scanned = tokens.scan(text, "x.py")
+    assert scanned.scopes[0].first == 3 and scanned.lines[2] == "def f():"
