@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from grader.handout.manifest import Manifest
+from grader.paths import ROOT
 from grader.registry import Registry, load_registry
 
 if sys.version_info >= (3, 11):
@@ -44,7 +45,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
@@ -86,9 +86,17 @@ class Assignment:
         return _load(Path(folder).resolve())
 
     @classmethod
-    def option(cls, folder=None) -> "Assignment":
-        """What a command's --assignment FOLDER names (default: this repository's hw1)."""
-        return cls.hw1() if folder is None else cls.load(folder)
+    def option(cls, value=None) -> "Assignment":
+        """What --assignment names: a folder holding an assignment.toml, or the
+        name of this repository's assignment (hw1, also the default). A
+        folder of that name, if there is one, wins."""
+        if value is None or (value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file()):
+            return cls.hw1()
+        if not (Path(value) / "assignment.toml").is_file():
+            raise AssignmentError(f"--assignment {value}: no {Path(value) / 'assignment.toml'}; pass the folder "
+                                  f"holding the assignment's assignment.toml, or {cls.hw1().name} for this "
+                                  "repository's")
+        return cls.load(value)
 
     @property
     def tests_dir(self) -> str:
@@ -186,4 +194,4 @@ def _packages(path, raw) -> tuple:
     return tuple(packages)
 
 
-__all__ = ["ROOT", "Assignment", "AssignmentError", "Registry"]
+__all__ = ["Assignment", "AssignmentError", "Registry"]

@@ -18,5 +18,5 @@ Trusted side, text only: student files are read and tokenized (Python's
 - `scoring`: fingerprints weighted by how rare they are in the class, pairs
   scored and ranked;
 - `report`: the CSV, the HTML page and the fingerprints file (pure);
-- `command`: the command.
+- `commands`: the command.
 """

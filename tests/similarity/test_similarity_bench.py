@@ -8,7 +8,7 @@ import pytest
 import similarity_class as sc
 
 from grader.bench import similarity as bench
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 from grader.similarity.analysis import analyse
 from grader.similarity.template import load_template
 from grader import HANDOUT

@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from .db import rate_buckets
+from grader.server.store.db import rate_buckets
 
 
 class BodyTooLarge(Exception):

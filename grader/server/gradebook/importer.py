@@ -24,7 +24,8 @@ from pathlib import Path
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
-from .records import batch_cases, batch_history, batch_questions, batch_results
+from grader.grading.writing import RESULTS
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TESTS = 5000
@@ -158,7 +159,7 @@ def read_outdir(outdir: Path) -> list:
 
 
 def _read_one(folder: Path) -> Imported:
-    path = folder / "results.json"
+    path = folder / RESULTS
     name = folder.name
     if len(name) > 200 or name != name.strip():
         raise BadResult(f"{folder}: a folder name must be 1-200 characters without leading/trailing spaces")
@@ -275,7 +276,7 @@ def import_batch_command(args) -> int:
     """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
     from sqlalchemy.exc import ArgumentError, OperationalError
     command = "import-batch"
-    from .db import make_engine, now
+    from grader.server.store.db import make_engine, now
     outdir = Path(args.outdir)
     source = args.source or outdir.resolve().name
     for flag, value in (("--assignment", args.assignment), ("--source", source)):

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 from sqlalchemy.engine import Connection, Engine
 
-log = logging.getLogger("grader.server.writer")
+log = logging.getLogger("grader.server.store.writer")
 _STOP = object()
 
 

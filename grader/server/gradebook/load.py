@@ -1,5 +1,5 @@
 """The gradebook's queries: server submissions and imported grade-batch
-results read into the same plain records (`gradebook.py` does the arithmetic).
+results read into the same plain records (`scores.py` does the arithmetic).
 
 A question is "assignment/problem": the server's problem `forward` of `hw1`
 and an imported result's question `forward` (imported as assignment hw1)
@@ -14,8 +14,10 @@ from typing import Optional
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
 
-from .db import assignments, case_results, problems, publications, submissions, users
-from .records import batch_cases, batch_history, batch_questions, batch_results, case_notes
+from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
+
+from . import declared
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,9 @@ def questions(conn: Connection) -> tuple:
 
 
 def question_order(label: str):
-    """By assignment; hw1's questions in the handout's order, others by name."""
-    from grader.untrusted.cases import QUESTION
-    keys = list(QUESTION)
+    """By assignment; its declared questions in the handout's order, others by name."""
     assignment, _, name = label.partition("/")
+    keys = list(declared.of(assignment).questions)
     return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
 
 
@@ -190,15 +191,13 @@ def server_case_notes(conn: Connection) -> dict:
 
 def batch_case_notes(conn: Connection) -> dict:
     """(question label, case name) -> (name, description): the grader's own description of
-    the case when the registry knows it, else the output of a passing run (which describes it)."""
-    from grader.untrusted.cases import CASES
-    known = {c.name: c.description for c in CASES}
+    the case when its assignment declares it, else the output of a passing run (which describes it)."""
     notes = {}
     for a, q, name, ok, output in conn.execute(
             select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
                    batch_cases.c.passed, batch_cases.c.output)
             .join(batch_results, batch_results.c.id == batch_cases.c.result_id)).all():
-        key = (f"{a}/{q}", name)
+        key, known = (f"{a}/{q}", name), declared.of(a).descriptions
         if name in known:
             notes[key] = (name, known[name])
         elif ok or key not in notes:

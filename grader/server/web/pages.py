@@ -15,7 +15,10 @@ from starlette.concurrency import run_in_threadpool
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from . import accounts, casenotes, charts, details, gradebook
+from grader.server.accounts import users
+from grader.server.gradebook import details, scores
+
+from . import casenotes, charts
 from .refused import Refused
 from .limits import read_body
 from .templates import SCRIPT, render
@@ -35,7 +38,7 @@ def _page(name: str, status: int = 200, csp: Optional[str] = None, **context) ->
 
 async def _session_user(request: Request):
     token = request.cookies.get(COOKIE, "")
-    return await request.app.state.services.read(accounts.session_user, token) if token else None
+    return await request.app.state.services.read(users.session_user, token) if token else None
 
 
 def _same_origin(request: Request):
@@ -87,7 +90,7 @@ async def login(request: Request):
     user = await svc.user_for_key(key) if key else None
     if user is None:
         return _page("login", status=401, title="Sign in", error="Unknown key: check the key your instructor gave you.")
-    token = await svc.write(accounts.open_session, user.id, svc.config.session_hours)
+    token = await svc.write(users.open_session, user.id, svc.config.session_hours)
     response = RedirectResponse(_home(user), status_code=303)
     response.set_cookie(COOKIE, token, max_age=int(svc.config.session_hours * 3600), httponly=True,
                         samesite="strict", secure=request.url.scheme == "https", path="/")
@@ -99,7 +102,7 @@ async def logout(request: Request):
     _same_origin(request)
     token = request.cookies.get(COOKIE)
     if token:
-        await request.app.state.services.write(accounts.close_session, token)
+        await request.app.state.services.write(users.close_session, token)
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(COOKIE, path="/")
     return response
@@ -116,7 +119,7 @@ async def me(request: Request):
 
 
 def _one_student(conn, name: str):
-    return gradebook.build(conn, name), details.submissions(conn, name)
+    return scores.build(conn, name), details.submissions(conn, name)
 
 
 def _results(book, subs) -> dict:
@@ -155,8 +158,8 @@ async def gradebook_page(request: Request):
     user, refusal = await _instructor_page(request)
     if refusal:
         return refusal
-    book = await request.app.state.services.read(gradebook.build)
-    labels = gradebook.BINS + ("none",)  # the last bar: students who never submitted
+    book = await request.app.state.services.read(scores.build)
+    labels = scores.BINS + ("none",)  # the last bar: students who never submitted
     histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
                   for q, st in zip(book.questions, book.stats)]
     timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")
@@ -182,8 +185,8 @@ async def gradebook_csv(request: Request, user_key: Optional[str] = None, full: 
     user = await _instructor(request, user_key)
     if user is None:
         raise Refused(401, "sign in at /login or pass an instructor key")
-    book = await request.app.state.services.read(gradebook.build)
-    return Response(gradebook.to_csv(book, full=full not in ("", "0")), media_type="text/csv; charset=utf-8",
+    book = await request.app.state.services.read(scores.build)
+    return Response(scores.to_csv(book, full=full not in ("", "0")), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS})
 
 

@@ -14,7 +14,8 @@ from typing import Optional
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import Connection
 
-from . import values
+from grader.server.answers import values
+
 from .db import assignments, case_results, now, problems, publications, submissions, usage
 
 # What a stored row costs a key's quota besides its value (indexes, row headers).

@@ -17,7 +17,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from .db import now, sessions, usage, users
+from grader.server.store.db import now, sessions, usage, users
 
 ROLES = ("student", "instructor")
 KEY_PREFIX = "mg_"

@@ -22,12 +22,15 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from . import accounts, api, pages, store
-from .config import CONFIG_ENV, ServerConfig
-from .db import Checkpointer, StorageGuard, StorageLost, make_engine
+from grader.server.accounts import users
+from grader.server.config import CONFIG_ENV, ServerConfig
+from grader.server.store import protocol
+from grader.server.store.db import Checkpointer, StorageGuard, StorageLost, make_engine
+from grader.server.store.writer import Writer, WriterStopped
+
+from . import api, pages
 from .limits import BodyLimit, BodyTooLarge, SharedRateLimiter
 from .refused import Refused
-from .writer import Writer, WriterStopped
 
 log = logging.getLogger("grader.server")
 USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
@@ -66,8 +69,8 @@ class Services:
         self.limiter = SharedRateLimiter(self.engine, self.config.rate_per_second, self.config.rate_burst,
                                          self.guard)
         self._users = {}  # key hash -> (user, time read)
-        self._submissions = store.LRU(100_000)
-        self._publications = store.LRU(512)
+        self._submissions = protocol.LRU(100_000)
+        self._publications = protocol.LRU(512)
         self._loading = {}  # publication id -> the task loading it
 
     async def read(self, fn, *args):
@@ -78,11 +81,11 @@ class Services:
         return await run_in_threadpool(call)
 
     async def user_for_key(self, key: str):
-        digest, t = accounts.hash_key(key), time.monotonic()
+        digest, t = users.hash_key(key), time.monotonic()
         hit = self._users.get(digest)
         if hit and t - hit[1] < USER_CACHE_SECONDS:
             return hit[0]
-        user = await self.read(accounts.find_user, key)
+        user = await self.read(users.find_user, key)
         if user:
             self._users[digest] = (user, t)
         return user
@@ -116,12 +119,12 @@ class Services:
     async def submission(self, submission_id: int):
         sub = self._submissions.get(submission_id)
         if sub is None:
-            sub = await self.read(store.load_submission, submission_id)
+            sub = await self.read(protocol.load_submission, submission_id)
             if sub is not None:
                 self._submissions.put(submission_id, sub)
         return sub
 
-    def remember(self, sub: store.Submission):
+    def remember(self, sub: protocol.Submission):
         self._submissions.put(sub.id, sub)
 
     async def publication(self, publication_id: int):
@@ -138,8 +141,8 @@ class Services:
         return await asyncio.shield(pending)  # a waiter that gives up does not cancel the load
 
     async def _load_publication(self, publication_id: int):
-        row = await self.read(store.publication_row, publication_id)
-        pub = await run_in_threadpool(store.decode_publication, row)
+        row = await self.read(protocol.publication_row, publication_id)
+        pub = await run_in_threadpool(protocol.decode_publication, row)
         self._publications.put(publication_id, pub)
         return pub
 

@@ -19,10 +19,11 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
+from grader.server.store.db import publications
+from grader.server.store.protocol import LRU
+from grader.server.store.records import case_notes
+
 from .refused import Refused
-from .db import publications
-from .records import case_notes
-from .store import LRU
 
 MAX_NAME, MAX_DESCRIPTION = 100, 1000
 router = APIRouter(include_in_schema=False)

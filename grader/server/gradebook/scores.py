@@ -6,7 +6,7 @@ the grader's points over the maximum). A case answered after the deadline is
 late, whenever its submission started: `on_time` is the best score counting
 on-time answers only, and a cell is flagged late when late answers raised the
 score above it. The total is the weighted mean of question scores, in percent.
-Everything here is a pure function of the records `gradebook_load` reads, so
+Everything here is a pure function of the records `load` reads, so
 it is tested without a server.
 """
 import datetime as dt
@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from grader import csvsafe
 
-from . import gradebook_load as load
+from . import load
 
 BINS = ("0-19%", "20-39%", "40-59%", "60-79%", "80-99%", "100%")
 TIME = "%Y-%m-%d %H:%M UTC"
@@ -71,7 +71,7 @@ class QuestionStats:
 
 @dataclass(frozen=True)
 class Gradebook:
-    questions: tuple  # gradebook_load.Column
+    questions: tuple  # load.Column
     rows: tuple
     stats: tuple      # QuestionStats per question
     times: tuple      # (assignment, deadline or None, tuple of server submission times)

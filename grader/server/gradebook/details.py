@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from . import gradebook_load as load
-from . import store, values
-from .config import ServerConfig
-from .db import case_results
-from .records import batch_cases, case_notes
+from grader.server.answers import values
+from grader.server.config import ServerConfig
+from grader.server.store import protocol
+from grader.server.store.db import case_results
+from grader.server.store.records import batch_cases, batch_results, case_notes
+
+from . import load
+from . import declared
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ def _server_cases(conn: Connection, attempts) -> dict:
 
 def _publication(conn: Connection, pid: int):
     try:
-        return store.decode_publication(store.publication_row(conn, pid))
+        return protocol.decode_publication(protocol.publication_row(conn, pid))
     except Exception:  # a publication that no longer decodes: show verdicts without reasons
         return None
 
@@ -97,14 +100,14 @@ def _reason(pub, index: int, raw) -> str:
 def _batch_cases(conn: Connection, result_ids) -> dict:
     if not result_ids:
         return {}
-    from grader.untrusted.cases import CASES
-    known = {c.name: c.description for c in CASES}
+    assignment = dict(conn.execute(select(batch_results.c.id, batch_results.c.assignment)
+                                   .where(batch_results.c.id.in_(result_ids))).all())
     out = {}
     for rid, question, number, name, ok, hidden, output in conn.execute(
             select(batch_cases.c.result_id, batch_cases.c.question, batch_cases.c.number, batch_cases.c.name,
                    batch_cases.c.passed, batch_cases.c.hidden, batch_cases.c.output)
             .where(batch_cases.c.result_id.in_(result_ids)).order_by(batch_cases.c.position)).all():
-        text = known.get(name, output if ok else "")
+        text = declared.of(assignment[rid]).descriptions.get(name, output if ok else "")
         out.setdefault((rid, question), []).append(
             CaseView(number or name, name, text, bool(ok), "" if ok else (output or "failed"), bool(hidden)))
     return {k: tuple(v) for k, v in out.items()}

@@ -14,7 +14,7 @@ import os
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from .config import CONFIG_ENV, ServerConfig
+from grader.server.config import CONFIG_ENV, ServerConfig
 
 
 @functools.lru_cache(maxsize=1)

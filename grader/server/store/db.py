@@ -5,7 +5,7 @@ The schema is created and changed by the Alembic migrations in
 Every table is append-only except `settings`, `assignments.deadline` and
 the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
-may cache them forever (see `store.LRU`), even with several server processes.
+may cache them forever (see `protocol.LRU`), even with several server processes.
 """
 import datetime as dt
 import logging
@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import records  # noqa: F401  (the gradebook's tables join `metadata` before create_all)
 from .metadata import metadata
 
-log = logging.getLogger("grader.server.db")
+log = logging.getLogger("grader.server.store.db")
 
 
 users = Table(

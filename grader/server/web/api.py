@@ -16,8 +16,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from . import casenotes, store, values
-from .accounts import has_control_characters
+from grader.tolerance import ATOL, RTOL
+from grader.server.accounts.users import has_control_characters
+from grader.server.answers import values
+from grader.server.store import protocol
+
+from . import casenotes
 from .refused import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
@@ -81,8 +85,8 @@ async def submit(request: Request):
     user = await svc.authenticate(request, q.get("user_key"))
     assignment, problem = q.get("assignment"), q.get("problem")
     name_a, name_p = required(assignment, "assignment"), required(problem, "problem")
-    sub = await svc.writer.run(store.submission_job(name_a, name_p, user.id, svc.quota(user)))
-    if sub == store.OVER_QUOTA:
+    sub = await svc.writer.run(protocol.submission_job(name_a, name_p, user.id, svc.quota(user)))
+    if sub == protocol.OVER_QUOTA:
         raise _over_quota(svc)
     if sub is None:
         raise Refused(404, f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
@@ -107,9 +111,9 @@ async def submit_test(request: Request):
     pub = await svc.publication(sub.publication_id)
     verdict = await _grade(svc.config, body, pub, index)
     keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
-    write = store.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
+    write = protocol.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
                             user.id, svc.quota(user))
-    record = await svc.writer.run_bulk(store.insert_cases, write)
+    record = await svc.writer.run_bulk(protocol.insert_cases, write)
     if record.over_quota:
         raise _over_quota(svc)
     if record.conflict:
@@ -127,7 +131,7 @@ def _over_quota(svc) -> Refused:
                         "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
 
 
-async def _grade(config, body: bytes, pub: store.Publication, index: int) -> values.AnswerVerdict:
+async def _grade(config, body: bytes, pub: protocol.Publication, index: int) -> values.AnswerVerdict:
     def grade():
         try:
             got = values.parse(body, config.max_json_depth, config.max_array_elements)
@@ -146,11 +150,11 @@ async def publish(request: Request):
         raise Refused(403, f"only instructors can publish; '{user.name}' is a {user.role}")
     name_a, name_p = required(q.get("assignment"), "assignment"), required(q.get("problem"), "problem")
     cfg = svc.config
-    tol_r, tol_a = number(q.get("rtol"), "rtol", cfg.rtol), number(q.get("atol"), "atol", cfg.atol)
+    tol_r, tol_a = number(q.get("rtol"), "rtol", RTOL), number(q.get("atol"), "atol", ATOL)
     points = number(q.get("weight"), "weight", None, positive=True)
     due = parse_deadline(q.get("deadline"))
     raw = await run_in_threadpool(_published_values, await request.body(), cfg)
-    pid = await svc.writer.run(store.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
+    pid = await svc.writer.run(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
     return JSONResponse({"publication_id": pid, "num_cases": len(raw)})
 
 
@@ -191,8 +195,8 @@ OPENAPI_PATHS = {
     "/publish": {"post": {"summary": "publish the answers of a problem (instructors)", "requestBody": _JSON_BODY,
                           "responses": _ANSWER, "parameters": [
         _KEY, _param("assignment", "assignment name"), _param("problem", "problem name"),
-        _param("rtol", "relative tolerance (default 1e-5)", False),
-        _param("atol", "absolute tolerance (default 1e-5)", False),
+        _param("rtol", f"relative tolerance of every case of the problem (default {RTOL:g}, the cases' own)", False),
+        _param("atol", f"absolute tolerance of every case of the problem (default {ATOL:g}, the cases' own)", False),
         _param("weight", "points of the problem in the total (default 1)", False),
         _param("deadline", "ISO 8601 deadline of the assignment", False)]}},
     "/healthz": {"get": {"summary": "liveness probe", "responses": {"200": {"description": "ok"}}}},
