@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.assignment import Assignment
+from grader.assignment import Assignment, AssignmentError
 from grader.files import write_atomic
 from grader.similarity import report
 from grader.similarity.analysis import Settings, analyse
@@ -60,8 +60,12 @@ def similarity_command(args) -> int:
         return 2
     try:
         assignment = Assignment.option(args.assignment)
+    except AssignmentError as exc:
+        print(f"grader similarity: {exc}", file=sys.stderr)
+        return 2
+    try:
         template = load_template(assignment.handout, assignment.student_files)
-    except (ValueError, TemplateError) as exc:
+    except TemplateError as exc:
         print(f"grader similarity: {exc}", file=sys.stderr)
         return 1
     out = Path(args.out)

@@ -193,3 +193,14 @@ def test_line_numbers_are_tokenize_s_even_after_a_form_feed():
     text = "x = 1\n\x0c\ndef f():\n    return 2\n"
     scanned = tokens.scan(text, "x.py")
     assert scanned.scopes[0].first == 3 and scanned.lines[2] == "def f():"
+
+
+def test_a_handout_without_solution_markers_cannot_be_the_template(tmp_path):
+    from grader.similarity.template import TemplateError
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    with pytest.raises(TemplateError, match=r"no `### BEGIN YOUR SOLUTION` marker in a\.py; pass the handout"):
+        load_template(tmp_path, ["a.py"])
+    (tmp_path / "b.py").write_text('x = """\n')
+    with pytest.raises(TemplateError, match=r"b\.py:1: cannot be read as Python .*run `grader handout`"):
+        load_template(tmp_path, ["b.py"])
