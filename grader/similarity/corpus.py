@@ -27,8 +27,10 @@ class Submission:
 
 def _texts(root: Path, student_files, name: str):
     """(files, notes) of one submission folder."""
-    located = locate(root, student_files)
-    files, notes = {}, [f"{name}: {note}" for note in located.notes]
+    located = locate(root, student_files)  # its notes speak of grading: ours say what is compared
+    files = {}
+    notes = [f"{name}: {rel} not found in the submission: its blocks are not compared"
+             for rel in student_files if rel not in located.files]
     for rel, path in located.files.items():
         try:
             files[rel] = path.read_bytes().decode("utf-8")

@@ -134,6 +134,9 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     people["unreadable_ops"] = broken
     sc.write(tmp_path / "class", people)
     (tmp_path / "class" / "not_a_zip.zip").write_bytes(b"this is not a zip file")
+    partial = tmp_path / "class" / "only_autograd" / "python" / "needle"
+    partial.mkdir(parents=True)
+    (partial / "autograd.py").write_text(people["student001"]["python/needle/autograd.py"])
     (tmp_path / "class" / "no_files").mkdir()
     (tmp_path / "class" / "no_files" / "notes.txt").write_text("nothing here\n")
     result = run_similarity(tmp_path / "class", "--out", tmp_path / "out")
@@ -144,9 +147,12 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     assert any(l.startswith("no_files: ") and "none of" in l for l in lines), result.stderr
     assert any(l.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in l
                for l in lines), result.stderr
+    assert "only_autograd: apps/simple_ml.py not found in the submission: its blocks are not compared" in lines
     rows = read_csv(tmp_path / "out" / "similarity.csv")
     names = {n for r in rows for n in (r["submission"], r["other"])}
-    assert names == set(people)   # the unreadable ops file's other files still count
+    assert names == set(people) | {"only_autograd"}   # the unreadable ops file's other files still count
+    copied = next(r for r in rows if {r["submission"], r["other"]} == {"only_autograd", "student001"})
+    assert copied["shared blocks"].startswith("compute_gradient_of_variables")
     pair = next(r for r in rows if {r["submission"], r["other"]} == {"unreadable_ops", "student000"})
     assert "nn_epoch" in pair["shared blocks"] and "MatMul.gradient" not in pair["shared blocks"]
 
