@@ -69,6 +69,18 @@ def _regrade(parser):
                         help="submissions graded at once (default: number of cores)")
 
 
+def _similarity(parser):
+    from grader.similarity.scoring import THRESHOLD
+
+    parser.add_argument("folder", help="folder holding one subfolder or .zip per submission (as grade-batch's)")
+    parser.add_argument("--against", metavar="PUBLIC_DIR",
+                        help="also compare each submission with these public solutions (one subfolder or .zip each)")
+    parser.add_argument("--out", required=True, help="folder for similarity.csv, index.html and fingerprints.json")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD,
+                        help="flag pairs at or above this similarity for review (default %(default)s)")
+    _assignment(parser)
+
+
 def _gradescope_bundle(parser):
     parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
 
@@ -193,6 +205,8 @@ COMMANDS = {
                     "grade every submission under a folder in parallel into a gradebook"),
     "regrade": (_regrade, "grader.grading.commands:regrade_command",
                 "grade a batch again with the current grader: whose score moves and why (--apply to apply)"),
+    "similarity": (_similarity, "grader.similarity.commands:similarity_command",
+                   "rank pairs of submissions (and public solutions) by the solution code they share"),
     "gradescope-bundle": (_gradescope_bundle, "grader.grading.commands:gradescope_bundle_command",
                           "build a Gradescope autograder zip"),
     "handout": (_handout, "grader.handout.commands:handout_command",

@@ -12,6 +12,7 @@ from grader import REFERENCE
 from grader.blas import one_thread_env
 from grader.paths import UNTRUSTED
 from grader.bench import batch as bench_batch
+from grader.bench import similarity as bench_similarity
 
 EPOCH_TARGET = 1.15  # reference nn_epoch at most 1.15x a plain-numpy epoch (CPU seconds)
 
@@ -95,6 +96,7 @@ BENCHES = {
     "batch": lambda args: bench_batch.local_speedup(),
     "dask": lambda args: bench_batch.dask_speedup(),
     "server": lambda args: server_load(),
+    "similarity": lambda args: bench_similarity.speed(),
 }
 
 
