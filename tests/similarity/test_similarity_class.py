@@ -162,7 +162,7 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     (("class", "--out", "out", "--threshold", "1.5"), "grader similarity: --threshold 1.5: must be in (0, 1]"),
     (("class", "--against", "nowhere", "--out", "out"), "grader similarity: --against nowhere: not a folder"),
     (("class", "--out", "class"), "grader similarity: --out class: is an input folder"),
-    (("class", "--out", "out", "--assignment", "hw9"), "grader similarity: --assignment hw9: no hw9/assignment.toml"),
+    (("class", "--out", "out", "--assignment", "hw9"), "grader similarity: --assignment hw9: no such folder"),
 ])
 def test_usage_errors_say_what_and_write_nothing(tmp_path, args, message):
     (tmp_path / "class").mkdir()
