@@ -19,7 +19,8 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
-from grader.assignment import ROOT, Assignment
+from grader.assignment import Assignment
+from grader.paths import ROOT
 
 DO_NOT_EDIT = "do not edit"
 FILL_IN = "students fill in this copy; instructors edit the source"
