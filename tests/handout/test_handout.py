@@ -246,8 +246,8 @@ def test_check_handout_reports_a_generator_that_writes_no_label(src, tmp_path, m
     """Fresh copies equal to what the generator writes are not enough: the
     generator itself must label every file, or say where the label is."""
     monkeypatch.setattr(labels, "label", lambda path, data, text: data)
-    monkeypatch.setitem(handout_cases.INDEX_ENTRIES, "points.json", "")
-    del handout_cases.INDEX_ENTRIES["points.json"]
+    monkeypatch.setattr(handout_cases, "INDEX_ENTRIES",
+                        {k: v for k, v in handout_cases.INDEX_ENTRIES.items() if k != "points.json"})
     dest = tmp_path / "handout"
     make_handout(src, dest, run_tests=False)
     assert main(["check-handout", str(src), str(dest)]) == 1
