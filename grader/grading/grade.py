@@ -15,6 +15,7 @@ from grader import ROOT, sandbox
 from grader.files import write_atomic
 from grader.grading import ci, expected, provenance, report, seeds, student_lines
 from grader.grading.causes import diagnose as causes
+from grader.grading.shrink import run as shrink
 from grader.assignment import Assignment
 from grader.grading.checks import check
 from grader.grading.submission import SubmissionError, extract_zip, locate
@@ -207,8 +208,10 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
         sources = _sources(files)
+        smallest = shrink.lines(config, answers, runs, files, drawn=config.seed != seeds.PUBLIC)
+    explain = shrink.with_smallest(causes.diagnoser(config, answers, runs), smallest)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                        sources=sources, display=display, diagnose=causes.diagnoser(config, answers, runs))
+                        sources=sources, display=display, diagnose=explain)
     tier = next(iter(runs.values())).tier
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
