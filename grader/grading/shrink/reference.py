@@ -93,6 +93,13 @@ def reference_dir(config) -> Path:
                                "smaller inputs' answers ready")
 
 
+def prepare(config) -> None:
+    """Build the reference's values on the candidates now, when the
+    assignment has any (grade-batch: once, before its pool)."""
+    if all_candidates(config.assignment.registry()):
+        reference_dir(config)
+
+
 def load(config) -> dict:
     """candidate id -> the reference's Outcome; ids it could not run are absent."""
     folder = reference_dir(config)
