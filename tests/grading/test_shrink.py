@@ -111,12 +111,6 @@ def test_reference_computes_every_candidate(ndl):
                 np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=str(candidate))
 
 
-def _smallest(ndl, case):
-    """The smallest candidate failing like the case, all evaluated in-process."""
-    reference_values = {c.id: _evaluate(ndl, c) for c in cands.candidates(case)}
-    return reference_values
-
-
 def test_smallest_is_found_for_a_planted_bug_and_fails(ndl, monkeypatch):
     case = BY_NAME["backward_broadcast_to_middle"]
     chosen = cands.candidates(case)
@@ -131,15 +125,20 @@ def test_smallest_is_found_for_a_planted_bug_and_fails(ndl, monkeypatch):
         assert checks.check(case, expected[c.id].value, got[c.id].value).passed
 
 
-def test_a_different_failure_is_not_the_smallest(ndl, monkeypatch):
-    """A case that failed with wrong values is not explained by an input on
-    which the code raises instead."""
+def test_a_failure_like_the_case_comes_first(ndl):
+    """A case that failed with wrong values is explained by the smallest
+    input with wrong values, even when smaller ones raise; only when no
+    input fails like it does the smallest failure of another kind count."""
     case = BY_NAME["backward_log"]
     chosen = cands.candidates(case)
     expected = {c.id: _evaluate(ndl, c) for c in chosen}
-    raising = {c.id: Outcome(False, problem="ValueError: boom", error_type="ValueError") for c in chosen}
-    assert run.smallest(case, "value", chosen, expected, raising) is None
-    assert run.smallest(case, "ValueError", chosen, expected, raising) == chosen[0]
+    raising = Outcome(False, problem="ValueError: boom", error_type="ValueError")
+    wrong = Outcome(True, value={"analytic": [np.full(chosen[4].shapes[0], 7.5)]})
+    got = {**expected, **{c.id: raising for c in chosen[:3]}, chosen[4].id: wrong}
+    assert run.smallest(case, "value", chosen, expected, got) == chosen[4]
+    assert run.smallest(case, "ValueError", chosen, expected, got) == chosen[0]
+    assert run.smallest(case, "TypeError", chosen, expected, got) == chosen[0]
+    assert run.smallest(case, "value", chosen, expected, expected) is None
 
 
 def test_correct_code_has_no_smallest(ndl):

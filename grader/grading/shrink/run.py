@@ -2,11 +2,13 @@
 failing shrinkable case, each checked with its case's own check.
 
 Nothing runs for a submission without such a failure. A candidate counts
-when the reference has a value for it and the student's result fails the
-same way the case did (a wrong value for a wrong value, the same exception
-type for an exception), so the line explains the case's own failure, not
-another one a smaller input happens to trigger. The smallest such candidate
-(fewest entries, then fewest axes) is shown.
+when the reference has a value for it and the student's result fails. The
+smallest (fewest entries, then fewest axes) that fails the same way the
+case did (a wrong value for a wrong value, the same exception type for an
+exception) is shown, so the line explains the case's own failure rather
+than another one a smaller input happens to trigger (a 0-d corner); only
+when none does, the smallest that fails at all (a reshape that raises on
+the case's shapes gives wrong values on smaller ones: the same bug).
 """
 from grader.grading import checks, compare
 from grader.grading.shrink import candidates as cands
@@ -37,12 +39,12 @@ def failing(registry, answers, runs) -> dict:
 
 
 def smallest(case, how, chosen, expected: dict, got: dict):
-    """The smallest of `chosen` (the case's candidates, smallest first) that fails like the case, or None."""
-    for candidate in chosen:
-        outcome = got.get(candidate.id)
-        if outcome is not None and _failure(case, outcome, expected[candidate.id]) == how:
-            return candidate
-    return None
+    """The smallest of `chosen` (the case's candidates, smallest first) that
+    fails like the case, else the smallest that fails at all, else None."""
+    fails = [(c, _failure(case, got[c.id], expected[c.id])) for c in chosen if c.id in got]
+    alike = [c for c, kind in fails if kind == how]
+    other = [c for c, kind in fails if kind]
+    return (alike or other or [None])[0]
 
 
 def lines(config, answers, runs, files, drawn=True) -> dict:
