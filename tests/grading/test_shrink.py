@@ -16,6 +16,7 @@ from grader.grading.compare import DRAWN, HIDDEN, PUBLIC
 from grader.grading.outcomes import Outcome
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import line, reference, run, spec
+from grader.untrusted import smallest as smallest_rule
 from grader.untrusted.cases import CASES, BY_NAME, calls
 
 REGISTRY = Assignment.hw1().registry()
@@ -221,7 +222,7 @@ def test_line_shows_an_error_without_its_place():
 
 
 def test_values_are_capped():
-    assert len(line.value_text(np.arange(10_000.0))) <= line.MAX_VALUE
+    assert len(smallest_rule.value_text(np.arange(10_000.0))) <= smallest_rule.MAX_VALUE
 
 
 def test_with_smallest_puts_the_cause_first():

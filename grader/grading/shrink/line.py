@@ -1,4 +1,5 @@
-"""The `Smallest failing input:` line under a failing case.
+"""The `Smallest failing input:` line under a failing case (worded by
+grader/untrusted/smallest.py, which the handout's `make test` shares).
 
 What it shows follows compare.py's levels. On a public case (graded on the
 handout's inputs or on drawn ones) it shows the smaller call's inputs, its
@@ -11,12 +12,10 @@ candidates' answers, fixed across submissions, would otherwise tell
 repeated submissions what the reference computes on the hidden case's kind
 of call. Shapes say no more than the case's description already does.
 """
-import numpy as np
-
 from grader.grading.compare import HIDDEN
+from grader.untrusted import smallest
 
-PREFIX = "Smallest failing input: "
-MAX_VALUE = 240   # characters of one shown value
+PREFIX = smallest.PREFIX
 OP_NAMES = {
     "negate": "Negate", "log": "Log", "exp": "Exp", "relu": "ReLU", "power_scalar": "PowerScalar",
     "divide_scalar": "DivScalar", "add_scalar": "AddScalar", "mul_scalar": "MulScalar", "divide": "EWiseDiv",
@@ -42,43 +41,17 @@ def call_text(candidate) -> str:
     return f"{op} {joined}{extra}"
 
 
-def value_text(value) -> str:
-    """An array, a list of them or a number, on one line, capped."""
-    if isinstance(value, np.ndarray):
-        text = np.array2string(value, separator=", ", precision=6, suppress_small=True, max_line_width=10 ** 6,
-                               threshold=64)
-        text = " ".join(text.split())
-    elif isinstance(value, dict):
-        text = value_text(value.get("analytic", value))
-    elif isinstance(value, list):
-        text = "[" + ", ".join(value_text(v) for v in value) + "]"
-    else:
-        text = str(value)
-    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE - 3] + "..."
-
-
-def _shown(value):
-    """A first-order gradient of a one-input op as that one array."""
-    if isinstance(value, dict) and "analytic" in value:
-        value = value["analytic"]
-        if isinstance(value, list) and len(value) == 1:
-            return value[0]
-    return value
-
-
-def _got(outcome) -> str:
-    if outcome.ok:
-        return value_text(_shown(outcome.value))
-    return "raised " + outcome.problem.split(" (at ", 1)[0]
+def out_grad(candidate):
+    """The out_grad the line shows (the first one), or None for a forward call."""
+    grads = candidate.out_grads()
+    return grads[0] if grads else None
 
 
 def text(candidate, expected, got, secret: str) -> str:
     """The whole line; `expected` the reference's value, `got` the
     student's Outcome, `secret` the case's compare level."""
-    call = call_text(candidate)
     if secret == HIDDEN:
-        return f"{PREFIX}{call} (values are shown for public cases only)"
-    inputs = ", ".join(value_text(a) for a in candidate.arrays())
-    grads = candidate.out_grads()
-    out_grad = f", out_grad {value_text(grads[0])}" if grads else ""
-    return f"{PREFIX}{call}: inputs {inputs}{out_grad}; expected {value_text(_shown(expected))}, got {_got(got)}"
+        return smallest.hidden_line(call_text(candidate))
+    error = "" if got.ok else got.problem.split(" (at ", 1)[0]
+    return smallest.public_line(call_text(candidate), candidate.arrays(), out_grad(candidate), expected,
+                                got.value if got.ok else None, error)

@@ -13,16 +13,17 @@ the case's shapes gives wrong values on smaller ones: the same bug).
 from grader.grading import checks, compare
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import line, reference
+from grader.untrusted import smallest as smallest_rule
 
 NOT_IMPLEMENTED = "NotImplementedError"
 
 
 def _failure(case, outcome, expected):
-    """How `outcome` fails the case: "value", an exception's type, or None
-    (passes, a stub, or no result to compare)."""
+    """How `outcome` fails the case: smallest.VALUE, an exception's type, or
+    None (passes, a stub, or no result to compare)."""
     if not outcome.ok:
         return outcome.error_type if outcome.error_type and outcome.error_type != NOT_IMPLEMENTED else None
-    return None if checks.check(case, expected.value, outcome.value).passed else "value"
+    return None if checks.check(case, expected.value, outcome.value).passed else smallest_rule.VALUE
 
 
 def failing(registry, answers, runs) -> dict:
@@ -41,10 +42,7 @@ def failing(registry, answers, runs) -> dict:
 def smallest(case, how, chosen, expected: dict, got: dict):
     """The smallest of `chosen` (the case's candidates, smallest first) that
     fails like the case, else the smallest that fails at all, else None."""
-    fails = [(c, _failure(case, got[c.id], expected[c.id])) for c in chosen if c.id in got]
-    alike = [c for c, kind in fails if kind == how]
-    other = [c for c, kind in fails if kind]
-    return (alike or other or [None])[0]
+    return smallest_rule.pick([(c, _failure(case, got[c.id], expected[c.id])) for c in chosen if c.id in got], how)
 
 
 def lines(config, answers, runs, files, drawn=True) -> dict:
