@@ -107,6 +107,7 @@ class QuestionRun:
     tier: str
     import_error: str = ""        # "" or why the library could not be imported
     seconds: float = 0.0          # the worker's wall time
+    limit: time_limits.TimeLimit | None = None  # the time limit it ran under
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -180,7 +181,7 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
     problem = result.reason
     if result.timed_out or result.signal == signal.SIGXCPU:  # out of time: say what the limit was, and why
         problem = f"{problem}; {time.why}"
-    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds)
+    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds, time)
 
 
 def sandbox_environment(assignment: Assignment) -> Path:

@@ -230,3 +230,13 @@ def test_with_smallest_puts_the_cause_first():
     explain = run.with_smallest(lambda c, o: "Likely cause: x", {case.name: "Smallest failing input: y"})
     assert explain(case, None) == "Likely cause: x\nSmallest failing input: y"
     assert run.with_smallest(None, {})(case, None) == ""
+
+
+def test_time_limit_is_the_failing_questions_longest():
+    from grader.grading.time_limits import TimeLimit
+    from grader.grading.workers import QuestionRun
+
+    runs = {"forward": QuestionRun("forward", {}, "", "", "bwrap", limit=TimeLimit(20, "limit: floor")),
+            "backward": QuestionRun("backward", {}, "", "", "bwrap", limit=TimeLimit(31.5, "limit: 10 x"))}
+    assert reference.time_limit(runs, {"forward", "backward"}).seconds == 31.5
+    assert reference.time_limit(runs, {"forward"}).why.startswith("limit: floor")

@@ -354,8 +354,7 @@ def test_mutant_failing_gradient_cases_are_shrunk(graded_static, m, tmp_path):
     dest = build.write_submission(tmp_path / m.name, build.apply_edits(build.reference_sources(),
                                                                       canonical.BASE + m.edits))
     config = expected.settled(RunConfig())
-    run = shrink_reference.evaluate({rel: dest / rel for rel in FILES}, config, chosen,
-                                    shrink_reference.time_limit(config))
+    run = shrink_reference.evaluate({rel: dest / rel for rel in FILES}, config, chosen, TimeLimit(600, "a hang guard"))
     want = shrink_reference.load(config)
     for c in chosen:
         got = run.outcomes[c.id]

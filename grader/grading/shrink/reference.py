@@ -5,7 +5,7 @@ The candidates depend on the cases alone (not on a grading seed), so one
 sandboxed run of the reference over all of them serves every seed and
 every submission: built once per (expected-answers key, spec), under the
 grader's private cache (0700), appearing by an atomic rename. Its meta.json
-records how long the run took, the base of the student run's time limit.
+records how long the run took.
 """
 import dataclasses
 import json
@@ -113,10 +113,13 @@ def _read(folder: Path, ids: tuple) -> dict:
     return {i: o for i, o in out.items() if o.ok}
 
 
-def time_limit(config) -> time_limits.TimeLimit:
-    """The student run's limit: scaled from the reference's run, like a question's."""
-    if config.limits.seconds is not None:
-        return time_limits.given(config.limits.seconds)
-    meta = json.loads((reference_dir(config) / META).read_text())
-    times = time_limits.ReferenceTimes({spec.MODE: meta["seconds"]}, meta["workload_seconds"])
-    return time_limits.scaled(times, config.limits.multiple, config.limits.floor)[spec.MODE]
+def time_limit(runs, questions) -> time_limits.TimeLimit:
+    """The student run's limit: the longest its failing cases' questions ran
+    under (scaled from the reference's times on this machine now, or
+    --timeout): their candidates are smaller than their cases, and no second
+    measurement of the machine is paid for."""
+    limits = [runs[q].limit for q in questions if runs[q].limit is not None]
+    if not limits:
+        return time_limits.building()
+    longest = max(limits, key=lambda limit: limit.seconds)
+    return time_limits.TimeLimit(longest.seconds, f"{longest.why}, as for the question")

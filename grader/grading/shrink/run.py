@@ -56,7 +56,7 @@ def lines(config, answers, runs, files, drawn=True) -> dict:
     chosen = [c for case in failed for c in cands.candidates(case) if c.id in expected]
     if not chosen:
         return {}
-    run = reference.evaluate(files, config, chosen, reference.time_limit(config))
+    run = reference.evaluate(files, config, chosen, reference.time_limit(runs, {c.question for c in failed}))
     out = {}
     for case, how in failed.items():
         best = smallest(case, how, [c for c in chosen if c.case == case.name], expected, run.outcomes)
