@@ -47,7 +47,9 @@ def _known(name: str, found: dict) -> str:
 
 def import_graph(found: dict) -> dict:
     """module -> the grader modules it imports: `from pkg import sub` is an
-    edge to pkg.sub when that is a module, else to pkg."""
+    edge to pkg.sub when that is a module, else to pkg; and an edge to pkg in
+    both cases, as the name is read from pkg's namespace (so a package whose
+    `__init__` imports a module that does `from . import x` is a cycle)."""
     graph = {}
     for name, (path, tree) in found.items():
         edges = set()
@@ -57,6 +59,7 @@ def import_graph(found: dict) -> dict:
             elif isinstance(node, ast.ImportFrom):
                 target = _absolute(name, node, path.name == "__init__.py")
                 edges |= {_known(f"{target}.{alias.name}", found) for alias in node.names}
+                edges.add(_known(target, found))
         graph[name] = edges - {name, ""}
     return graph
 
@@ -152,6 +155,71 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     root = _package(tmp_path, {"__init__.py": "", "a.py": "from grader import b\n",
                                "b.py": "def f():\n    from grader.a import x\n", "c.py": "import grader.a\n"})
     assert cycles(import_graph(modules(root))) == [["grader.a", "grader.b"]]
+
+
+def test_a_package_init_importing_a_module_that_imports_the_package_back_is_a_cycle(tmp_path):
+    # grader/server/__init__.py once did this: a lazy create_app importing app, whose `from . import api` reads
+    # the package back
+    root = _package(tmp_path, {"__init__.py": "", "p/__init__.py": "def f():\n    from .app import g\n",
+                               "p/app.py": "from . import api\n", "p/api.py": ""})
+    assert cycles(import_graph(modules(root))) == [["grader.p", "grader.p.app"]]
+    (root / "p" / "__init__.py").write_text('"""A package that imports nothing."""\n')
+    assert cycles(import_graph(modules(root))) == []
+
+
+def test_the_server_package_init_imports_nothing():
+    """Importing one part of the server (say `answers.values` from a test) must not start the rest."""
+    path, tree = modules()["grader.server"]
+    assert _imports("grader.server", path, tree) == []
+
+
+def server_problems(found: dict) -> list:
+    """The server is assignment-agnostic: it reads an assignment through grader.assignment, never a cases
+    package (nor anything else of grader.untrusted, which runs beside student code)."""
+    return sorted({f"{name}: imports {imported}" for name, (path, tree) in found.items()
+                   if name.startswith("grader.server.")
+                   for imported, _ in _imports(name, path, tree)
+                   if imported == UNTRUSTED or imported.startswith(UNTRUSTED + ".")})
+
+
+def test_the_server_imports_no_assignment_s_cases():
+    assert server_problems(modules()) == []
+
+
+def test_a_server_module_importing_the_cases_is_found(tmp_path):
+    root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/gradebook/__init__.py": "",
+                               "server/gradebook/load.py": "def f():\n    from grader.untrusted.cases import QUESTION\n"})
+    assert server_problems(modules(root)) == ["grader.server.gradebook.load: imports grader.untrusted.cases"]
+
+
+SERVER_LAYERS = ("config", "answers", "store", "accounts", "gradebook", "web", "commands")
+
+
+def layer_problems(found: dict) -> list:
+    """Each part of grader.server imports only the parts before it in SERVER_LAYERS (and itself)."""
+    problems = []
+    for name, (path, tree) in found.items():
+        part = name.split(".")[2] if name.startswith("grader.server.") else None
+        if part is None:
+            continue
+        for imported, _ in _imports(name, path, tree):
+            other = imported.split(".")[2] if imported.startswith("grader.server.") else None
+            if other is not None and SERVER_LAYERS.index(other) > SERVER_LAYERS.index(part):
+                problems.append(f"{name}: imports {imported} ({part} comes before {other})")
+    return sorted(set(problems))
+
+
+def test_the_server_parts_import_only_the_layers_below_them():
+    found = modules()
+    assert {name.split(".")[2] for name in found if name.startswith("grader.server.")} == set(SERVER_LAYERS)
+    assert layer_problems(found) == []
+
+
+def test_a_server_part_importing_a_later_one_is_found(tmp_path):
+    root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/store/__init__.py": "",
+                               "server/web/__init__.py": "", "server/web/app.py": "from ..store import db\n",
+                               "server/store/db.py": "def f():\n    from grader.server.web import app\n"})
+    assert layer_problems(modules(root)) == ["grader.server.store.db: imports grader.server.web (store comes before web)"]
 
 
 def test_a_relative_import_cycle_is_found(tmp_path):

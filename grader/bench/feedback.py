@@ -11,7 +11,7 @@ from pathlib import Path
 from unittest import mock
 
 from grader import REFERENCE
-from grader.grading import expected, grade
+from grader.grading import expected, orchestrate as grade
 from grader.grading.causes import catalogue, store as causes_store
 from grader.grading.shrink import reference as shrink_reference
 from grader.grading.workers import RunConfig

@@ -7,11 +7,12 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from grader import REFERENCE
 from grader.blas import one_thread_env
+from grader.paths import UNTRUSTED
 from grader.bench import batch as bench_batch
+from grader.bench import similarity as bench_similarity
 
 EPOCH_TARGET = 1.15  # reference nn_epoch at most 1.15x a plain-numpy epoch (CPU seconds)
 
@@ -22,7 +23,7 @@ def bench_env():
 
 def epoch_ratio(rounds):
     """Reference nn_epoch over full MNIST vs plain numpy; True if on target."""
-    script = Path(__file__).parents[1] / "untrusted" / "bench_epoch.py"
+    script = UNTRUSTED / "bench_epoch.py"
     out = subprocess.run([sys.executable, str(script), str(REFERENCE), str(rounds)],
                          env=bench_env(), capture_output=True, text=True, check=True)
     figures = json.loads(out.stdout.strip().splitlines()[-1])
@@ -39,7 +40,7 @@ OVERHEAD_TARGET = 1.3  # grading (sandbox included) vs the same cases in-process
 
 def _in_process_cases():
     """Wall seconds of one plain process running every case on the reference."""
-    script = Path(__file__).parents[1] / "untrusted" / "bench_cases.py"
+    script = UNTRUSTED / "bench_cases.py"
     start = time.perf_counter()
     out = subprocess.run([sys.executable, str(script), str(REFERENCE)], cwd=REFERENCE.parent,
                          env=bench_env(), capture_output=True, text=True, check=True)
@@ -51,7 +52,7 @@ def _in_process_cases():
 
 
 def _graded(config):
-    from grader.grading.grade import grade_submission  # lazy: `grader bench --only epoch` stays light
+    from grader.grading.orchestrate import grade_submission  # lazy: `grader bench --only epoch` stays light
 
     start = time.perf_counter()
     rep = grade_submission(REFERENCE, config)
@@ -103,6 +104,7 @@ BENCHES = {
     "dask": lambda args: bench_batch.dask_speedup(),
     "server": lambda args: server_load(),
     "feedback": lambda args: feedback_cost(args.rounds),
+    "similarity": lambda args: bench_similarity.speed(),
 }
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from grader import tolerance
 from grader.assignment import Assignment, shown
 from grader.grading import checks, compare, expected, seeds
-from grader.grading.grade import UNIT, max_scores
+from grader.grading.scoring import UNIT, max_scores
 from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
 from grader.handout.leaks import secrets_of
 from grader.handout.markers import strip_source

@@ -31,13 +31,12 @@ from grader.handout.build import Built, HandoutError, build_tree
 from grader.handout.cases import write_cases
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
-from grader.handout.manifest import mirror_paths
+from grader.handout.manifest import IGNORED_NAMES, mirror_paths
 from grader.handout.markers import MarkerError
 
 # Local, git-ignored state of a handout a person ran `make test` in: kept
 # across rebuilds and ignored when comparing.
 LOCAL_STATE = (".venv", "data")
-IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 
 STALE = "{dest}: stale, run `make handout` and commit it; differing files:"
 

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox import disk
+from grader.sandbox.disk import Folder, capped, fit, unmount_under
 from grader.sandbox.env import copy_regular
 from grader.sandbox.procs import remove_tree
 
@@ -27,8 +27,8 @@ PROVISIONAL = 1 << 40  # bytes and entries while we copy the submission in
 @dataclass(frozen=True)
 class Stage:
     path: Path
-    out: disk.Folder
-    cwd: disk.Folder | None  # None: the tier gives the worker a capped working directory of its own
+    out: Folder
+    cwd: Folder | None  # None: the tier gives the worker a capped working directory of its own
 
     @property
     def capped(self) -> bool:
@@ -57,12 +57,12 @@ def make_stage(uid: int, runner: Path, student_dir: Path, limits, own_cwd: bool)
         cwd = None
         if not own_cwd:
             (path / "submission").mkdir(mode=0o700)
-            cwd = disk.capped(path / "submission", PROVISIONAL, PROVISIONAL, mount=True)  # fit after the copy
+            cwd = capped(path / "submission", PROVISIONAL, PROVISIONAL, mount=True)  # fit after the copy
         copy_regular(student_dir, path / "submission")
         if cwd is not None:
-            cwd = disk.fit(cwd, limits.tmp_mb << 20)  # the copy does not count against tmp_mb
+            cwd = fit(cwd, limits.tmp_mb << 20)  # the copy does not count against tmp_mb
         (path / "out").mkdir(mode=0o700)
-        out = disk.capped(path / "out", limits.out_dir_mb << 20, limits.out_dir_files, mount=True)
+        out = capped(path / "out", limits.out_dir_mb << 20, limits.out_dir_files, mount=True)
         _set_owners(path, uid)
     except BaseException:
         remove_stage(path)
@@ -113,5 +113,5 @@ def _remove_stale_stages(base: Path) -> Path:
 
 def remove_stage(stage: Path) -> None:
     """Unmount its capped folders, then delete it."""
-    disk.unmount_under(stage)
+    unmount_under(stage)
     remove_tree(stage)

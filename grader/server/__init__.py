@@ -1,17 +1,17 @@
-"""The grading server: mugrade wire protocol, users and keys, gradebook pages.
+"""The grading server: the mugrade wire protocol, users and keys, the gradebook.
 
-`create_app(config)` builds the FastAPI app; `grader serve` runs it on uvicorn
-(`--workers N` processes, which share their state through the database).
+It is layered; each package imports only the ones listed before it:
+
+- `answers/`   what a submitted value is and when it is right (wire format, comparison)
+- `store/`     the database: schema, migrations, the one writer thread, protocol records
+- `accounts/`  users, their keys and browser sessions
+- `gradebook/` the class's scores from server submissions and imported grade-batch results
+- `web/`       the HTTP side: the app factory, the protocol routes, pages, request limits
+
+`config.py` holds every setting (`ServerConfig`), `commands.py` the CLI
+commands (`grader serve`, `users`, `gradebook`). `web.app.create_app(config)`
+builds the app; `grader serve` runs it on uvicorn (`--workers N` processes,
+which share their state through the database).
+
+This file imports nothing, so importing any part does not import the rest.
 """
-from .config import ServerConfig
-
-
-def __getattr__(name):
-    # app.create_app, imported on first use so that `ServerConfig` works without FastAPI installed
-    if name == "create_app":
-        from .app import create_app
-        return create_app
-    raise AttributeError(f"module 'grader.server' has no attribute {name!r}")
-
-
-__all__ = ["ServerConfig", "create_app"]

@@ -59,7 +59,7 @@ def _serve(args) -> int:
     import logging
     import uvicorn
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
-    from .db import make_engine
+    from .store.db import make_engine
     problem = _serve_problem(args)
     if problem:
         print(f"grader serve: {problem}", file=sys.stderr)
@@ -75,8 +75,8 @@ def _serve(args) -> int:
     make_engine(config.db_url).dispose()  # migrate once, before any server process starts
     os.environ[CONFIG_ENV] = config.to_json()  # each process builds its app from this
     _raise_open_files_limit()
-    uvicorn.run("grader.server.app:app_from_environment", factory=True, workers=args.workers,
-                http="grader.server.connections:GuardedHttp", host=args.host, port=args.port,
+    uvicorn.run("grader.server.web.app:app_from_environment", factory=True, workers=args.workers,
+                http="grader.server.web.connections:GuardedHttp", host=args.host, port=args.port,
                 access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
                 timeout_graceful_shutdown=10, log_level="info")
     return 0
@@ -105,17 +105,17 @@ def _raise_open_files_limit():
 
 
 def _users(args) -> int:
-    from . import accounts
-    from .db import make_engine
+    from .accounts import users
+    from .store.db import make_engine
 
     if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
         print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
               file=sys.stderr)
         return 1
     try:
-        people = [(args.target, args.role)] if args.action == "add" else accounts.read_roster(Path(args.target))
-        keys = accounts.add_users(make_engine(args.db), people)
-    except accounts.AccountError as e:
+        people = [(args.target, args.role)] if args.action == "add" else users.read_roster(Path(args.target))
+        keys = users.add_users(make_engine(args.db), people)
+    except users.AccountError as e:
         print(f"grader users: {e}", file=sys.stderr)
         return 1
     if args.action == "add":
@@ -143,8 +143,8 @@ def _missing_sqlite(url: str):
 
 
 def _gradebook(args) -> int:
-    from . import gradebook
-    from .db import make_engine
+    from .gradebook import scores
+    from .store.db import make_engine
 
     missing = _missing_sqlite(args.db)
     if missing:
@@ -157,7 +157,7 @@ def _gradebook(args) -> int:
               file=sys.stderr)
         return 1
     with make_engine(args.db).connect() as conn:
-        book = gradebook.build(conn)
-    write_atomic(Path(args.out), gradebook.to_csv(book))
+        book = scores.build(conn)
+    write_atomic(Path(args.out), scores.to_csv(book))
     print(f"wrote {args.out}: {len(book.rows)} students, {len(book.problems)} problems")
     return 0

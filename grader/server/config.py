@@ -17,9 +17,6 @@ class ServerConfig:
     # The burst lets a student send a whole problem's cases at once.
     rate_per_second: float = 10.0
     rate_burst: int = 200
-    # Default tolerances of a problem when the publisher gives none.
-    rtol: float = 1e-5
-    atol: float = 1e-5
     # Submitted values larger than this are kept as a hash only (the verdict is always kept).
     max_stored_value_bytes: int = 1024 * 1024
     # Group commit: the writer takes at most this many queued writes per transaction.

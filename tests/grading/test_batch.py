@@ -111,7 +111,7 @@ def test_batch_stub_scores_only_the_given_code(first_run):
     passed = [t for t in bob["tests"] if t["status"] == "passed"]
     assert all("(given code)" in t["output"] for t in passed)
     assert all("not implemented: Q" in t["output"] for t in bob["tests"] if t["status"] == "failed")
-    assert gradebook(out)["bob"]["total"] == batch.report._fmt(bob["score"])
+    assert gradebook(out)["bob"]["total"] == batch.report.fmt_points(bob["score"])
     assert bob["score"] < 1
 
 

@@ -29,7 +29,7 @@ from grader import REFERENCE
 from grader.assignment import Assignment
 from grader.grading import expected, workers
 from grader.untrusted.cases import CASES, QUESTION
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 from grader.grading.time_limits import TimeLimit
 from grader.grading.workers import RunConfig
 

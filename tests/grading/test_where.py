@@ -9,7 +9,7 @@ import pytest
 
 from grader.assignment import Assignment
 from grader.grading import expected, report
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 from grader.grading.workers import RunConfig
 from grader.handout.markers import given_functions
 

@@ -22,7 +22,8 @@ from grader.handout import cases as handout_cases
 from grader.untrusted.cases import CASES, QUESTION
 from grader.assignment import Assignment
 from grader.cli import main
-from grader.grading.grade import UNIT, grade_submission, max_scores
+from grader.grading.orchestrate import grade_submission
+from grader.grading.scoring import UNIT, max_scores
 from grader.handout.commands import FileState, same_file
 from grader.handout.build import HandoutError, build_tree
 from grader.handout.markers import BEGIN_HIDDEN

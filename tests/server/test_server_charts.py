@@ -2,7 +2,7 @@
 import datetime as dt
 import re
 
-from grader.server import charts
+from grader.server.web import charts
 
 DEADLINE = dt.datetime(2026, 2, 1, 23, 59)
 

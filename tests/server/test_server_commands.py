@@ -21,8 +21,8 @@ def test_users_add_prints_key_last_and_refuses_duplicates(tmp_path):
     assert r.returncode == 0
     key = r.stdout.strip().splitlines()[-1]
     assert key.startswith("mg_") and len(key) > 30
-    from grader.server import accounts
-    from grader.server.db import make_engine
+    from grader.server.accounts import users as accounts
+    from grader.server.store.db import make_engine
     engine = make_engine(db)
     with engine.connect() as conn:
         assert accounts.find_user(conn, key) == accounts.User(1, "Ada Lovelace", "instructor")
@@ -57,8 +57,8 @@ def test_users_import_keys_file_quotes_formula_names(tmp_path):
     assert [(x["name"], x["role"]) for x in rows] == [("'=cmd|' /C calc'!A0", "student"), ("'@SUM(1)", "student"),
                                                        ("'-1", "student"), ("alice", "instructor")]
     assert all(x["key"].startswith("mg_") and len(x["key"]) > 30 for x in rows)  # keys as made, never quoted
-    from grader.server import accounts
-    from grader.server.db import make_engine
+    from grader.server.accounts import users as accounts
+    from grader.server.store.db import make_engine
     engine = make_engine(db)
     with engine.connect() as conn:  # the stored names are the real ones; only the CSV cell is quoted
         assert accounts.find_user(conn, rows[0]["key"]).name == "=cmd|' /C calc'!A0"

@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 from grader.grading import report
-from grader.untrusted.cases import QUESTION, QUESTIONS
+from grader.untrusted.cases import CASES, QUESTION, QUESTIONS
 from grader.cli import main as grader_main
-from grader.server import accounts, casenotes, details, gradebook, store
-from grader.server.db import make_engine
+from grader.server.accounts import users as accounts
+from grader.server.web import casenotes
+from grader.server.gradebook import declared, details, load
+from grader.server.gradebook import scores as gradebook
+from grader.server.store import protocol as store
+from grader.server.store.db import make_engine
 
 
 @pytest.fixture
@@ -177,6 +181,27 @@ def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
     assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
     assert [c.score for c in rows["bob"].cells[:6]] == [0.0] * 6
     assert import_batch(tmp_path, tmp_path / "out", "--assignment", " ") == 2
+
+
+def test_the_gradebook_reads_an_assignment_s_questions_from_its_registry_else_from_its_results(engine, tmp_path):
+    """hw1 (this installation's assignment.toml): the handout's order and the registry's descriptions; an
+    assignment the server has no registry for: questions by name, a case described by a passing run only."""
+    assert declared.of("hw1").questions == tuple(QUESTION)
+    assert declared.of("hw9") == declared.Declared()
+    assert sorted(["hw9/b", "hw9/a", "hw1/backward", "hw1/forward"], key=load.question_order) == [
+        "hw1/forward", "hw1/backward", "hw9/a", "hw9/b"]
+    for assignment in ("hw1", "hw9"):
+        out = write_outdir(tmp_path / assignment, {"ann": ANN_BATCH})
+        assert import_batch(tmp_path, out, "--assignment", assignment) == 0
+    with engine.connect() as conn:
+        notes = load.batch_case_notes(conn)
+        imported = {s.attempt.question: s.cases for s in details.submissions(conn, "ann") if s.attempt.source != "server"}
+    registry = {c.name: c.description for c in CASES}
+    assert notes[("hw1/forward", "forward_exp")] == ("forward_exp", registry["forward_exp"])
+    assert notes[("hw9/forward", "forward_exp")] == ("forward_exp", "")  # failed, and no registry describes it
+    assert notes[("hw9/forward", "forward_divide")] == ("forward_divide", "EWiseDiv ok")
+    assert [c.description for c in imported["hw1/forward"]] == [registry["forward_divide"], registry["forward_exp"]]
+    assert [c.description for c in imported["hw9/forward"]] == ["EWiseDiv ok", ""]
 
 
 def corrupt(doc, path, value):

@@ -12,8 +12,12 @@ from test_server_postgres import postgres_url  # noqa: E402,F401  (the throwaway
 from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import QUESTIONS  # noqa: E402
 from grader.cli import main as grader_main  # noqa: E402
-from grader.server import accounts, casenotes, details, gradebook, store  # noqa: E402
-from grader.server.db import make_engine  # noqa: E402
+from grader.server.accounts import users as accounts  # noqa: E402
+from grader.server.web import casenotes  # noqa: E402
+from grader.server.gradebook import details  # noqa: E402
+from grader.server.gradebook import scores as gradebook  # noqa: E402
+from grader.server.store import protocol as store  # noqa: E402
+from grader.server.store.db import make_engine  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 

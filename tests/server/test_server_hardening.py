@@ -36,8 +36,8 @@ def start(srv, who="alice", assignment="hw1", problem="forward"):
 
 
 def cell(srv, who, label):
-    from grader.server import gradebook
-    from grader.server.db import make_engine
+    from grader.server.gradebook import scores as gradebook
+    from grader.server.store.db import make_engine
     engine = make_engine(srv.db_url)
     try:
         with engine.connect() as conn:

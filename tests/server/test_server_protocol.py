@@ -8,6 +8,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, Server, add_user, database_url, db_rows, enc  # noqa: E402
 
+from grader.tolerance import ATOL, RTOL  # noqa: E402
+
 pytestmark = pytest.mark.server
 
 A = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
@@ -54,7 +56,7 @@ def test_wrong_values_fail_exactly_their_cases(srv):
 @pytest.mark.parametrize("value, reason", [
     (enc(A.T), "value: expected shape (2, 3), got (3, 2)"),
     (A.tolist(), "value: expected an np.ndarray, got a list"),
-    (enc(A * (1 + 2e-5) + 2e-5), "value: values differ beyond tolerance (rtol=1e-05, atol=1e-05)"),
+    (enc(A * (1 + 2e-5) + 2e-5), f"value: values differ beyond tolerance (rtol={RTOL:g}, atol={ATOL:g})"),
 ])
 def test_wrong_structure_is_incorrect_with_reason(srv, value, reason):
     sid = srv.post("submit", srv.keys["carol"], assignment="hw1", problem="forward").json()["submission_id"]
@@ -98,6 +100,19 @@ def test_per_problem_tolerance_is_stored_at_publish(srv):
     assert verdicts == [True]
     _, verdicts = run_submission(srv, "carol", [1.05], problem="loose")
     assert verdicts == [False]
+
+
+def test_a_publication_without_tolerance_compares_within_the_cases_own(srv):
+    """The cases' default (grader/tolerance.py): an answer within the server's former atol 1e-5 but not
+    within the cases' atol is wrong; one within it is right, for numbers and arrays alike."""
+    assert (RTOL, ATOL) == (1e-5, 1e-6)
+    prof = srv.keys["prof"]
+    zeros = [0.0, enc(np.zeros(3))]
+    assert srv.post("publish", prof, zeros, assignment="hw1", problem="default_tol").status_code == 200
+    _, verdicts = run_submission(srv, "carol", [5e-6, enc(np.full(3, 5e-6))], problem="default_tol")
+    assert verdicts == [False, False]
+    _, verdicts = run_submission(srv, "carol", [5e-7, enc(np.full(3, 5e-7))], problem="default_tol")
+    assert verdicts == [True, True]
 
 
 def test_republish_grades_new_submissions_against_new_answers(srv):

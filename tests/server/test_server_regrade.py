@@ -13,8 +13,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "serve
 from server_harness import db_rows  # noqa: E402
 
 from grader.cli import main as grader_main  # noqa: E402
-from grader.server import gradebook, importer, migrate, templates  # noqa: E402
-from grader.server.db import make_engine  # noqa: E402
+from grader.server.gradebook import scores as gradebook  # noqa: E402
+from grader.server.gradebook import importer  # noqa: E402
+from grader.server.store import migrate  # noqa: E402
+from grader.server.web import templates  # noqa: E402
+from grader.server.store.db import make_engine  # noqa: E402
 from test_server_gradebook import ANN_BATCH, write_outdir  # noqa: E402
 
 REGRADED = [ANN_BATCH[0], ("forward_exp", "forward", "Q1.2", 5.0, 5.0, "Exp ok"), ANN_BATCH[2]]

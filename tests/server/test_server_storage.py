@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, Server, add_user, database_url, db_rows  # noqa: E402
 
-from grader.server import migrate  # noqa: E402
+from grader.server.store import migrate  # noqa: E402
 
 pytestmark = pytest.mark.server
 

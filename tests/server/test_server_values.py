@@ -4,7 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from grader.server.values import BadValue, Tagged, compare, parse
+from grader import tolerance
+from grader.server.answers.values import BadValue, Tagged, compare, parse
+from grader.untrusted.cases.registry import Case
 
 
 def decoded(x):
@@ -12,6 +14,12 @@ def decoded(x):
 
 
 ARR = {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.0]]}
+
+
+def test_the_cases_default_tolerance_is_the_one_in_grader_tolerance():
+    """The registry's Case cannot import it (the cases run beside student code): it repeats the value."""
+    case = Case("x", "forward", "line", "what")
+    assert (case.rtol, case.atol) == (tolerance.RTOL, tolerance.ATOL)
 
 
 @pytest.mark.parametrize("expected, got", [
@@ -75,7 +83,7 @@ SPECIAL = [0.0, 1.0, -1.0, 1e-6, 1e6, np.inf, -np.inf, np.nan, 1.00001, 0.99999,
 
 @pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-5), (0.0, 0.0), (1e-2, 0.0)])
 def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
-    from grader.server.values import _all_close
+    from grader.server.answers.values import _all_close
     for a in SPECIAL:
         for b in SPECIAL:
             x, y = np.array([a]), np.array([b])

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.server
 @pytest.mark.parametrize("kind", DATABASES)
 def test_rate_buckets_are_shared_by_limiters_of_different_processes(kind, tmp_path):
     """Two limiters on one database stand for two processes: together they grant the burst, no more."""
-    from grader.server.db import make_engine
-    from grader.server.limits import SharedRateLimiter
+    from grader.server.store.db import make_engine
+    from grader.server.web.limits import SharedRateLimiter
     engine = make_engine(database_url(kind, tmp_path))
     uid = 7
     try:
@@ -80,8 +80,8 @@ def test_two_processes_on_postgresql_share_limits_and_quota(tmp_path):
 
 def test_a_bucket_written_later_by_another_process_does_not_lose_tokens(tmp_path):
     """A process that read the clock before another wrote the bucket must not count time backwards."""
-    from grader.server.db import make_engine
-    from grader.server.limits import SharedRateLimiter
+    from grader.server.store.db import make_engine
+    from grader.server.web.limits import SharedRateLimiter
     engine = make_engine(database_url("sqlite", tmp_path))
     try:
         limiter = SharedRateLimiter(engine, rate=1000.0, burst=1000)
@@ -95,8 +95,9 @@ def test_a_bucket_written_later_by_another_process_does_not_lose_tokens(tmp_path
 
 @pytest.mark.parametrize("kind", DATABASES)
 def test_quota_charges_of_a_group_are_all_or_nothing_per_key(kind, tmp_path):
-    from grader.server import accounts, store
-    from grader.server.db import make_engine
+    from grader.server.accounts import users as accounts
+    from grader.server.store import protocol as store
+    from grader.server.store.db import make_engine
     engine = make_engine(database_url(kind, tmp_path))
     try:
         accounts.add_users(engine, [("ann", "student"), ("ben", "student")])

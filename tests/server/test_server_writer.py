@@ -4,7 +4,7 @@ import threading
 
 from sqlalchemy import Column, Integer, MetaData, Table, create_engine, func, insert, select, text
 
-from grader.server.writer import Writer, WriterStopped
+from grader.server.store.writer import Writer, WriterStopped
 
 meta = MetaData()
 rows = Table("rows", meta, Column("n", Integer, primary_key=True))

@@ -9,8 +9,14 @@ Cases receive the library under test as arguments instead of importing it,
 so the grading parent can read every case without importing any needle.
 This package imports nothing from `grader` either: the sandboxed worker
 loads a copy of it on its own.
+
+`CaseTable` is the one definition of the lookups over questions and cases
+(by key, by name, a question's cases, the cases a worker runs): this
+package's names below come from it, and the trusted side's Registry
+(grader/registry.py) extends it for any assignment's cases package.
 """
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Optional
 
 
@@ -31,7 +37,6 @@ QUESTIONS = (
     Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml")),
     Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml"), memory=2),  # holds MNIST's training set
 )
-QUESTION = {q.key: q for q in QUESTIONS}
 
 # How the parent checks a value against the reference's:
 #   "close"      structure equal, numbers within rtol/atol whatever the float width
@@ -82,6 +87,27 @@ class Case:
     def value_key(self) -> str:
         """The name under which the worker stores the value this case checks."""
         return self.source or self.name
+
+
+@dataclass(frozen=True)
+class CaseTable:
+    questions: tuple      # in the handout's order
+    cases: tuple          # in the handout's order
+
+    @cached_property
+    def question(self) -> dict:
+        return {q.key: q for q in self.questions}
+
+    @cached_property
+    def by_name(self) -> dict:
+        return {c.name: c for c in self.cases}
+
+    def cases_for(self, question: str) -> list:
+        return [c for c in self.cases if c.question == question]
+
+    def producers(self, question: str) -> list:
+        """The cases of `question` whose function a worker runs (each value once)."""
+        return [c for c in self.cases_for(question) if c.fn is not None]
 
 
 def case(question, name, contract, description, fn=None, **options) -> Case:

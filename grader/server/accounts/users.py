@@ -1,0 +1,142 @@
+"""Users, keys and browser sessions.
+
+Keys are 192 random bits shown once and stored as sha256 only. A browser
+session is a random token in a cookie whose sha256 is a row of `sessions`:
+every server process accepts it, a restart does not log anyone out, and
+signing out deletes the row, so a copied cookie stops working at once.
+"""
+import csv
+import datetime as dt
+import hashlib
+import secrets
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+from grader.server.store.db import now, sessions, usage, users
+
+ROLES = ("student", "instructor")
+KEY_PREFIX = "mg_"
+
+
+class AccountError(ValueError):
+    """A bad user name, role or roster; the message names the fix."""
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    role: str
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == "instructor"
+
+
+def new_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(24)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def find_user(conn: Connection, key: str):
+    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
+                       .where(users.c.key_hash == hash_key(key))).first()
+    return User(*row) if row else None
+
+
+def user_by_id(conn: Connection, user_id: int):
+    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
+                       .where(users.c.id == user_id)).first()
+    return User(*row) if row else None
+
+
+def _check(name: str, role: str, where: str = ""):
+    if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
+        raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
+                           "or control characters")
+    if role not in ROLES:
+        raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
+
+
+def add_users(engine: Engine, people) -> list:
+    """Create users from (name, role) pairs in one transaction; return their keys."""
+    people = list(people)
+    for name, role in people:
+        _check(name, role)
+    keys = [new_key() for _ in people]
+    try:
+        with engine.begin() as conn:
+            for (name, role), key in zip(people, keys):
+                uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key),
+                                                        created_at=now())).inserted_primary_key[0]
+                # The usage row exists from the start, so that the server only ever updates it.
+                conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
+    except IntegrityError:
+        taken = _existing_names(engine, [n for n, _ in people])
+        raise AccountError(f"user name already exists: {', '.join(taken) or '?'}; pick another name") from None
+    return keys
+
+
+def _existing_names(engine, names):
+    with engine.connect() as conn:
+        rows = conn.execute(select(users.c.name).where(users.c.name.in_(names))).all()
+    return sorted(r[0] for r in rows)
+
+
+def read_roster(path: Path) -> list:
+    """(name, role) pairs from a CSV with a `name` column and an optional `role` column."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise AccountError(f"{path}: cannot read roster ({e})") from None
+    if not rows or "name" not in rows[0]:
+        raise AccountError(f"{path}: needs a header line with a 'name' column (and optionally 'role')")
+    people, seen = [], set()
+    for line, row in enumerate(rows, start=2):
+        name, role = (row.get("name") or "").strip(), (row.get("role") or "student").strip()
+        _check(name, role, where=f"{path}:{line}: ")
+        if name in seen:
+            raise AccountError(f"{path}:{line}: name {name!r} appears twice")
+        seen.add(name)
+        people.append((name, role))
+    return people
+
+
+def has_control_characters(text: str) -> bool:
+    """NUL and other control or unpaired-surrogate characters: PostgreSQL refuses NUL in text,
+    and none of them belongs in a name."""
+    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
+# --- sessions -----------------------------------------------------------
+
+def open_session(conn: Connection, user_id: int, hours: float) -> str:
+    """A new session of `user_id`; the token goes in the cookie, only its hash in the database."""
+    token, t = secrets.token_urlsafe(32), now()
+    conn.execute(delete(sessions).where(sessions.c.expires_at < t))  # sweep, so the table stays small
+    conn.execute(insert(sessions).values(token_hash=hash_key(token), user_id=user_id,
+                                         expires_at=t + dt.timedelta(hours=hours)))
+    return token
+
+
+def session_user(conn: Connection, token: str):
+    """The user of a live session token, else None."""
+    if not token or len(token) > 100:
+        return None
+    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
+                       .join(sessions, sessions.c.user_id == users.c.id)
+                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now())).first()
+    return User(*row) if row else None
+
+
+def close_session(conn: Connection, token: str):
+    conn.execute(delete(sessions).where(sessions.c.token_hash == hash_key(token or "")))

@@ -1,0 +1,9 @@
+"""The class gradebook: `load` reads server submissions and imported
+grade-batch results (`importer`) into the same plain records, `scores` does
+the arithmetic (scores, lateness, CSV), `details` lists one student's cases
+with the reasons they were wrong; `declared` reads what the assignment's
+registry says of its questions and cases (their order, descriptions).
+
+The core idea: one record type for both sources, and the arithmetic a pure
+function of those records, tested without a server.
+"""

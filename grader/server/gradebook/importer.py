@@ -1,0 +1,324 @@
+"""`grader import-batch OUTDIR --db URL`: put `grade-batch` results into the
+server's database, so that one gradebook shows them beside the server's
+submissions.
+
+Each OUTDIR/<name>/results.json (Gradescope schema, as grader/grading/report.py
+writes it) becomes one imported result of student <name>. The files come
+from our own grader but are read as untrusted input: every field is checked,
+and one bad file stops the import before anything is written (one
+transaction). Importing the same files again changes nothing; a regraded
+file replaces the earlier import of that student from that OUTDIR, and the
+replaced scores stay in `batch_history` (the gradebook marks the cells a
+regrade changed). `--dry-run` prints, per student, the old and new scores
+the import would write, and writes nothing; the import prints the same.
+"""
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.engine import Connection
+
+from grader.grading.writing import RESULTS
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_TESTS = 5000
+MAX_TEXT = 20_000
+QUESTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
+STATUSES = ("passed", "failed")
+VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
+SLACK = 1e-3  # rounding in results.json: scores carry 4 decimals
+
+
+class BadResult(ValueError):
+    """A results.json that cannot be imported; the message names file and field."""
+
+
+@dataclass(frozen=True)
+class ImportedCase:
+    question: str
+    name: str
+    number: str
+    score: float
+    max_score: float
+    passed: bool
+    hidden: bool
+    output: str
+
+
+@dataclass(frozen=True)
+class Imported:
+    name: str            # the folder: the student
+    digest: str
+    graded_at: dt.datetime
+    score: float
+    output: str
+    questions: tuple     # (key, score, max_score)
+    cases: tuple         # ImportedCase
+
+
+def _number(value, where: str, upper=None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise BadResult(f"{where}: must be a finite number >= 0, got {str(value)[:40]!r}")
+    if upper is not None and value > upper + SLACK:
+        raise BadResult(f"{where}: {value:g} is more than its maximum {upper:g}")
+    return float(value)
+
+
+def _text(value, where: str, limit: int = MAX_TEXT, required=False) -> str:
+    if not isinstance(value, str) or len(value) > limit or (required and not value.strip()):
+        got = type(value).__name__ if not isinstance(value, str) else f"{len(value)} characters"
+        raise BadResult(f"{where}: must be {'a non-empty' if required else 'a'} string of at most {limit} "
+                        f"characters, got {got}")
+    return value
+
+
+def _questions(doc) -> tuple:
+    extra = doc.get("extra_data")
+    questions = extra.get("questions") if isinstance(extra, dict) else None
+    if not isinstance(questions, dict) or not questions:
+        raise BadResult("extra_data.questions: missing; expected {question: {score, max_score}} "
+                        "as grader grade-batch writes it")
+    out = []
+    for key, entry in sorted(questions.items()):
+        where = f"extra_data.questions.{str(key)[:40]}"
+        if not QUESTION_KEY.match(key):
+            raise BadResult(f"{where}: a question key must be a name like 'forward'")
+        if not isinstance(entry, dict):
+            raise BadResult(f"{where}: must be an object with score and max_score")
+        top = _number(entry.get("max_score"), f"{where}.max_score")
+        if top == 0:
+            raise BadResult(f"{where}.max_score: must be more than 0")
+        out.append((key, _number(entry.get("score"), f"{where}.score", top), top))
+    return tuple(out)
+
+
+def _question_of(name: str, keys) -> str:
+    """Case names start with their question's key (the longest that fits)."""
+    fits = [k for k in keys if name == k or name.startswith(k + "_")]
+    if not fits:
+        raise BadResult(f"name {name[:60]!r}: starts with no question of extra_data.questions")
+    return max(fits, key=len)
+
+
+def _case(test, i: int, keys) -> ImportedCase:
+    where = f"tests[{i}]"
+    if not isinstance(test, dict):
+        raise BadResult(f"{where}: must be an object")
+    name = _text(test.get("name"), f"{where}.name", 200, required=True)
+    top = _number(test.get("max_score"), f"{where}.max_score")
+    score = _number(test.get("score"), f"{where}.score", top)
+    status = test.get("status")
+    if status not in STATUSES:
+        raise BadResult(f"{where}.status: must be one of {', '.join(STATUSES)}, got {str(status)[:40]!r}")
+    visibility = test.get("visibility", "visible")
+    if visibility not in VISIBILITY:
+        raise BadResult(f"{where}.visibility: must be one of {', '.join(VISIBILITY)}")
+    try:
+        question = _question_of(name, keys)
+    except BadResult as e:
+        raise BadResult(f"{where}.{e}") from None
+    return ImportedCase(question, name, _text(test.get("number", ""), f"{where}.number", 50), score, top,
+                        status == "passed", visibility != "visible", _text(test.get("output", ""), f"{where}.output"))
+
+
+def parse_result(raw: bytes) -> tuple:
+    """(score, output, questions, cases) of one results.json, or BadResult naming the field."""
+    try:
+        doc = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise BadResult(f"not valid JSON ({e.__class__.__name__}); regrade it with grade-batch --force") from None
+    if not isinstance(doc, dict):
+        raise BadResult("must hold a JSON object (Gradescope's results.json)")
+    questions = _questions(doc)
+    keys = [q[0] for q in questions]
+    score = _number(doc.get("score"), "score", sum(q[2] for q in questions))
+    if abs(score - sum(q[1] for q in questions)) > SLACK * max(1, len(questions)):
+        raise BadResult(f"score: {score:g} is not the sum of extra_data.questions scores")
+    tests = doc.get("tests", [])
+    if not isinstance(tests, list) or len(tests) > MAX_TESTS:
+        raise BadResult(f"tests: must be a list of at most {MAX_TESTS} objects")
+    cases = tuple(_case(t, i, keys) for i, t in enumerate(tests))
+    return score, _text(doc.get("output", ""), "output"), questions, cases
+
+
+def read_outdir(outdir: Path) -> list:
+    """Every OUTDIR/<name>/results.json, validated; BadResult names the first bad one."""
+    if not outdir.is_dir():
+        raise BadResult(f"{outdir}: not a folder; pass the --out folder of grader grade-batch")
+    folders = sorted(p for p in outdir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise BadResult(f"{outdir}: no result folders in it; run grader grade-batch DIR --out {outdir} first")
+    return [_read_one(folder) for folder in folders]
+
+
+def _read_one(folder: Path) -> Imported:
+    path = folder / RESULTS
+    name = folder.name
+    if len(name) > 200 or name != name.strip():
+        raise BadResult(f"{folder}: a folder name must be 1-200 characters without leading/trailing spaces")
+    try:
+        if path.is_symlink() or not path.is_file():
+            raise BadResult(f"{path}: missing (or not a regular file); grade it with grader grade-batch")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise BadResult(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MB; not a results.json of ours")
+        raw, mtime = path.read_bytes(), path.stat().st_mtime
+        score, output, questions, cases = parse_result(raw)
+    except OSError as e:
+        raise BadResult(f"{path}: cannot read it ({e.strerror})") from None
+    except BadResult as e:
+        raise BadResult(str(e) if str(e).startswith(str(path)) else f"{path}: {e}") from None
+    when = dt.datetime.fromtimestamp(mtime, dt.timezone.utc).replace(tzinfo=None)
+    return Imported(name, hashlib.sha256(raw).hexdigest(), when, score, output, questions, cases)
+
+
+@dataclass(frozen=True)
+class ScoreChange:
+    """What importing one result changes for its student."""
+    name: str
+    old: float | None      # None: not imported from this source before
+    new: float
+    questions: tuple       # (question, old score or None, new score) of the questions that differ
+
+
+def _stored(conn: Connection, source: str) -> dict:
+    """name -> (digest, assignment, score, {question: score}) of the results imported from `source`."""
+    rows = conn.execute(select(batch_results.c.id, batch_results.c.name, batch_results.c.digest,
+                               batch_results.c.assignment, batch_results.c.score)
+                        .where(batch_results.c.source == source)).all()
+    scores = {}
+    if rows:
+        for rid, question, score in conn.execute(
+                select(batch_questions.c.result_id, batch_questions.c.question, batch_questions.c.score)
+                .where(batch_questions.c.result_id.in_([r.id for r in rows]))).all():
+            scores.setdefault(rid, {})[question] = score
+    return {r.name: (r.digest, r.assignment, r.score, scores.get(r.id, {})) for r in rows}
+
+
+def score_changes(conn: Connection, source: str, assignment: str, results: list) -> list:
+    """Per student whose imported score would change (or who is new): old and new, nothing written."""
+    stored, out = _stored(conn, source), []
+    for r in results:
+        old = stored.get(r.name)
+        if old and old[0] == r.digest and old[1] == assignment:
+            continue
+        before = old[3] if old else {}
+        moved = tuple((k, before.get(k), s) for k, s, _ in r.questions if before.get(k) != s)
+        if old is None or abs(old[2] - r.score) > SLACK or moved:
+            out.append(ScoreChange(r.name, old[2] if old else None, r.score, moved))
+    return out
+
+
+def _points(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def render_changes(changes: list, unchanged: int) -> str:
+    """The per-student lines import-batch prints before writing (pure)."""
+    if not changes:
+        return f"no score changes ({unchanged} result(s) unchanged)"
+    width = max(len(c.name) for c in changes)
+    lines = [f"{len(changes)} student(s) with new scores (old -> new):"]
+    for c in sorted(changes, key=lambda c: c.name):
+        detail = ", ".join(f"{k} {_points(a)} -> {_points(b)}" for k, a, b in c.questions)
+        lines.append(f"  {c.name:<{width}}  {_points(c.old):>6} -> {_points(c.new):<6}"
+                     f"{'  (new)' if c.old is None else f'  ({detail})' if detail else ''}")
+    return "\n".join(lines)
+
+
+def _archive(conn: Connection, old_id: int, now: dt.datetime) -> None:
+    """Keep a replaced result's scores in batch_history."""
+    row = conn.execute(select(batch_results).where(batch_results.c.id == old_id)).one()
+    questions = {q: [s, m] for q, s, m in conn.execute(
+        select(batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
+        .where(batch_questions.c.result_id == old_id)).all()}
+    conn.execute(insert(batch_history).values(
+        source=row.source, name=row.name, assignment=row.assignment, digest=row.digest, graded_at=row.graded_at,
+        imported_at=row.imported_at, replaced_at=now, score=row.score,
+        questions=json.dumps(questions, sort_keys=True)))
+
+
+def store_results(conn: Connection, source: str, assignment: str, results: list, now: dt.datetime) -> dict:
+    """Write in the caller's transaction; returns counts of added, replaced and unchanged results."""
+    counts = {"added": 0, "replaced": 0, "unchanged": 0}
+    for r in results:
+        old = conn.execute(select(batch_results.c.id, batch_results.c.digest, batch_results.c.assignment)
+                           .where(batch_results.c.source == source, batch_results.c.name == r.name)).first()
+        if old and old.digest == r.digest and old.assignment == assignment:
+            counts["unchanged"] += 1
+            continue
+        if old:
+            _archive(conn, old.id, now)
+            conn.execute(delete(batch_cases).where(batch_cases.c.result_id == old.id))
+            conn.execute(delete(batch_questions).where(batch_questions.c.result_id == old.id))
+            conn.execute(delete(batch_results).where(batch_results.c.id == old.id))
+        rid = conn.execute(insert(batch_results).values(
+            source=source, name=r.name, assignment=assignment, digest=r.digest, graded_at=r.graded_at,
+            imported_at=now, score=r.score, output=r.output)).inserted_primary_key[0]
+        conn.execute(insert(batch_questions), [{"result_id": rid, "question": k, "score": s, "max_score": m}
+                                               for k, s, m in r.questions])
+        if r.cases:
+            conn.execute(insert(batch_cases), [
+                {"result_id": rid, "position": i, "question": c.question, "name": c.name, "number": c.number,
+                 "score": c.score, "max_score": c.max_score, "passed": c.passed, "hidden": c.hidden,
+                 "output": c.output} for i, c in enumerate(r.cases)])
+        counts["replaced" if old else "added"] += 1
+    return counts
+
+
+def import_batch_command(args) -> int:
+    """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
+    from sqlalchemy.exc import ArgumentError, OperationalError
+    command = "import-batch"
+    from grader.server.store.db import make_engine, now
+    outdir = Path(args.outdir)
+    source = args.source or outdir.resolve().name
+    for flag, value in (("--assignment", args.assignment), ("--source", source)):
+        if not value.strip() or len(value) > 200:
+            print(f"grader {command}: {flag} {value[:40]!r}: give 1-200 characters", file=sys.stderr)
+            return 2
+    missing = _missing_sqlite_file(args.db)
+    if missing:
+        print(f"grader {command}: no database at {missing}; create it with `grader users add NAME "
+              f"--role instructor --db {args.db}` (or check --db)", file=sys.stderr)
+        return 2
+    try:
+        results = read_outdir(outdir)
+        engine = make_engine(args.db)
+        with engine.connect() if args.dry_run else engine.begin() as conn:  # a dry run never commits
+            changes = score_changes(conn, source, args.assignment, results)
+            print(render_changes(changes, len(results) - len(changes)))
+            if not args.dry_run:
+                counts = store_results(conn, source, args.assignment, results, now())
+        engine.dispose()
+    except BadResult as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
+        return 1
+    except ArgumentError:
+        print(f"grader {command}: --db {args.db!r} is not a database URL; use e.g. sqlite:///grader.db",
+              file=sys.stderr)
+        return 2
+    except OperationalError as e:
+        print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
+        return 1
+    if args.dry_run:
+        print(f"dry run: nothing imported; run the same command without --dry-run to import {len(results)} "
+              f"results from {outdir} as '{source}'")
+        return 0
+    print(f"imported {len(results)} results from {outdir} as '{source}': {counts['added']} new, "
+          f"{counts['replaced']} replaced, {counts['unchanged']} unchanged")
+    return 0
+
+
+def _missing_sqlite_file(url: str):
+    """The path of a SQLite URL whose file does not exist (never create an empty database here)."""
+    if not url.startswith("sqlite:///"):
+        return None
+    path = url[len("sqlite:///"):].split("?")[0]
+    return path if path and path != ":memory:" and not Path(path).exists() else None

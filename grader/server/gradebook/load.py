@@ -1,0 +1,205 @@
+"""The gradebook's queries: server submissions and imported grade-batch
+results read into the same plain records (`scores.py` does the arithmetic).
+
+A question is "assignment/problem": the server's problem `forward` of `hw1`
+and an imported result's question `forward` (imported as assignment hw1)
+are the same column, since the grader's question keys are the problem names
+students submit under.
+"""
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+from sqlalchemy import case, func, select
+from sqlalchemy.engine import Connection
+
+from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
+from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
+
+from . import declared
+
+
+@dataclass(frozen=True)
+class Column:
+    """A gradebook column: one question (server problem or imported) of one assignment."""
+    label: str                 # "assignment/problem"
+    assignment: str
+    weight: float              # the server problem's weight, else the imported max_score
+    num_cases: int             # server cases of the latest publication (0: imported only)
+    deadline: Optional[dt.datetime]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One submission of one question: a server submission, or one question of an imported result."""
+    key: str                   # "s<submission id>" or "b<result id>"
+    student: str
+    question: str              # label
+    source: str                # "server" or "batch <label>"
+    when: dt.datetime          # submitted (server) or graded (imported), naive UTC
+    score: float               # 0..1
+    correct: int
+    total: int
+    late: bool                 # started late, or late answers raised its score
+    publication_id: int = 0    # server submissions only
+    on_time: float = 0.0       # 0..1 counting on-time answers only
+    previous: Optional[float] = None  # imported only: 0..1 before a regrade replaced it (None: not regraded)
+
+
+@dataclass(frozen=True)
+class CaseCount:
+    """One case of one question, over all students: `case` identifies it within its question."""
+    question: str
+    case: tuple                # ("server", index) or ("batch", name)
+    tried: int                 # students who answered it
+    passed: int                # of those, students who passed it at least once
+
+
+def questions(conn: Connection) -> tuple:
+    latest = select(publications.c.problem_id, func.max(publications.c.id).label("pid")) \
+        .group_by(publications.c.problem_id).subquery()
+    rows = conn.execute(
+        select(assignments.c.name, problems.c.name, problems.c.weight, publications.c.num_cases,
+               assignments.c.deadline)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)
+        .join(latest, latest.c.problem_id == problems.c.id)
+        .join(publications, publications.c.id == latest.c.pid)).all()
+    found = {f"{a}/{p}": Column(f"{a}/{p}", a, w, n, d) for a, p, w, n, d in rows}
+    for a, q, top in conn.execute(
+            select(batch_results.c.assignment, batch_questions.c.question, func.max(batch_questions.c.max_score))
+            .join(batch_results, batch_results.c.id == batch_questions.c.result_id)
+            .group_by(batch_results.c.assignment, batch_questions.c.question)).all():
+        found.setdefault(f"{a}/{q}", Column(f"{a}/{q}", a, top, 0, None))
+    return tuple(sorted(found.values(), key=lambda q: question_order(q.label)))
+
+
+def question_order(label: str):
+    """By assignment; its declared questions in the handout's order, others by name."""
+    assignment, _, name = label.partition("/")
+    keys = list(declared.of(assignment).questions)
+    return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
+
+
+def students(conn: Connection) -> dict:
+    """Name -> user id of every student account (imported names without an account map to None)."""
+    found = dict(conn.execute(select(users.c.name, users.c.id).where(users.c.role == "student")).all())
+    for (name,) in conn.execute(select(batch_results.c.name).distinct()).all():
+        found.setdefault(name, None)
+    return found
+
+
+def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
+    """Lateness is per answer: a case answered after the deadline is late,
+    and a submission started late has only late answers."""
+    correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
+    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late
+    on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
+    query = (select(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
+                    submissions.c.created_at, submissions.c.late, publications.c.num_cases,
+                    submissions.c.publication_id, correct.label("correct"), on_time.label("on_time"))
+             .join(users, users.c.id == submissions.c.user_id)
+             .join(problems, problems.c.id == submissions.c.problem_id)
+             .join(assignments, assignments.c.id == problems.c.assignment_id)
+             .join(publications, publications.c.id == submissions.c.publication_id)
+             .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)
+             .where(users.c.role == "student" if student is None else users.c.name == student)
+             .group_by(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
+                       submissions.c.created_at, submissions.c.late, publications.c.num_cases,
+                       submissions.c.publication_id)
+             .order_by(submissions.c.id))
+    return [Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
+                    bool(late) or ok < right, pid, ok / n if n else 0.0)
+            for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all()]
+
+
+def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
+    query = (select(batch_results.c.id, batch_results.c.name, batch_results.c.assignment,
+                    batch_results.c.source, batch_results.c.graded_at, batch_questions.c.question,
+                    batch_questions.c.score, batch_questions.c.max_score)
+             .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
+             .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
+    if student is not None:
+        query = query.where(batch_results.c.name == student)
+    counts = {}
+    for rid, question, passed, total in conn.execute(
+            select(batch_cases.c.result_id, batch_cases.c.question,
+                   func.sum(case((batch_cases.c.passed, 1), else_=0)), func.count())
+            .group_by(batch_cases.c.result_id, batch_cases.c.question)).all():
+        counts[(rid, question)] = (int(passed), int(total))
+    replaced = _replaced(conn, student)
+    out = []
+    for rid, who, a, source, when, q, score, top in conn.execute(query).all():
+        right, n = counts.get((rid, q), (0, 0))
+        fraction = min(1.0, score / top)
+        before = replaced.get((source, who), {}).get(q)
+        previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
+        out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
+                           on_time=fraction, previous=None if previous == fraction else previous))
+    return out
+
+
+def _replaced(conn: Connection, student: Optional[str] = None) -> dict:
+    """(source, name) -> {question: (score, max_score)} the last regrade replaced."""
+    query = select(batch_history.c.source, batch_history.c.name, batch_history.c.questions) \
+        .order_by(batch_history.c.replaced_at, batch_history.c.id)
+    if student is not None:
+        query = query.where(batch_history.c.name == student)
+    out = {}
+    for source, name, questions in conn.execute(query).all():
+        try:
+            out[(source, name)] = {q: (float(s), float(m)) for q, (s, m) in json.loads(questions).items()}
+        except (ValueError, TypeError, AttributeError):
+            continue  # a row that does not read: no mark rather than no gradebook
+    return out
+
+
+def case_counts(conn: Connection) -> list:
+    """Per question and case: how many students answered it and how many passed it, from both
+    sources. Counted in SQL: a class has 10^5 case results, the gradebook needs a few hundred."""
+    labels = {pid: f"{a}/{p}" for pid, a, p in conn.execute(
+        select(problems.c.id, assignments.c.name, problems.c.name)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)).all()}
+    who = submissions.c.user_id
+    server = conn.execute(
+        select(submissions.c.problem_id, case_results.c.test_case_index, func.count(func.distinct(who)),
+               func.count(func.distinct(case((case_results.c.correct, who)))))
+        .join(submissions, submissions.c.id == case_results.c.submission_id)
+        .where(who.in_(select(users.c.id).where(users.c.role == "student")))
+        .group_by(submissions.c.problem_id, case_results.c.test_case_index)).all()
+    name = batch_results.c.name
+    batch = conn.execute(
+        select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
+               func.count(func.distinct(name)), func.count(func.distinct(case((batch_cases.c.passed, name)))))
+        .join(batch_results, batch_results.c.id == batch_cases.c.result_id)
+        .group_by(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name)).all()
+    return [CaseCount(labels[pid], ("server", idx), tried, ok) for pid, idx, tried, ok in server] + \
+        [CaseCount(f"{a}/{q}", ("batch", case_name), tried, ok) for a, q, case_name, tried, ok in batch]
+
+
+def server_case_notes(conn: Connection) -> dict:
+    """(question label, index) -> (name, description), from each problem's latest described publication."""
+    rows = conn.execute(
+        select(assignments.c.name, problems.c.name, case_notes.c.publication_id, case_notes.c.test_case_index,
+               case_notes.c.name, case_notes.c.description)
+        .join(publications, publications.c.id == case_notes.c.publication_id)
+        .join(problems, problems.c.id == publications.c.problem_id)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)
+        .order_by(case_notes.c.publication_id)).all()
+    return {(f"{a}/{p}", idx): (name, text) for a, p, _, idx, name, text in rows}
+
+
+def batch_case_notes(conn: Connection) -> dict:
+    """(question label, case name) -> (name, description): the grader's own description of
+    the case when its assignment declares it, else the output of a passing run (which describes it)."""
+    notes = {}
+    for a, q, name, ok, output in conn.execute(
+            select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
+                   batch_cases.c.passed, batch_cases.c.output)
+            .join(batch_results, batch_results.c.id == batch_cases.c.result_id)).all():
+        key, known = (f"{a}/{q}", name), declared.of(a).descriptions
+        if name in known:
+            notes[key] = (name, known[name])
+        elif ok or key not in notes:
+            notes[key] = (name, output if ok else "")
+    return notes

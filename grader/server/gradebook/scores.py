@@ -1,0 +1,186 @@
+"""The class gradebook: server submissions and imported grade-batch results alike.
+
+A question's score is its best attempt (server: fraction of its cases
+correct, each submission against the publication it started on; imported:
+the grader's points over the maximum). A case answered after the deadline is
+late, whenever its submission started: `on_time` is the best score counting
+on-time answers only, and a cell is flagged late when late answers raised the
+score above it. The total is the weighted mean of question scores, in percent.
+Everything here is a pure function of the records `load` reads, so
+it is tested without a server.
+"""
+import datetime as dt
+import statistics
+from dataclasses import dataclass, field
+from typing import Optional
+
+from sqlalchemy.engine import Connection
+
+from grader import csvsafe
+
+from . import load
+
+BINS = ("0-19%", "20-39%", "40-59%", "60-79%", "80-99%", "100%")
+TIME = "%Y-%m-%d %H:%M UTC"
+
+
+@dataclass(frozen=True)
+class Cell:
+    score: Optional[float]  # None: never submitted
+    correct: int = 0
+    total: int = 0
+    late: bool = False
+    # Best score from on-time answers alone (None: never submitted). Left out of
+    # equality: it is derived from the same answers as `late`.
+    on_time: Optional[float] = field(default=None, compare=False)
+    # The score before a regrade replaced it (None: not regraded); the page marks the cell.
+    previous: Optional[float] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    user_id: Optional[int]  # None: known only from imported results
+    cells: tuple
+    total: float
+    last: Optional[dt.datetime]  # time of the last server submission, else of the last imported grading
+    sources: tuple
+
+
+@dataclass(frozen=True)
+class CaseRate:
+    name: str
+    description: str
+    source: str     # "server" or "batch"
+    tried: int      # students who answered the case
+    failed: int     # of those, students who never passed it
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.tried if self.tried else 0.0
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    histogram: tuple  # counts per BINS, then the count never submitted
+    submitted: int
+    mean: Optional[float]
+    median: Optional[float]
+    cases: tuple      # CaseRate, most failed first
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    questions: tuple  # load.Column
+    rows: tuple
+    stats: tuple      # QuestionStats per question
+    times: tuple      # (assignment, deadline or None, tuple of server submission times)
+
+    @property
+    def problems(self):  # the older name, kept for callers that export CSV
+        return self.questions
+
+
+def best(attempts) -> Cell:
+    if not attempts:
+        return Cell(None)
+    top = max(attempts, key=lambda a: (a.score, a.on_time))
+    on_time = max(a.on_time for a in attempts)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous)
+
+
+def build(conn: Connection, student: Optional[str] = None) -> Gradebook:
+    """The gradebook of every student, or of the one named `student`."""
+    questions = load.questions(conn)
+    people = load.students(conn)
+    if student is not None:
+        people = {student: people.get(student)}
+    attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
+    counts = load.case_counts(conn) if student is None else []
+    notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
+    return assemble(questions, people, attempts, counts, notes)
+
+
+def assemble(questions, people: dict, attempts, counts, notes) -> Gradebook:
+    by_key, by_student = {}, {}
+    for a in attempts:
+        by_key.setdefault((a.student, a.question), []).append(a)
+        by_student.setdefault(a.student, []).append(a)
+    weight = sum(q.weight for q in questions) or 1.0
+    rows = []
+    for name in sorted(people, key=lambda n: (n.casefold(), n)):
+        mine = by_student.get(name, [])
+        cells = tuple(best(by_key.get((name, q.label), [])) for q in questions)
+        total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
+        server = [a.when for a in mine if a.source == "server"]
+        last = max(server or [a.when for a in mine], default=None)
+        rows.append(Row(name, people[name], cells, round(total, 2), last,
+                        tuple(sorted({a.source for a in mine}))))
+    by_question = {}
+    for c in counts:
+        by_question.setdefault(c.question, []).append(c)
+    stats = tuple(question_stats([r.cells[i] for r in rows], q.label, by_question, notes)
+                  for i, q in enumerate(questions))
+    return Gradebook(tuple(questions), tuple(rows), stats, _times(questions, attempts))
+
+
+def question_stats(cells, label: str, counts: dict, notes) -> QuestionStats:
+    """Histogram, mean and median of the submitters' scores; `counts`: CaseCounts by question."""
+    scores = [c.score for c in cells if c.score is not None]
+    bins = [0] * (len(BINS) + 1)
+    for c in cells:
+        bins[-1 if c.score is None else _bin(c.score)] += 1
+    return QuestionStats(tuple(bins), len(scores), statistics.fmean(scores) if scores else None,
+                         statistics.median(scores) if scores else None, _case_rates(label, counts, notes))
+
+
+def _bin(score: float) -> int:
+    return len(BINS) - 1 if score >= 1.0 else min(int(score * 5), len(BINS) - 2)
+
+
+def _case_rates(label: str, counts: dict, notes) -> tuple:
+    """Per case: students who tried it and students who never passed it; most failed first."""
+    rates = []
+    for c in counts.get(label, ()):
+        kind, ident = c.case
+        default = (f"case {ident}", "") if kind == "server" else (ident, "")
+        name, text = notes.get((label, ident), default)
+        if kind == "server":
+            name = f"case {ident}: {name}" if name != default[0] else name
+        rates.append(CaseRate(name, text, kind, c.tried, c.tried - c.passed))
+    order = {"server": 0, "batch": 1}
+    return tuple(sorted(rates, key=lambda r: (-r.rate, -r.failed, order[r.source], _natural(r.name))))
+
+
+def _natural(name: str):
+    """'case 10' after 'case 9'."""
+    head, _, rest = name.partition(":")
+    number = head.removeprefix("case ").strip()
+    return (int(number), rest) if number.isdigit() else (1 << 30, name)
+
+
+def _times(questions, attempts) -> tuple:
+    """Per assignment: its deadline and the times of its server submissions (imported
+    results carry their grading time, which says nothing about when students worked)."""
+    out = []
+    for assignment in sorted({q.assignment for q in questions}):
+        labels = {q.label for q in questions if q.assignment == assignment}
+        deadline = next((q.deadline for q in questions if q.assignment == assignment and q.deadline), None)
+        when = tuple(sorted(a.when for a in attempts if a.source == "server" and a.question in labels))
+        if when:
+            out.append((assignment, deadline, when))
+    return tuple(out)
+
+
+def to_csv(book: Gradebook, full: bool = False) -> str:
+    """One row per student: name, one score column per question (percent), total, late
+    questions; `full` adds the time of the last submission and the sources. Written by
+    grader.csvsafe: a name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
+    extra = ["last submission", "sources"] if full else []
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "late"] + extra]
+    for row in book.rows:
+        scores = ["" if c.score is None else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
+        late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
+        more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
+        lines.append([row.name] + scores + [csvsafe.Number(f"{row.total:.2f}"), late] + more)
+    return csvsafe.render(lines)

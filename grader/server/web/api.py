@@ -1,0 +1,203 @@
+"""The mugrade wire protocol: /submit, /submit_test, /publish.
+
+These are plain Starlette routes, not FastAPI ones: FastAPI's per-request
+dependency solving cost more CPU than the grading itself, and /submit_test is
+the hot path at a deadline. Parameters are validated here (every mistake gets
+our one-line message) and described to OpenAPI by `OPENAPI_PATHS`.
+"""
+import datetime as dt
+import hashlib
+import json
+import math
+from typing import Optional
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.routing import Route
+
+from grader.tolerance import ATOL, RTOL
+from grader.server.accounts.users import has_control_characters
+from grader.server.answers import values
+from grader.server.store import protocol
+
+from . import casenotes
+from .refused import Refused
+
+# Bodies bigger than this are decoded and graded in a worker thread, so one
+# large value does not stall every other request on the event loop.
+INLINE_GRADING_BYTES = 64 * 1024
+
+
+def required(value: Optional[str], name: str) -> str:
+    if value is None or not value.strip():
+        raise Refused(400, f"missing query parameter '{name}'")
+    if len(value) > 200:
+        raise Refused(400, f"query parameter '{name}' is longer than 200 characters")
+    if has_control_characters(value):
+        raise Refused(400, f"query parameter '{name}' holds control characters (e.g. NUL); "
+                           "use printable text")
+    return value.strip()
+
+
+def integer(value: Optional[str], name: str) -> int:
+    text = required(value, name)
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        raise Refused(400, f"query parameter '{name}' must be a non-negative integer, got {text[:40]!r}")
+    return int(text)
+
+
+def number(value: Optional[str], name: str, default: Optional[float], positive=False):
+    if value is None or value == "":
+        return default
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x) or x < 0 or (positive and x == 0):
+        raise Refused(400, f"query parameter '{name}' must be a {'positive' if positive else 'non-negative'} "
+                           f"number, got {value[:40]!r}")
+    return x
+
+
+DEADLINE_YEARS = (1970, 2999)  # wide enough for any course, and every database stores it
+
+
+def parse_deadline(value: Optional[str]):
+    """An ISO 8601 time as naive UTC; a time without zone is taken as UTC."""
+    if not value:
+        return None
+    try:
+        t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        t = t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    except (ValueError, OverflowError):  # OverflowError: a zone pushes year 1 or 9999 out of range
+        raise Refused(400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, "
+                           f"got {value[:40]!r}") from None
+    low, high = DEADLINE_YEARS
+    if not low <= t.year <= high:
+        raise Refused(400, f"query parameter 'deadline' must be between the years {low} and {high}, "
+                           f"got {value[:40]!r}")
+    return t
+
+
+async def submit(request: Request):
+    svc, q = request.app.state.services, request.query_params
+    user = await svc.authenticate(request, q.get("user_key"))
+    assignment, problem = q.get("assignment"), q.get("problem")
+    name_a, name_p = required(assignment, "assignment"), required(problem, "problem")
+    sub = await svc.writer.run(protocol.submission_job(name_a, name_p, user.id, svc.quota(user)))
+    if sub == protocol.OVER_QUOTA:
+        raise _over_quota(svc)
+    if sub is None:
+        raise Refused(404, f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
+                           "check the names, or ask your instructor to publish")
+    svc.remember(sub)
+    return JSONResponse({"submission_id": sub.id, "num_cases": sub.num_cases, "late": sub.late})
+
+
+async def submit_test(request: Request):
+    svc, q = request.app.state.services, request.query_params
+    user = await svc.authenticate(request, q.get("user_key"))
+    sid, index = integer(q.get("submission_id"), "submission_id"), integer(q.get("test_case_index"), "test_case_index")
+    sub = await svc.submission(sid)
+    if sub is None:
+        raise Refused(404, f"no submission {sid}: start one with /submit first")
+    if sub.user_id != user.id:
+        raise Refused(403, f"submission {sid} belongs to another user; start your own with /submit")
+    if index >= sub.num_cases:
+        raise Refused(400, f"test_case_index {index} is out of range: this problem has "
+                           f"{sub.num_cases} cases (0..{sub.num_cases - 1})")
+    body = await request.body()  # only now, once the key is known (BodyLimit bounds it)
+    pub = await svc.publication(sub.publication_id)
+    verdict = await _grade(svc.config, body, pub, index)
+    keep = body.decode("utf-8") if len(body) <= svc.config.max_stored_value_bytes else None  # parsed: UTF-8
+    write = protocol.CaseWrite(sid, index, verdict.correct, hashlib.sha256(body).hexdigest(), keep,
+                            user.id, svc.quota(user))
+    record = await svc.writer.run_bulk(protocol.insert_cases, write)
+    if record.over_quota:
+        raise _over_quota(svc)
+    if record.conflict:
+        raise Refused(409, f"test case {index} of submission {sid} was already answered with another "
+                           "value; start a new submission with /submit")
+    answer = {"correct": record.correct}
+    if not record.correct and verdict.reason:
+        answer["reason"] = await casenotes.named_reason(svc, sub.publication_id, index, verdict.reason)
+    return JSONResponse(answer)
+
+
+def _over_quota(svc) -> Refused:
+    mb = svc.config.quota_bytes / 2**20
+    return Refused(403, f"storage quota reached: this key has stored its {mb:.3g} MB; nothing more is "
+                        "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
+
+
+async def _grade(config, body: bytes, pub: protocol.Publication, index: int) -> values.AnswerVerdict:
+    def grade():
+        try:
+            got = values.parse(body, config.max_json_depth, config.max_array_elements)
+        except values.BadValue as e:
+            raise Refused(400, f"submitted value: {e}") from None
+        return values.compare(pub.expected[index], got, pub.rtol, pub.atol)
+    if len(body) <= INLINE_GRADING_BYTES:
+        return grade()
+    return await run_in_threadpool(grade)
+
+
+async def publish(request: Request):
+    svc, q = request.app.state.services, request.query_params
+    user = await svc.authenticate(request, q.get("user_key"))
+    if not user.is_instructor:
+        raise Refused(403, f"only instructors can publish; '{user.name}' is a {user.role}")
+    name_a, name_p = required(q.get("assignment"), "assignment"), required(q.get("problem"), "problem")
+    cfg = svc.config
+    tol_r, tol_a = number(q.get("rtol"), "rtol", RTOL), number(q.get("atol"), "atol", ATOL)
+    points = number(q.get("weight"), "weight", None, positive=True)
+    due = parse_deadline(q.get("deadline"))
+    raw = await run_in_threadpool(_published_values, await request.body(), cfg)
+    pid = await svc.writer.run(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
+    return JSONResponse({"publication_id": pid, "num_cases": len(raw)})
+
+
+def _published_values(body: bytes, config) -> list:
+    try:
+        raw = json.loads(body) if body else None
+        if not isinstance(raw, list) or not raw:
+            raise values.BadValue("the body must be a non-empty JSON list of encoded values, one per case")
+        values.decode(raw, config.max_json_depth, config.max_array_elements)
+    except RecursionError:
+        raise Refused(400, f"published values: nest deeper than {config.max_json_depth} levels") from None
+    except (values.BadValue, ValueError, UnicodeDecodeError) as e:
+        raise Refused(400, f"published values: {e}"[:300]) from None
+    return raw
+
+
+async def healthz(_request: Request):
+    return PlainTextResponse("ok\n")
+
+
+routes = [Route("/submit", submit, methods=["POST"]), Route("/submit_test", submit_test, methods=["POST"]),
+          Route("/publish", publish, methods=["POST"]), Route("/healthz", healthz, methods=["GET"])]
+
+
+def _param(name, text, required=True):
+    return {"name": name, "in": "query", "required": required, "description": text, "schema": {"type": "string"}}
+
+
+_KEY = _param("user_key", "the user's key (or send 'Authorization: Bearer KEY')", required=False)
+_JSON_BODY = {"required": True, "content": {"application/json": {"schema": {}}}}
+_ANSWER = {"200": {"description": "JSON answer"}, "4xx": {"description": "one line of text: what is wrong"}}
+OPENAPI_PATHS = {
+    "/submit": {"post": {"summary": "start a submission of one problem", "responses": _ANSWER, "parameters": [
+        _KEY, _param("assignment", "assignment name"), _param("problem", "problem name")]}},
+    "/submit_test": {"post": {"summary": "grade one test case of a submission", "requestBody": _JSON_BODY,
+                              "responses": _ANSWER, "parameters": [
+        _KEY, _param("submission_id", "from /submit"), _param("test_case_index", "0, 1, ...")]}},
+    "/publish": {"post": {"summary": "publish the answers of a problem (instructors)", "requestBody": _JSON_BODY,
+                          "responses": _ANSWER, "parameters": [
+        _KEY, _param("assignment", "assignment name"), _param("problem", "problem name"),
+        _param("rtol", f"relative tolerance of every case of the problem (default {RTOL:g}, the cases' own)", False),
+        _param("atol", f"absolute tolerance of every case of the problem (default {ATOL:g}, the cases' own)", False),
+        _param("weight", "points of the problem in the total (default 1)", False),
+        _param("deadline", "ISO 8601 deadline of the assignment", False)]}},
+    "/healthz": {"get": {"summary": "liveness probe", "responses": {"200": {"description": "ok"}}}},
+}

@@ -1,0 +1,199 @@
+"""Server-rendered pages: log-in with a key, /me for students, /gradebook (with a
+page per student and CSV) for instructors.
+
+The session cookie is HttpOnly (scripts cannot read it), SameSite=Strict (no
+cross-site request carries it) and Secure when served over HTTPS; the session
+itself lives in the database, so signing out ends it. POSTs to /login and
+/logout must come from this server's own pages (`_same_origin`): otherwise a
+hostile page could sign a visitor in as the attacker (login CSRF).
+"""
+from typing import Optional
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.concurrency import run_in_threadpool
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from grader.server.accounts import users
+from grader.server.gradebook import details, scores
+
+from . import casenotes, charts
+from .refused import Refused
+from .limits import read_body
+from .templates import SCRIPT, render
+
+router = APIRouter(include_in_schema=False)
+COOKIE = "grader_session"
+HEADERS = {"X-Frame-Options": "DENY", "Cache-Control": "no-store",
+           "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
+# The gradebook's sorting and search: a script from this server only, never inline.
+SCRIPT_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; form-action 'self'"
+
+
+def _page(name: str, status: int = 200, csp: Optional[str] = None, **context) -> HTMLResponse:
+    headers = dict(HEADERS, **({"Content-Security-Policy": csp} if csp else {}))
+    return HTMLResponse(render(name, **context), status_code=status, headers=headers)
+
+
+async def _session_user(request: Request):
+    token = request.cookies.get(COOKIE, "")
+    return await request.app.state.services.read(users.session_user, token) if token else None
+
+
+def _same_origin(request: Request):
+    """Refuse a POST that a browser sent from another site (Fetch metadata, then Origin, then Referer).
+
+    Scripts that send none of these headers are let through: CSRF needs a browser.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
+    source = request.headers.get("origin") or request.headers.get("referer")
+    # Behind a reverse proxy the Host may be the proxy's upstream; a cross-site
+    # form cannot set X-Forwarded-Host, so the proxy's word for the host counts too.
+    hosts = {request.headers.get("host", ""), request.headers.get("x-forwarded-host", "")} - {""}
+    if source is not None and urlsplit(source).netloc not in hosts:
+        raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
+
+
+def _form_key(body: bytes) -> str:
+    try:
+        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+    except ValueError:
+        raise Refused(400, "sign-in form: too many fields; send only 'key'") from None
+    return (form.get("key") or [""])[0].strip()
+
+
+def _home(user) -> str:
+    return "/gradebook" if user.is_instructor else "/me"
+
+
+@router.get("/")
+async def index(request: Request):
+    user = await _session_user(request)
+    return RedirectResponse(_home(user) if user else "/login", status_code=303)
+
+
+@router.get("/login")
+async def login_form(request: Request):
+    return _page("login", title="Sign in")
+
+
+@router.post("/login")
+async def login(request: Request):
+    svc = request.app.state.services
+    _same_origin(request)
+    # A small bound on the form, and its parsing off the event loop: an 8 MB
+    # form once stalled every request for half a second.
+    key = await run_in_threadpool(_form_key, await read_body(request, svc.config.max_form_bytes))
+    user = await svc.user_for_key(key) if key else None
+    if user is None:
+        return _page("login", status=401, title="Sign in", error="Unknown key: check the key your instructor gave you.")
+    token = await svc.write(users.open_session, user.id, svc.config.session_hours)
+    response = RedirectResponse(_home(user), status_code=303)
+    response.set_cookie(COOKIE, token, max_age=int(svc.config.session_hours * 3600), httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https", path="/")
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request):
+    _same_origin(request)
+    token = request.cookies.get(COOKIE)
+    if token:
+        await request.app.state.services.write(users.close_session, token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@router.get("/me")
+async def me(request: Request):
+    svc = request.app.state.services
+    user = await _session_user(request)
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    book, subs = await svc.read(_one_student, user.name)
+    return _page("me", title="My results", user=user, **_results(book, subs))
+
+
+def _one_student(conn, name: str):
+    return scores.build(conn, name), details.submissions(conn, name)
+
+
+def _results(book, subs) -> dict:
+    row = book.rows[0] if book.rows else None
+    return {"cells": list(zip(book.questions, row.cells)) if row else [], "row": row,
+            "total": row.total if row else 0.0, "subs": subs}
+
+
+async def _instructor(request: Request, key: Optional[str] = None):
+    """The instructor of the session cookie (or of a key, for scripts), else a refusal."""
+    svc = request.app.state.services
+    user = await _session_user(request)
+    if user is None and (key or request.headers.get("authorization")):
+        user = await svc.authenticate(request, key)
+    if user is None:
+        return None
+    if not user.is_instructor:
+        raise Refused(403, "only instructors can read the gradebook; students see their results at /me")
+    return user
+
+
+async def _instructor_page(request: Request):
+    """(user, None) for a signed-in instructor, else (None, the response to send)."""
+    try:
+        user = await _instructor(request)
+    except Refused as e:
+        return None, _page("forbidden", status=e.status, title="Forbidden", message=e.text,
+                           user=await _session_user(request))
+    if user is None:
+        return None, RedirectResponse("/login", status_code=303)
+    return user, None
+
+
+@router.get("/gradebook")
+async def gradebook_page(request: Request):
+    user, refusal = await _instructor_page(request)
+    if refusal:
+        return refusal
+    book = await request.app.state.services.read(scores.build)
+    labels = scores.BINS + ("none",)  # the last bar: students who never submitted
+    histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
+                  for q, st in zip(book.questions, book.stats)]
+    timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")
+                 for name, deadline, times in book.times]
+    return _page("gradebook", title="Gradebook", user=user, book=book, histograms=histograms,
+                 timelines=timelines, script=True, csp=SCRIPT_CSP)
+
+
+@router.get("/gradebook/student")
+async def student_page(request: Request, name: str = ""):
+    user, refusal = await _instructor_page(request)
+    if refusal:
+        return refusal
+    book, subs = await request.app.state.services.read(_one_student, name)
+    if not subs and not any(r.user_id for r in book.rows):
+        return _page("forbidden", status=404, title="Not found", user=user,
+                     message=f"no student named {name!r}: pick one in the gradebook")
+    return _page("student", title=f"Student: {name}", user=user, **_results(book, subs))
+
+
+@router.get("/gradebook.csv")
+async def gradebook_csv(request: Request, user_key: Optional[str] = None, full: str = ""):
+    user = await _instructor(request, user_key)
+    if user is None:
+        raise Refused(401, "sign in at /login or pass an instructor key")
+    book = await request.app.state.services.read(scores.build)
+    return Response(scores.to_csv(book, full=full not in ("", "0")), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS})
+
+
+@router.get("/static/gradebook.js")
+async def gradebook_script():
+    return Response(SCRIPT, media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+
+
+router.include_router(casenotes.router)
