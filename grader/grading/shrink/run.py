@@ -31,10 +31,10 @@ def failing(registry, answers, runs) -> dict:
     out = {}
     for case in registry.cases:
         run = runs.get(case.question)
-        if run is None or run.import_error or not reference.shrinkable(case):
+        if run is None or run.import_error or case.advisory or case.check not in reference.VALUE_CHECKS:
             continue
         how = _failure(case, run.outcomes[case.value_key], answers[case.value_key])
-        if how:
+        if how and reference.shrinkable(case):  # candidates only for a failure: a correct submission pays nothing
             out[case] = how
     return out
 
