@@ -90,12 +90,20 @@ def server_load():
     return bench_server_matrix.main()
 
 
+def feedback_cost(rounds):
+    """Grading time with and without the likely-cause and smallest-input steps (grader/bench/feedback.py)."""
+    from grader.bench import feedback as bench_feedback  # lazy, like the others: `--only epoch` stays light
+
+    return bench_feedback.measure(max(1, rounds))
+
+
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
     "grading": lambda args: grading_overhead(args.rounds),
     "batch": lambda args: bench_batch.local_speedup(),
     "dask": lambda args: bench_batch.dask_speedup(),
     "server": lambda args: server_load(),
+    "feedback": lambda args: feedback_cost(args.rounds),
     "similarity": lambda args: bench_similarity.speed(),
 }
 

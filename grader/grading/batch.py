@@ -22,6 +22,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from grader.grading import batch_record, cluster, expected, report, seeds
+from grader.grading.causes import store as causes_store
+from grader.grading.shrink import reference as shrink_reference
 from grader.grading.batch_book import BatchGradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
@@ -129,8 +131,10 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None
-    if todo and client is None and grade_fn is grade_one:  # the batch's answers, once, before the pool
+    if todo and client is None and grade_fn is grade_one:  # answers and feedback values: once, before the pool
         expected.expected_dir(config)
+        causes_store.prepare(config)
+        shrink_reference.prepare(config)
 
     def on_done(done):  # runs in this process only: the single writer of the gradebook
         if done.graded:

@@ -13,6 +13,7 @@ from grader.assignment import Assignment
 from grader.grading import expected, provenance, report, seeds
 from grader.grading.case_results import grade_cases
 from grader.grading.causes import diagnose as causes
+from grader.grading.shrink import run as shrink
 from grader.grading.feedback import import_notes
 from grader.grading.submission import SubmissionError, extract_zip, locate
 from grader.grading.workers import RunConfig
@@ -94,8 +95,10 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
         answers = expected.load(config)
         runs = expected.run_graded(files, config)
         sources = _sources(files)
+        smallest = shrink.lines(config, answers, runs, files, drawn=config.seed != seeds.PUBLIC)
+    explain = shrink.with_smallest(causes.diagnoser(config, answers, runs), smallest)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                        sources=sources, display=display, diagnose=causes.diagnoser(config, answers, runs))
+                        sources=sources, display=display, diagnose=explain)
     tier = next(iter(runs.values())).tier
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,

@@ -13,6 +13,9 @@ Written under tests/NAME/NAME_cases/ (hw1: tests/hw1/hw1_cases/):
   Classroom result), run by the handout's .github/workflows/grade.yml;
 - expected/: the reference's value of every public case, from the same
   sandboxed reference run the grader caches (JSON, arrays as .npy files);
+- smaller.json: each public case's smaller inputs (the grader's "Smallest
+  failing input" candidates) with the reference's values on them, and
+  smallest.py, the line's wording and choice rule;
 - points.json: each public case's points as the grader splits them, and
   each question's hidden cases and their points;
 - GENERATED.txt: the label of the data files above, which cannot hold one
@@ -35,9 +38,13 @@ from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
 from grader.handout import labels
 from grader.handout.leaks import secrets_of
 from grader.handout.markers import strip_source
-from grader.untrusted import github_ci
+from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line
+from grader.grading.shrink import reference as shrink_reference, spec as shrink_spec
+from grader.untrusted import github_ci, smallest
 
 GITHUB_CI = Path(inspect.getsourcefile(github_ci))  # renders the results of the student's workflow
+SMALLEST = Path(inspect.getsourcefile(smallest))  # words and picks the `Smallest failing input:` line
+SMALLER = "smaller.json"  # the public cases' smaller inputs and the reference's values on them
 
 # What GENERATED.txt says of the files that cannot hold a label (patterns
 # relative to the cases folder).
@@ -45,6 +52,7 @@ INDEX_ENTRIES = {
     "expected/*": "the reference's value of each public case (its sandboxed run on the public inputs)",
     "points.json": "each public case's points and each question's hidden points (the case registry)",
     STUDENT_CODE: "the student files and their given functions (the reference's, without solution blocks)",
+    SMALLER: "the public cases' smaller inputs and the reference's values on them (the grader's shrink candidates)",
 }
 # (import in the grader's file, what the handout's copy imports instead).
 # Each must match exactly once, so a changed import stops the build.
@@ -54,6 +62,7 @@ REWRITES = {
     "checks.py": (("from grader.grading.compare import ", "from .compare import "),),
     "where.py": (),
     "github_ci.py": (),
+    "smallest.py": (),
 }
 # Lines that the leak check would flag but that reveal nothing: the case
 # code's own lines that happen to equal a solution line, and hidden-case
@@ -90,7 +99,7 @@ def _case_sources(out: Path, assignment: Assignment):
 
 
 def _comparison_code(out: Path, assignment: Assignment):
-    for path in [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)] + [WHERE, GITHUB_CI]:
+    for path in [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)] + [WHERE, GITHUB_CI, SMALLEST]:
         text = path.read_text(encoding="utf-8")
         for old, new in REWRITES[path.name]:
             if text.count(old) != 1:
@@ -137,6 +146,35 @@ def _expected_values(out: Path, assignment: Assignment):
         (folder / f"{key}.json").write_text(json.dumps(record, sort_keys=True) + "\n")
 
 
+def _plain_json(value):
+    """A value as JSON: arrays as {"array": nested list, "dtype": name}."""
+    if isinstance(value, np.ndarray):
+        return {"array": value.tolist(), "dtype": value.dtype.name}
+    if isinstance(value, list):
+        return [_plain_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain_json(v) for k, v in value.items()}
+    return value
+
+
+def _smaller_inputs(folder: Path, assignment: Assignment):
+    """smaller.json: per public shrinkable case, its smaller calls
+    (the grader's candidates, as the worker's spec entries), their text for
+    the line, and the reference's value on each: `make test` shows the
+    smallest that fails under a failing case, as the grader does."""
+    registry = assignment.registry()
+    values = shrink_reference.load(RunConfig(assignment=assignment, seed=seeds.PUBLIC))
+    doc = {}
+    for case in public_cases(registry):
+        if not shrink_reference.shrinkable(case):
+            continue
+        chosen = [c for c in shrink_candidates.candidates(case) if c.id in values]
+        entries = shrink_spec.document(chosen, {case.name: case.description}, [])["candidates"]
+        doc[case.name] = [{"entry": e, "call": shrink_line.call_text(c), "expected": _plain_json(values[c.id].value)}
+                          for c, e in zip(chosen, entries)]
+    (folder / SMALLER).write_text(json.dumps(doc, sort_keys=True) + "\n")
+
+
 def points_table(registry) -> dict:
     """Public cases' points, and each question's hidden cases, as the grader counts them."""
     scores = max_scores(registry)
@@ -157,6 +195,7 @@ def write_cases(out: Path, assignment: Assignment):
     _comparison_code(folder, assignment)
     (folder / STUDENT_CODE).write_text(json.dumps(student_code(assignment), indent=1, sort_keys=True) + "\n")
     _expected_values(folder, assignment)
+    _smaller_inputs(folder, assignment)
     (folder / "points.json").write_text(json.dumps(points_table(assignment.registry()), indent=1) + "\n")
     index = labels.sentence(labels.source_name(assignment.cases_dir, assignment) + "/", labels.command_of(assignment))
     (folder / labels.INDEX).write_text(labels.index_text(index, INDEX_ENTRIES))

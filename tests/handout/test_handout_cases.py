@@ -242,3 +242,37 @@ def test_expected_arrays_equal_within_rounding_are_not_stale():
     assert not same_file(rel, base, FileState(b"not an array", False))
     assert not same_file("tests/hw1/other.npy", base, FileState(npy([1.0, 2.0, 3.0 + 1e-12]), False))
 
+
+
+def test_smaller_inputs_ship_for_public_cases_only_and_are_the_graders():
+    """smaller.json holds the grader's candidates of each public shrinkable
+    case (never a hidden case's), with the reference's values on them."""
+    from grader.grading.shrink import candidates as shrink_candidates, reference as shrink_reference
+
+    shipped = json.loads((SHIPPED / handout_cases.SMALLER).read_text())
+    public = [c for c in CASES if not c.hidden and shrink_reference.shrinkable(c)]
+    assert sorted(shipped) == sorted(c.name for c in public)
+    for case in public:
+        ids = [c.id for c in shrink_candidates.candidates(case)]
+        assert [e["entry"]["id"] for e in shipped[case.name]] == ids
+        assert all(e["expected"] is not None for e in shipped[case.name])
+
+
+@pytest.mark.slow
+def test_local_run_shows_the_smallest_failing_input(tmp_path):
+    """`make test` on a BroadcastTo gradient that is not summed back: the
+    failing case shows the smaller input on which it fails, as the grader does."""
+    root = tmp_path / "hw1"
+    shutil.copytree(HANDOUT, root, ignore=shutil.ignore_patterns("data", "__pycache__"))
+    shutil.copytree(REFERENCE / "python", root / "python", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    ops = root / "python/needle/ops/ops_mathematic.py"
+    text = ops.read_text()
+    right = "return _sum_to_shape(out_grad, node.inputs[0].shape)"
+    assert text.count(right) == 1, "the reference's BroadcastTo.gradient changed: update this test"
+    ops.write_text(text.replace(right, "return out_grad"))
+    (root / "data").symlink_to(DATA)
+    run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "-q", "-k", "backward_broadcast_to_size1",
+                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert ("Smallest failing input: BroadcastTo.gradient (1,) -> (2,): inputs [-2.], out_grad [ 3., -4.]; "
+            "expected [-1.], got [ 3., -4.]") in run.stdout, run.stdout

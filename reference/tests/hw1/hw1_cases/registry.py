@@ -51,6 +51,20 @@ QUESTIONS = (
 #                and, for a case checking its own value, "close" too
 CHECKS = ("close", "analytic", "topo", "weights", "test_error", "dtype")
 
+# What a case's function computes, when it is one op call: "forward"
+# (ndl.<op>(*inputs, **kwargs)), "grad1" (its gradient for an out_grad),
+# "grad2" (each gradient differentiated again). calls.py evaluates such a
+# call on other inputs (the grader's smaller ones: "Smallest failing input").
+CALL_KINDS = ("forward", "grad1", "grad2")
+
+
+@dataclass(frozen=True)
+class Call:
+    kind: str                # one of CALL_KINDS
+    op: str                  # the ndl function: "broadcast_to"
+    inputs: tuple            # per input: (shape, dtype name, positive: every entry > 0)
+    kwargs: tuple = ()       # (name, value) pairs, plain numbers and tuples of ints only
+
 
 @dataclass(frozen=True)
 class Case:
@@ -68,6 +82,7 @@ class Case:
     advisory: bool = False   # beyond the contract: reported, no points unless asked
     threshold: float = 0.0   # for "test_error"
     exact: float = 0.0       # > 0: a float64 value must be within exact * its scale (gradients; util.EXACT)
+    call: Optional[Call] = None  # the op call it computes, as data (None: not one op call)
 
     @property
     def value_key(self) -> str:
