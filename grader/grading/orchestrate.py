@@ -93,9 +93,10 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name,
                                  provenance=made)
         answers = expected.load(config)
-        runs = expected.run_graded(files, config)
+        early = shrink.Early(config, answers, files, drawn=config.seed != seeds.PUBLIC)
+        runs = expected.run_graded(files, config, on_done=early)
         sources = _sources(files)
-        smallest = shrink.lines(config, answers, runs, files, drawn=config.seed != seeds.PUBLIC)
+        smallest = early.result(runs)
     explain = shrink.with_smallest(causes.diagnoser(config, answers, runs), smallest)
     cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
                         sources=sources, display=display, diagnose=explain)

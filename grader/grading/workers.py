@@ -215,10 +215,13 @@ def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_
 
 
 def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
-            keep_outputs: Path | None = None) -> dict:
+            keep_outputs: Path | None = None, on_done=None) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question under its TimeLimit in `times` (RunConfig.time_limits_now);
-    with keep_outputs, each question's raw worker output is moved there."""
+    with keep_outputs, each question's raw worker output is moved there.
+    on_done(question, run), when given, is called in the pool as each
+    question finishes (work that needs some questions' results can start
+    while the longest still runs)."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     questions = questions or config.assignment.registry().run_order
@@ -229,10 +232,14 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment)
+            def run(q):
+                result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                if on_done is not None:
+                    on_done(q, result)
+                return result
+
             with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
-                futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, times[q], keep_outputs,
-                                          group)
-                           for q in questions}
+                futures = {q: pool.submit(run, q) for q in questions}
                 return {q: f.result() for q, f in futures.items()}
     finally:
         if group is not None:

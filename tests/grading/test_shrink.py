@@ -240,3 +240,31 @@ def test_time_limit_is_the_failing_questions_longest():
             "backward": QuestionRun("backward", {}, "", "", "bwrap", limit=TimeLimit(31.5, "limit: 10 x"))}
     assert reference.time_limit(runs, {"forward", "backward"}).seconds == 31.5
     assert reference.time_limit(runs, {"forward"}).why.startswith("limit: floor")
+
+
+def test_early_starts_once_when_the_shrinkable_questions_are_done(monkeypatch):
+    """Early (run_all's on_done) computes the lines as soon as every question
+    holding a shrinkable case has finished, once, with what has run so far;
+    result() then returns them without a second run."""
+    calls_made = []
+    monkeypatch.setattr(run, "lines", lambda config, answers, runs, files, drawn=True:
+                        calls_made.append(sorted(runs)) or {"case": "line"})
+    config = type("Config", (), {"assignment": Assignment.hw1()})()
+    early = run.Early(config, {}, {}, drawn=True)
+    wanted = sorted({c.question for c in SHRINKABLE})
+    longest, others = "nn_epoch_ndl", [q for q in REGISTRY.run_order if q != "nn_epoch_ndl"]
+    assert longest not in wanted
+    for question in others:
+        early(question, object())
+    ready = next(others[:k + 1] for k in range(len(others)) if set(wanted) <= set(others[:k + 1]))
+    assert calls_made == [sorted(ready)]        # started with the last of them, before the longest finished
+    early(longest, object())
+    assert early.result({}) == {"case": "line"} and len(calls_made) == 1
+
+
+def test_early_falls_back_when_a_question_never_ran(monkeypatch):
+    monkeypatch.setattr(run, "lines", lambda config, answers, runs, files, drawn=True: {"n": str(len(runs))})
+    config = type("Config", (), {"assignment": Assignment.hw1()})()
+    early = run.Early(config, {}, {}, drawn=True)
+    early("nn_epoch_ndl", object())
+    assert early.result({"a": 1, "b": 2}) == {"n": "2"}   # computed at the end, on every run

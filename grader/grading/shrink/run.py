@@ -10,6 +10,8 @@ than another one a smaller input happens to trigger (a 0-d corner); only
 when none does, the smallest that fails at all (a reshape that raises on
 the case's shapes gives wrong values on smaller ones: the same bug).
 """
+import threading
+
 from grader.grading import checks, compare
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import line, reference
@@ -64,6 +66,36 @@ def lines(config, answers, runs, files, drawn=True) -> dict:
             out[case.name] = line.text(best, expected[best.id].value, run.outcomes[best.id],
                                        compare.secrecy(case, drawn))
     return out
+
+
+class Early:
+    """lines(), started as soon as it can be: passed to run_all as on_done,
+    it runs the failing cases' candidates once every question holding a
+    shrinkable case has finished, in the questions' pool, while the longer
+    questions (the MNIST epoch) still run, so a submission with failures
+    waits for the extra run only when it is the last to finish. result()
+    gives the lines (computed then if they could not start early)."""
+
+    def __init__(self, config, answers, files, drawn=True):
+        self._args = (config, answers, files, drawn)
+        self._wanted = {case.question for case in config.assignment.registry().cases
+                        if reference.shrinkable(case)}
+        self._runs, self._lock, self._found = {}, threading.Lock(), None
+
+    def __call__(self, question, run):
+        with self._lock:
+            self._runs[question] = run
+            if self._found is not None or not self._wanted <= self._runs.keys():
+                return
+            self._found, ready = {}, dict(self._runs)   # claimed: started once
+        config, answers, files, drawn = self._args
+        self._found = lines(config, answers, ready, files, drawn=drawn)
+
+    def result(self, runs) -> dict:
+        if self._found is None:
+            config, answers, files, drawn = self._args
+            return lines(config, answers, runs, files, drawn=drawn)
+        return self._found
 
 
 def with_smallest(diagnose, found: dict):
