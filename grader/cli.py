@@ -150,7 +150,8 @@ def _publish(parser):
     parser.add_argument("--assignment", default="hw1", help="assignment name, or a folder with an "
                         "assignment.toml (then its name, points and reference are used)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
-    parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
+    parser.add_argument("--deadline", help="ISO 8601 deadline of each problem published (with -k: only those), "
+                        "e.g. 2026-02-01T23:59:00+00:00")
     parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
     parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)

@@ -94,7 +94,7 @@ def test_a_database_at_the_previous_revision_keeps_its_imports(tmp_path):
                           "score, output) values ('b', 'ann', 'hw1', 'd', '2026-01-01 00:00:00', "
                           "'2026-01-01 00:00:00', 25.0, '')"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == migrate.head() == "0004"
+    assert migrate.current(engine) == migrate.head() and migrate.head() >= "0004"
     engine.dispose()
     assert db_rows(url, "select name, score from batch_results") == [("ann", 25.0)]
     assert db_rows(url, "select count(*) from batch_history") == [(0,)]
