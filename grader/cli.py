@@ -108,8 +108,9 @@ def _serve(parser):
 def _users(parser):
     _db(parser)
     parser.add_argument("action", choices=["add", "import"])
-    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role] (import)")
+    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role][,email] (import)")
     parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
     parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
 
 
@@ -126,6 +127,11 @@ def _import_batch(parser):
                                          "importing under the same label replaces regraded results")
     parser.add_argument("--dry-run", action="store_true",
                         help="print each student's old and new scores and write nothing")
+    parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
+                        "of each result folder that its name, e-mail or key does not match")
+    parser.add_argument("--create-missing", action="store_true",
+                        help="make a student account for each folder that matches none (default: refuse "
+                        "and list them)")
 
 
 def _client_common(parser):

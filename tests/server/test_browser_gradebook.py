@@ -67,7 +67,7 @@ def srv(tmp_path_factory):
     server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", deadline=past)
     submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])             # 3/4, late
     r = subprocess.run([sys.executable, "-m", "grader", "import-batch", str(batch_outdir(root / "out")),
-                        "--db", server.db_url], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+                        "--db", server.db_url, "--create-missing"], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     ARTIFACTS.mkdir(exist_ok=True)
     yield server

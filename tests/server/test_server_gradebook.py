@@ -143,8 +143,12 @@ def import_batch(tmp_path, outdir, *extra):
 def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_path, capsys):
     attempt(engine, 2, "p", {0})
     out = write_outdir(tmp_path / "batch1", {"ann": ANN_BATCH, "zed": ANN_BATCH[:1]})
-    assert import_batch(tmp_path, out) == 0
-    assert "2 new, 0 replaced, 0 unchanged" in capsys.readouterr().out
+    assert import_batch(tmp_path, out) == 1  # zed has no account: nothing is imported
+    assert "1 result folder(s) match no student account: zed;" in capsys.readouterr().err
+    assert [r.name for r in build(engine).rows] == ["ann", "ben", "cat", "dan"]
+    assert import_batch(tmp_path, out, "--create-missing") == 0
+    printed = capsys.readouterr().out
+    assert "2 new, 0 replaced, 0 unchanged" in printed and "created 1 student account(s)" in printed
     book = build(engine)
     labels = [q.label for q in book.questions]
     assert labels == [f"hw1/{q}" for q in QUESTION] + ["hw1/p", "hw1/q"]  # the handout's order first
@@ -152,7 +156,7 @@ def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_pat
     assert rows["ann"].sources == ("batch batch1", "server")  # one row: account and folder share the name
     topo = labels.index("hw1/topo_sort")
     assert rows["ann"].cells[0] == gradebook.Cell(0.5, 1, 2) and rows["ann"].cells[topo].score == 1.0
-    assert rows["zed"].user_id is None and rows["zed"].cells[topo] == gradebook.Cell(0.0, 0, 0)
+    assert rows["zed"].user_id is not None and rows["zed"].cells[topo] == gradebook.Cell(0.0, 0, 0)
     # weights: the imported questions' points (100 in all), then the server weights 3 and 1
     assert rows["ann"].total == round(100 * (10 * 0.5 + 20 * 1.0 + 3 * 0.2) / 104, 2)
     forward = book.stats[0].cases
@@ -177,7 +181,7 @@ def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
     for name, source in (("alice", golden / "results.json"), ("bob", golden / "error" / "results.json")):
         (tmp_path / "out" / name).mkdir(parents=True)
         shutil.copyfile(source, tmp_path / "out" / name / "results.json")
-    assert import_batch(tmp_path, tmp_path / "out") == 0, capsys.readouterr().err
+    assert import_batch(tmp_path, tmp_path / "out", "--create-missing") == 0, capsys.readouterr().err
     rows = {r.name: r for r in build(engine).rows}
     assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
     assert [c.score for c in rows["bob"].cells[:6]] == [0.0] * 6

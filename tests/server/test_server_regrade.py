@@ -44,7 +44,7 @@ def book(url, student=None):
 
 def test_a_regrade_shows_old_and_new_before_importing_and_keeps_history(db, tmp_path, capsys):
     out = write_outdir(tmp_path / "batch1", {"ann": ANN_BATCH, "zed": ANN_BATCH})
-    assert import_batch(db, out) == 0
+    assert import_batch(db, out, "--create-missing") == 0
     first = capsys.readouterr().out
     assert "2 student(s) with new scores" in first and "ann       - -> 25.00   (new)" in first
     write_outdir(out, {"ann": REGRADED})  # ann's Q1.2 now passes: 25 -> 30
