@@ -64,12 +64,29 @@ class CaseRate:
 
 
 @dataclass(frozen=True)
+class CaseGroup:
+    """Cases that the same number of students tried and never passed (one empty
+    submission makes every case of a question fail for one student: one group)."""
+    failed: int
+    tried: int
+    cases: tuple      # CaseRate
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.tried if self.tried else 0.0
+
+
+@dataclass(frozen=True)
 class QuestionStats:
     histogram: tuple  # counts per BINS, then the count never submitted
     submitted: int
     mean: Optional[float]
     median: Optional[float]
     cases: tuple      # CaseRate, most failed first
+
+    @property
+    def groups(self) -> tuple:
+        return case_groups(self.cases)
 
 
 @dataclass(frozen=True)
@@ -158,6 +175,15 @@ def _case_rates(label: str, counts: dict, notes) -> tuple:
         rates.append(CaseRate(name, text, kind, c.tried, c.tried - c.passed))
     order = {"server": 0, "batch": 1}
     return tuple(sorted(rates, key=lambda r: (-r.rate, -r.failed, order[r.source], _natural(r.name))))
+
+
+def case_groups(rates) -> tuple:
+    """CaseRates grouped by (failed, tried): the most failed group first, each in its given order."""
+    groups = {}
+    for r in rates:
+        groups.setdefault((r.failed, r.tried), []).append(r)
+    order = sorted(groups, key=lambda k: (-(k[0] / k[1] if k[1] else 0.0), -k[0], -k[1]))
+    return tuple(CaseGroup(f, t, tuple(groups[(f, t)])) for f, t in order)
 
 
 def _natural(name: str):
