@@ -4,6 +4,11 @@ These are plain Starlette routes, not FastAPI ones: FastAPI's per-request
 dependency solving cost more CPU than the grading itself, and /submit_test is
 the hot path at a deadline. Parameters are validated here (every mistake gets
 our one-line message) and described to OpenAPI by `OPENAPI_PATHS`.
+
+Answers carry mugrade's keys and may add more, which mugrade clients ignore:
+/submit also `num_cases`, `late` and the question's `deadline` (ISO 8601 UTC
+or null); /submit_test adds `"late": true` and `deadline` to an answer sent
+after its question's deadline, and a `reason` to a wrong one.
 """
 import datetime as dt
 import hashlib

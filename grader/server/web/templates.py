@@ -21,7 +21,7 @@ th button { font: inherit; font-weight: bold; background: none; border: 0; paddi
 th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
 .late { color: #b50; font-weight: bold; } .regraded { color: #06c; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
 #gradebook { width: 100%; } #gradebook th { white-space: normal; } #gradebook th button { text-align: inherit; }
-#gradebook .tag, #gradebook .max { display: block; font-size: .8em; } #gradebook .max { font-weight: normal; }
+#gradebook .late, #gradebook .regraded, #gradebook .max { display: block; font-size: .8em; } #gradebook .max { font-weight: normal; }
 #gradebook td.when { white-space: normal; min-width: 6em; } #gradebook td.name { overflow-wrap: anywhere; }
 table.failures { width: 100%; } details.group > summary { padding: .2em 0; } .stats > div { min-width: 0; }
 .muted { color: #666; } code { font-size: .9em; word-break: break-word; }
@@ -93,7 +93,7 @@ Cells show points; hover for percent and on-time score.
 {% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
 <td class="name" data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
 {% for c in r.cells %}{% set q = book.questions[loop.index0] %}{% if c.late %}{% set _ = late.append(q.label) %}{% endif %}
-<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}"{% endif %}>{% if c.score is none %}-{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late tag">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded tag" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}"{% endif %}>{% if c.score is none %}-{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
 <td class="num total" data-value="{{ r.total }}" title="{{ "%.1f"|format(r.total) }}%">{{ (r.total * book.max_points / 100)|points }}</td>
 <td class="num on-time" data-value="{{ r.on_time_total }}" title="{{ "%.1f"|format(r.on_time_total) }}%">{{ (r.on_time_total * book.max_points / 100)|points }}</td>
 <td class="late-list" data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
