@@ -1,3 +1,4 @@
+# Generated from reference/hw1_check.py by `make handout`; do not edit.
 """The notebook's helpers: fetch MNIST, run one question's public cases,
 submit one question to the grading server.
 

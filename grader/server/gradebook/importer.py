@@ -29,6 +29,7 @@ from pathlib import Path
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
+from grader.grading.writing import RESULTS
 from grader.server.accounts import users
 from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
 
@@ -166,7 +167,7 @@ def read_outdir(outdir: Path) -> list:
 
 
 def _read_one(folder: Path) -> Imported:
-    path = folder / "results.json"
+    path = folder / RESULTS
     name = folder.name
     if len(name) > 200 or name != name.strip():
         raise BadResult(f"{folder}: a folder name must be 1-200 characters without leading/trailing spaces")
