@@ -159,5 +159,5 @@ def _gradebook(args) -> int:
     with make_engine(args.db).connect() as conn:
         book = scores.build(conn)
     write_atomic(Path(args.out), scores.to_csv(book))
-    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.problems)} problems")
+    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.questions)} questions")
     return 0

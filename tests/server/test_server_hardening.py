@@ -45,7 +45,7 @@ def cell(srv, who, label):
     finally:
         engine.dispose()
     row = next(r for r in book.rows if r.name == who)
-    return row.cells[[p.label for p in book.problems].index(label)]
+    return row.cells[[p.label for p in book.questions].index(label)]
 
 
 def test_lateness_is_judged_when_each_case_is_answered(srv):

@@ -97,10 +97,6 @@ class Gradebook:
     times: tuple      # (assignment, deadline or None, tuple of server submission times)
 
     @property
-    def problems(self):  # the older name, kept for callers that export CSV
-        return self.questions
-
-    @property
     def max_points(self) -> float:
         return sum(q.weight for q in self.questions)
 
