@@ -35,16 +35,19 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.handout.manifest import Manifest
-from grader.registry import Registry, load_registry
+from grader.paths import ROOT
+
+if TYPE_CHECKING:  # the registry imports the cases package and numpy: only when a command reads cases
+    from grader.registry import Registry
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
@@ -86,9 +89,16 @@ class Assignment:
         return _load(Path(folder).resolve())
 
     @classmethod
-    def option(cls, folder=None) -> "Assignment":
-        """What a command's --assignment FOLDER names (default: this repository's hw1)."""
-        return cls.hw1() if folder is None else cls.load(folder)
+    def option(cls, value=None) -> "Assignment":
+        """What --assignment names: a folder holding an assignment.toml, or the
+        name of this repository's assignment (hw1, also the default). A
+        folder of that name, if there is one, wins."""
+        if value is None or (value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file()):
+            return cls.hw1()
+        if not Path(value).is_dir():  # a name, or a typo: a folder without its toml says so in load()
+            raise AssignmentError(f"--assignment {value}: no such folder; pass the folder holding the "
+                                  f"assignment's assignment.toml, or {cls.hw1().name} for this repository's")
+        return cls.load(value)
 
     @property
     def tests_dir(self) -> str:
@@ -101,6 +111,7 @@ class Assignment:
         return _cases_dest(self.name)
 
     def registry(self) -> Registry:
+        from grader.registry import load_registry
         return load_registry(self.cases_dir)
 
 
@@ -186,4 +197,4 @@ def _packages(path, raw) -> tuple:
     return tuple(packages)
 
 
-__all__ = ["ROOT", "Assignment", "AssignmentError", "Registry"]
+__all__ = ["Assignment", "AssignmentError"]

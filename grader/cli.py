@@ -13,10 +13,13 @@ import sys
 from importlib import metadata
 
 
+# One meaning of --assignment in every command (Assignment.option reads it).
+ASSIGNMENT_HELP = ("the assignment: a folder holding an assignment.toml, or hw1 for this repository's "
+                   "(default: hw1)")
+
+
 def _assignment(parser):
-    parser.add_argument("--assignment", metavar="FOLDER",
-                        help="another assignment: a folder with an assignment.toml (default: hw1, this "
-                        "repository's assignment.toml)")
+    parser.add_argument("--assignment", metavar="FOLDER|hw1", help=ASSIGNMENT_HELP)
 
 
 def _grade(parser):
@@ -66,6 +69,18 @@ def _regrade(parser):
                         help="submissions graded at once (default: number of cores)")
 
 
+def _similarity(parser):
+    from grader.similarity.scoring import THRESHOLD
+
+    parser.add_argument("folder", help="folder holding one subfolder or .zip per submission (as grade-batch's)")
+    parser.add_argument("--against", metavar="PUBLIC_DIR",
+                        help="also compare each submission with these public solutions (one subfolder or .zip each)")
+    parser.add_argument("--out", required=True, help="folder for similarity.csv, index.html and fingerprints.json")
+    parser.add_argument("--threshold", type=float, default=THRESHOLD,
+                        help="flag pairs at or above this similarity for review (default %(default)s)")
+    _assignment(parser)
+
+
 def _gradescope_bundle(parser):
     parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
 
@@ -108,8 +123,9 @@ def _serve(parser):
 def _users(parser):
     _db(parser)
     parser.add_argument("action", choices=["add", "import"])
-    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role] (import)")
+    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role][,email] (import)")
     parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
     parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
 
 
@@ -121,11 +137,18 @@ def _gradebook(parser):
 def _import_batch(parser):
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (one folder per student)")
     _db(parser)
-    parser.add_argument("--assignment", default="hw1", help="assignment the results belong to")
+    parser.add_argument("--assignment", default="hw1", metavar="NAME",
+                        help="the assignment's name on the server, as `grader publish` and the students' "
+                        "submit name it (for a folder's assignment: the name in its assignment.toml)")
     parser.add_argument("--source", help="label of this batch (default: the folder's name); "
                                          "importing under the same label replaces regraded results")
     parser.add_argument("--dry-run", action="store_true",
                         help="print each student's old and new scores and write nothing")
+    parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
+                        "of each result folder that its name, e-mail or key does not match")
+    parser.add_argument("--create-missing", action="store_true",
+                        help="make a student account for each folder that matches none (default: refuse "
+                        "and list them)")
 
 
 def _client_common(parser):
@@ -147,10 +170,11 @@ def _publish(parser):
 
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
-    parser.add_argument("--assignment", default="hw1", help="assignment name, or a folder with an "
-                        "assignment.toml (then its name, points and reference are used)")
+    parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
+                        help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
-    parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
+    parser.add_argument("--deadline", help="ISO 8601 deadline of each problem published (with -k: only those), "
+                        "e.g. 2026-02-01T23:59:00+00:00")
     parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
     parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)
@@ -182,13 +206,15 @@ def _handout(parser):
 
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
-    "grade": (_grade, "grader.grading.grade:grade_command",
+    "grade": (_grade, "grader.grading.commands:grade_command",
               "grade one submission (folder, .zip, or the student files) in a sandbox"),
-    "grade-batch": (_grade_batch, "grader.grading.batch:grade_batch_command",
+    "grade-batch": (_grade_batch, "grader.grading.commands:grade_batch_command",
                     "grade every submission under a folder in parallel into a gradebook"),
-    "regrade": (_regrade, "grader.grading.regrade:regrade_command",
+    "regrade": (_regrade, "grader.grading.commands:regrade_command",
                 "grade a batch again with the current grader: whose score moves and why (--apply to apply)"),
-    "gradescope-bundle": (_gradescope_bundle, "grader.grading.gradescope:gradescope_bundle_command",
+    "similarity": (_similarity, "grader.similarity.commands:similarity_command",
+                   "rank pairs of submissions (and public solutions) by the solution code they share"),
+    "gradescope-bundle": (_gradescope_bundle, "grader.grading.commands:gradescope_bundle_command",
                           "build a Gradescope autograder zip"),
     "handout": (_handout, "grader.handout.commands:handout_command",
                 "generate handout/ from reference/ (solutions stripped, leak-checked)"),
@@ -238,9 +264,12 @@ def _parser():
 
 def main(argv=None):
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
-        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
-        return status
+        try:
+            return _main(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            # Every way out (argparse's --help and --version exit too): what is
+            # still buffered meets a closed pipe here, not at interpreter exit.
+            sys.stdout.flush()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

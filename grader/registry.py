@@ -26,11 +26,13 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from grader.paths import ROOT
+from grader.untrusted.cases.registry import CaseTable
+
 REQUIRED = ("QUESTIONS", "CASES", "CONTRACT", "BEYOND")
 
 
@@ -39,29 +41,16 @@ class RegistryLoadError(ValueError):
 
 
 @dataclass(frozen=True)
-class Registry:
-    questions: tuple      # in the handout's order
-    cases: tuple          # in the handout's order
-    contract: dict
-    beyond: dict
-    run_order: tuple      # question keys, longest-running first
+class Registry(CaseTable):
+    """The package's questions and cases with their lookups (CaseTable, the
+    package's own), plus what only the trusted side reads: the contract
+    texts, the run order, the numeric tolerance and the test set reader,
+    checked on load."""
+    contract: dict = field(default_factory=dict)
+    beyond: dict = field(default_factory=dict)
+    run_order: tuple = ()     # question keys, longest-running first
     numeric_tolerance: float = 1e-6
     read_test_set: object = None  # data folder -> (X, y), or None
-
-    @cached_property
-    def question(self) -> dict:
-        return {q.key: q for q in self.questions}
-
-    @cached_property
-    def by_name(self) -> dict:
-        return {c.name: c for c in self.cases}
-
-    def cases_for(self, question: str) -> list:
-        return [c for c in self.cases if c.question == question]
-
-    def producers(self, question: str) -> list:
-        """The cases of `question` whose function a worker runs (each value once)."""
-        return [c for c in self.cases_for(question) if c.fn is not None]
 
     def memory(self, question: str) -> int:
         return _memory(self.question[question])

@@ -24,6 +24,17 @@ def test_hw1_is_this_repositorys_layout():
     assert RunConfig().assignment == hw1
 
 
+def test_the_assignment_option_is_a_folder_or_hw1_in_every_command(tmp_path, monkeypatch):
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text("")
+    (tmp_path / "assignment.toml").write_text(GOOD)
+    assert Assignment.option() == Assignment.option("hw1") == Assignment.hw1()
+    assert Assignment.option(str(tmp_path)).name == "toy"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AssignmentError, match=r"^--assignment hw2: no such folder; pass the folder holding"):
+        Assignment.option("hw2")  # a name alone, not a folder: one line saying what to pass
+
+
 def test_load_resolves_paths_against_the_folder(tmp_path):
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "__init__.py").write_text("")

@@ -2,14 +2,18 @@
 # Install the Debian packages the test suite needs, only those missing.
 # bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests;
 # wrk: the server load benchmark's load generator; postgresql: the server's
-# PostgreSQL test (a throwaway cluster on loopback).
+# PostgreSQL test (a throwaway cluster on loopback); openssl: the TLS Dask
+# cluster test's certificates.
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v wrk >/dev/null || need+=(wrk)
+command -v openssl >/dev/null || need+=(openssl)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# runuser starts the test PostgreSQL as its own user; it lives in /usr/sbin
+PATH="$PATH:/usr/sbin:/sbin" command -v runuser >/dev/null || need+=(util-linux)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "system-deps: missing ${need[*]}; install them (sudo apt-get install -y ${need[*]}) and run again" >&2

@@ -17,10 +17,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 from urllib.parse import quote
 
 from grader.bench import attack_limits
+from grader.paths import ROOT
 
 SOURCE = ("127.0.0.2", 0)
 FORM = b"a&" * (512 * 1024)
@@ -119,10 +119,9 @@ async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> d
 
 def spawn(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> subprocess.Popen:
     """Start the attacker in a process of its own (it must not share the caller's GIL)."""
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     return subprocess.Popen([sys.executable, "-m", "grader.bench.attack", url, key, str(sid), str(seconds),
-                             ",".join(kinds)], cwd=root, env=env, stdout=subprocess.PIPE,
+                             ",".join(kinds)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 
 

@@ -9,22 +9,34 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
+def _newest_server_bin() -> Path:
+    """Debian's newest installed server binaries (/usr/lib/postgresql/N/bin)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3])
+                   if p.parts[-3].isdigit() else 0)
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _newest_server_bin()
+# runuser lives in /usr/sbin, which a plain user's PATH (or `env -i PATH=/usr/bin:/bin`) may lack
+RUNUSER = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin")
 
 
 def missing():
-    """Why a cluster cannot start here, else None."""
-    if not (PG_BIN / "initdb").exists() or not shutil.which("runuser"):
-        return "PostgreSQL 15 server binaries are not installed (Debian package postgresql)"
+    """Why a cluster cannot start here, and the command that fixes it; else None."""
+    if not (PG_BIN / "initdb").exists():
+        return "PostgreSQL's server binaries are not installed: run `make system-deps` " \
+               "(or `apt-get install -y postgresql`)"
+    if RUNUSER is None:
+        return "runuser is not installed: run `apt-get install -y util-linux`"
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        return "psycopg is not installed (pip install -e '.[server]')"
+        return "psycopg is not installed: run `.venv/bin/pip install -e '.[server,dev]'`"
     return None
 
 
 def _as_postgres(*cmd, timeout=60):
-    return subprocess.run(["runuser", "-u", "postgres", "--", *cmd], capture_output=True, text=True,
+    return subprocess.run([RUNUSER, "-u", "postgres", "--", *cmd], capture_output=True, text=True,
                           timeout=timeout, check=True)
 
 

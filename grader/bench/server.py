@@ -28,6 +28,7 @@ from pathlib import Path
 from grader.bench import attack as hostile_client
 from grader.bench import attack_limits
 from grader.blas import one_thread_env
+from grader.paths import ROOT
 from grader.bench.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_paced, run_python, run_wrk
 
 SUBMISSIONS_PER_CLIENT = 40
@@ -156,10 +157,10 @@ def _start_server(db_url: str, port: int, log: Path, workers: int = 1) -> subpro
     # A huge rate limit keeps the limiter on the measured path without refusing anything.
     cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
            "--rate", "1000000", "--burst", "1000000", "--workers", str(workers), "--quota-mb", str(QUOTA_MB)]
-    root = Path(__file__).resolve().parents[2]  # so `-m grader` resolves wherever we are called from
-    env = one_thread_env(PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    # ROOT on the path: `-m grader` resolves wherever we are called from
+    env = one_thread_env(PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:

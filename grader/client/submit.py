@@ -16,8 +16,8 @@ from pathlib import Path
 
 from grader.assignment import Assignment, AssignmentError
 from grader.blas import one_thread_env
+from grader.paths import ROOT
 
-GRADER_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
 
@@ -30,13 +30,15 @@ def publish_command(args) -> int:
 
 
 def _assignment(args):
-    """(name, Assignment or None): a folder with an assignment.toml, hw1, or a name the server knows."""
-    if (Path(args.assignment) / "assignment.toml").is_file():
-        assignment = Assignment.load(args.assignment)
-        return assignment.name, assignment
-    if args.assignment == "hw1":
-        return "hw1", Assignment.hw1()
-    return args.assignment, None
+    """(name, Assignment or None): what --assignment names (Assignment.option),
+    else a name only the server knows (the reference then comes from --dir)."""
+    try:
+        assignment = Assignment.option(args.assignment)
+    except AssignmentError:
+        if Path(args.assignment).is_dir():  # a folder that is not a good assignment: say why
+            raise
+        return args.assignment, None
+    return assignment.name, assignment
 
 
 def _run_client(args, command) -> int:
@@ -89,5 +91,5 @@ def _publish_flags(args, assignment) -> list:
 
 
 def _env(key: str) -> dict:
-    path = os.pathsep.join(filter(None, [str(GRADER_ROOT), os.environ.get("PYTHONPATH")]))
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return one_thread_env(MUGRADE_KEY=key, PYTHONPATH=path)

@@ -1,5 +1,5 @@
-"""`grader grade-batch DIR --jobs N --out OUTDIR [--cluster tcp://HOST:8786]`:
-grade every submission in DIR (each immediate subfolder or .zip is one) into
+"""Grading a batch (`grader grade-batch DIR --jobs N --out OUTDIR [--cluster
+tcp://HOST:8786]`, in commands.py): grade every submission in DIR (each immediate subfolder or .zip is one) into
 OUTDIR/<name>/ and OUTDIR/gradebook.csv.
 
 The batch is a map of one pure function (`grade_one`: paths in, a small
@@ -22,11 +22,12 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from grader.grading import batch_record, cluster, expected, report, seeds
-from grader.grading.batch_book import GRADEBOOK, BatchGradebook
+from grader.grading.causes import store as causes_store
+from grader.grading.shrink import reference as shrink_reference
+from grader.grading.batch_book import BatchGradebook
 from grader.grading.batch_jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch_names import find_submissions
-from grader.assignment import Assignment
-from grader.grading.workers import RunConfig, config_from_args
+from grader.grading.workers import RunConfig
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
 
@@ -46,7 +47,7 @@ class Progress:
         filled = width * self.done // max(1, self.total)
         bar = "#" * filled + "-" * (width - filled)
         last = "not graded" if not done.graded else \
-            report._fmt(done.score) + ("" if done.ok else " (grader error)")
+            report.fmt_points(done.score) + ("" if done.ok else " (grader error)")
         return (f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  "
                 f"ETA {_clock(eta)}  last {done.name}: {last}")
 
@@ -130,8 +131,10 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None
-    if todo and client is None and grade_fn is grade_one:  # the batch's answers, once, before the pool
+    if todo and client is None and grade_fn is grade_one:  # answers and feedback values: once, before the pool
         expected.expected_dir(config)
+        causes_store.prepare(config)
+        shrink_reference.prepare(config)
 
     def on_done(done):  # runs in this process only: the single writer of the gradebook
         if done.graded:
@@ -146,59 +149,3 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     else:
         results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
     return results, skipped
-
-
-def _usage_error(args):
-    """One line saying what is wrong with the arguments, or None."""
-    folder = Path(args.folder)
-    if not folder.is_dir():
-        return f"{folder}: not a folder; pass the folder holding one subfolder or .zip per submission"
-    if args.jobs < 1:
-        return f"--jobs {args.jobs}: must be at least 1"
-    out = Path(args.out)
-    if out.resolve() == folder.resolve():
-        return f"--out {out}: is the submissions folder; pass a folder of its own for the results"
-    if (out / GRADEBOOK).is_dir():
-        return f"--out {out}: {GRADEBOOK} there is a folder (left by an older grader); move it away"
-    if not args.no_worker_timeout > 0:
-        return f"--no-worker-timeout {args.no_worker_timeout:g}: must be a positive number of seconds"
-    if args.cluster is not None and "://" not in args.cluster:
-        return f"--cluster {args.cluster}: not a scheduler address; pass e.g. tcp://HOST:8786"
-    try:
-        if not find_submissions(folder, exclude=[args.out]):
-            return f"{folder}: no subfolder or .zip in it; put one per submission there"
-    except ValueError as exc:
-        return f"{folder}: {exc}"
-    return None
-
-
-def grade_batch_command(args) -> int:
-    """`grader grade-batch`: every submission under a folder, into one gradebook."""
-    problem = _usage_error(args)
-    if problem:
-        print(f"grader grade-batch: {problem}", file=sys.stderr)
-        return 2
-    try:
-        # one question at a time: N submissions use N cores
-        config = config_from_args(args, 1, Assignment.option(args.assignment))
-    except ValueError as exc:
-        print(f"grader grade-batch: {exc}", file=sys.stderr)
-        return 2
-    start = time.monotonic()
-    try:
-        results, skipped = grade_batch(args.folder, args.out, args.jobs, args.force, config=config,
-                                       address=args.cluster, patience=args.no_worker_timeout)
-    except cluster.ClusterError as exc:  # the cluster cannot be reached or used
-        print(f"grader grade-batch: {exc}", file=sys.stderr)
-        return 1
-    if skipped:
-        print(f"skipped {len(skipped)} already graded (use --force to regrade them)", file=sys.stderr)
-    failed = [d for d in results if not d.ok]
-    for done in failed:
-        print(f"{done.name}: {done.error}", file=sys.stderr)
-    ungraded = sum(not d.graded for d in results)
-    print(f"graded {len(results) - ungraded} submission(s) in {time.monotonic() - start:.1f} s"
-          f"{f', {len(failed) - ungraded} with a grader error' if len(failed) > ungraded else ''}"
-          f"{f', {ungraded} not graded (run again to retry them)' if ungraded else ''}; "
-          f"gradebook: {Path(args.out) / GRADEBOOK}")
-    return 1 if ungraded else 0

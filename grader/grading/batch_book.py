@@ -16,17 +16,17 @@ from pathlib import Path
 
 from grader import csvsafe
 from grader.grading import report
+from grader.grading.batch_names import GRADEBOOK
+from grader.grading.writing import RESULTS
 from grader.files import write_atomic
 
-GRADEBOOK = "gradebook.csv"
-RESULTS = "results.json"
 PENDING = "not graded yet: the batch is running, or stopped before it (run grade-batch again)"
 
 
 def header(questions) -> list:
-    """...the reason, then what was graded: the student files' sha256 and, for
+    """One column per question and the total, the reason, then what was graded: the student files' sha256 and, for
     a git submission, its commit (from the result's provenance)."""
-    return [*report.csv_header(questions), "reason", "submission_sha256", "commit"]
+    return ["submission", *(q.key for q in questions), "total", "reason", "submission_sha256", "commit"]
 
 
 def _one_line(text: str) -> str:
@@ -38,13 +38,13 @@ def row_from_results(name: str, doc: dict, questions) -> list:
     (refused, or the grader failed) gets its reason from the report's output,
     whose first line is the score header."""
     found = doc.get("extra_data", {}).get("questions", {})
-    scores = [csvsafe.Number(report._fmt(float(found.get(q.key, {}).get("score", 0.0)))) for q in questions]
+    scores = [csvsafe.Number(report.fmt_points(float(found.get(q.key, {}).get("score", 0.0)))) for q in questions]
     reason = ""
     if not doc.get("tests"):
         reason = _one_line("\n".join(str(doc.get("output", "")).splitlines()[1:])) or "no case was run"
     found = doc.get("extra_data", {}).get("provenance", {})
     graded = [str(found.get(k, "")) for k in ("submission_sha256", "git_commit")]
-    return [name, *scores, csvsafe.Number(report._fmt(float(doc.get("score", 0.0)))), reason, *graded]
+    return [name, *scores, csvsafe.Number(report.fmt_points(float(doc.get("score", 0.0)))), reason, *graded]
 
 
 def ungraded_row(name: str, reason: str, questions) -> list:

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grading.batch_book import RESULTS
-from grader.grading.grade import failed_report, grade_to, write_reports
+from grader.grading.orchestrate import failed_report, grade_to
+from grader.grading.writing import RESULTS, write_reports
 from grader.grading.workers import RunConfig
 
 

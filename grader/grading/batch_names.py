@@ -13,8 +13,13 @@ import os
 from collections import Counter
 from pathlib import Path
 
-# files the batch (and grader regrade) write next to the result folders
-RESERVED = {"gradebook.csv", "batch.json", "regrade.csv", "audit.log"}
+# The files a batch (and grader regrade) write in OUTDIR, next to the result
+# folders: defined here only, so no submission can be named like one.
+GRADEBOOK = "gradebook.csv"   # batch_book.py
+RECORD = "batch.json"         # batch_record.py: what `grader regrade` grades again
+REGRADE_CSV = "regrade.csv"   # regrade.py
+AUDIT_LOG = "audit.log"       # regrade.py
+RESERVED = {GRADEBOOK, RECORD, REGRADE_CSV, AUDIT_LOG}
 
 
 def is_candidate(path: Path) -> bool:

@@ -12,11 +12,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.assignment import ROOT, Assignment
+from grader.assignment import Assignment
+from grader.paths import ROOT
 from grader.files import write_atomic
+from grader.grading.batch_names import RECORD
 from grader.grading.workers import QuestionLimits, RunConfig
 
-RECORD = "batch.json"
 FORMAT = 1
 
 

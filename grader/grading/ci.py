@@ -10,6 +10,7 @@ import os
 import sys
 
 from grader.grading import report as rep
+from grader.grading.writing import MARKDOWN
 from grader.untrusted import github_ci
 
 GITHUB = "github"
@@ -30,7 +31,7 @@ def document(report: rep.Report) -> dict:
                    "message": c.output, "where": c.where} for c in report.cases],
         "errors": [{"message": report.error, "where": ""}] if report.error else [],
         "notes": notes,
-        "report": "report.md",
+        "report": MARKDOWN,
     }
 
 

@@ -27,8 +27,8 @@ from grader.grading import expected
 from grader import sandbox
 from grader.grading.batch_jobs import Done
 from grader.files import write_atomic
+from grader.grading.writing import REPORT_FILES, RESULTS
 
-REPORT_FILES = ("results.json", "junit.xml", "report.md")
 OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network
 CONNECT_SECONDS = 10
 RETRIES = 2  # a task that raised (not a lost worker: that one is rescheduled anyway)
@@ -119,7 +119,7 @@ def save(graded: Graded, out_dir: Path) -> None:
     since its presence is what marks the submission graded."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = dict(graded.files)
-    for name in sorted(files, key=lambda n: n == "results.json"):
+    for name in sorted(files, key=lambda n: n == RESULTS):
         if name in REPORT_FILES:
             write_atomic(out_dir / name, files[name])
 

@@ -12,7 +12,6 @@ pyproject.toml, README.md, assignment.toml) but never data/, virtualenvs, caches
 Entries are sorted with a fixed timestamp: the same tree gives the same zip.
 """
 import os
-import sys
 import zipfile
 from pathlib import Path
 
@@ -66,18 +65,3 @@ def build_bundle(out: Path, root: Path = ROOT) -> int:
             mode = 0o755 if os.access(root / rel, os.X_OK) else 0o644
             _add(archive, rel.as_posix(), (root / rel).read_bytes(), mode)
     return len(SCRIPTS) + len(files)
-
-
-def gradescope_bundle_command(args) -> int:
-    if not args.out.endswith(".zip"):
-        print(f"grader gradescope-bundle: {args.out}: the bundle must end in .zip; e.g. autograder.zip",
-              file=sys.stderr)
-        return 2
-    try:
-        count = build_bundle(Path(args.out))
-    except BundleError as exc:
-        print(f"grader gradescope-bundle: {exc}", file=sys.stderr)
-        return 1
-    size = Path(args.out).stat().st_size
-    print(f"{args.out}: {count} files, {size / 1024:.0f} KB; upload it as the Gradescope autograder")
-    return 0

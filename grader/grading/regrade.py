@@ -25,9 +25,7 @@ import getpass
 import json
 import os
 import shutil
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,14 +33,12 @@ from grader import csvsafe
 from grader.files import write_atomic
 from grader.grading import batch_record, expected, provenance, report, seeds
 from grader.grading.batch import Progress, run_jobs
-from grader.grading.batch_book import RESULTS, BatchGradebook
+from grader.grading.batch_book import BatchGradebook
 from grader.grading.batch_jobs import Job
-from grader.grading.batch_names import find_submissions
-from grader.grading.grade import submission_digest
+from grader.grading.batch_names import AUDIT_LOG, GRADEBOOK, REGRADE_CSV, find_submissions
+from grader.grading.orchestrate import submission_digest
+from grader.grading.writing import REPORT_FILES, RESULTS
 
-REGRADE_CSV = "regrade.csv"
-AUDIT_LOG = "audit.log"
-REPORTS = ("results.json", "junit.xml", "report.md")
 NEW_SUBMISSION = "new submission"
 HEADER = ["submission", "old total", "new total", "cases changed", "why"]
 
@@ -131,7 +127,7 @@ def compare(item: Pending, new: dict) -> Change:
 
 
 def _total(value) -> str:
-    return "" if value is None else report._fmt(value)
+    return "" if value is None else report.fmt_points(value)
 
 
 def render_csv(changes) -> str:
@@ -183,7 +179,7 @@ def _put_in_place(staged: Path, dest: Path, stamp: str) -> None:
     old = dest / RESULTS
     if old.is_file():
         write_atomic(dest / f"results.prev-{stamp}.json", old.read_bytes())
-    for name in REPORTS:
+    for name in REPORT_FILES:
         if (staged / name).is_file():
             os.replace(staged / name, dest / name)
 
@@ -247,29 +243,8 @@ def summary(outcome: Outcome, out_root: Path, apply: bool) -> str:
                      f"{', '.join(outcome.orphans)}")
     if apply:
         lines.append(f"applied: new results in place (old ones kept as results.prev-*.json), "
-                     f"{out_root / 'gradebook.csv'} rewritten, logged in {out_root / AUDIT_LOG}")
+                     f"{out_root / GRADEBOOK} rewritten, logged in {out_root / AUDIT_LOG}")
     else:
         lines.append(f"dry run: no result changed; the list is in {out_root / REGRADE_CSV}; "
                      f"apply it with `grader regrade {out_root} --apply`")
     return "\n".join(lines)
-
-
-def regrade_command(args) -> int:
-    """`grader regrade`: a batch graded again with the current grader."""
-    out_root = Path(args.outdir)
-    if not out_root.is_dir():
-        print(f"grader regrade: {out_root}: not a folder; pass the --out folder of grader grade-batch",
-              file=sys.stderr)
-        return 2
-    if args.jobs < 1:
-        print(f"grader regrade: --jobs {args.jobs}: must be at least 1", file=sys.stderr)
-        return 2
-    start = time.monotonic()
-    try:
-        outcome = regrade(out_root, args.jobs, args.apply)
-    except (batch_record.RecordError, seeds.SeedError, ValueError) as exc:
-        print(f"grader regrade: {exc}", file=sys.stderr)
-        return 2
-    print(summary(outcome, out_root, args.apply))
-    print(f"({time.monotonic() - start:.1f} s)", file=sys.stderr)
-    return 0

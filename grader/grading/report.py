@@ -2,15 +2,14 @@
 
 `Report` holds one `CaseResult` per graded case; each writer below is a pure
 function of a Report (golden-tested): Gradescope results.json, JUnit XML,
-Markdown, and a gradebook CSV row.
+Markdown and the terminal's score table (a gradebook row is built from
+results.json: batch_book.py).
 """
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from pathlib import PurePath
-
-from grader import csvsafe
 
 CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
 STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
@@ -59,8 +58,7 @@ class Report:
     error: str = ""       # set when the grader itself failed
     mode: str = CONTRACT_MODE
     assignment: str = "hw1"
-    seed_id: str = ""     # which drawn inputs were scored (a hash, never the seed)
-    provenance: object = None  # provenance.Provenance: what graded it (None: seed_id alone)
+    provenance: object = None  # provenance.Provenance: what graded it, its seed_id included (None: unknown)
 
     @property
     def score(self):
@@ -73,7 +71,7 @@ class Report:
 
 def question_scores(cases, questions):
     """Per-question totals of the scored cases (max_score > 0), for the
-    registry's `questions`. Case scores are multiples of 1e-4 (see grade.py),
+    registry's `questions`. Case scores are multiples of 1e-4 (scoring.py),
     so the sums are exact."""
     scores = []
     for q in questions:
@@ -83,7 +81,8 @@ def question_scores(cases, questions):
     return tuple(scores)
 
 
-def _fmt(x):
+def fmt_points(x):
+    """A score as reports and gradebooks print it: 7 for whole points, else 7.25."""
     return f"{x:g}" if x == int(x) else f"{x:.2f}"
 
 
@@ -96,7 +95,7 @@ def _gradescope_output(c):
 
 def gradescope_json(report):
     """Gradescope's results.json schema (one test per case)."""
-    header = f"needle {report.assignment}: {_fmt(report.score)} / {report.max_score} (sandbox: {report.tier})"
+    header = f"needle {report.assignment}: {fmt_points(report.score)} / {report.max_score} (sandbox: {report.tier})"
     doc = {
         "score": report.score,
         "execution_time": round(report.execution_time, 2),
@@ -115,8 +114,7 @@ def gradescope_json(report):
             "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
             "sandbox_tier": report.tier,
             "scoring": report.mode,
-            "provenance": {"seed_id": report.seed_id,
-                           **(report.provenance.to_json() if report.provenance is not None else {})},
+            "provenance": report.provenance.to_json() if report.provenance is not None else {},
         },
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
@@ -150,7 +148,7 @@ def junit_xml(report):
                        time=f"{report.execution_time:.2f}")
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
-    ET.SubElement(props, "property", name="score", value=_fmt(report.score))
+    ET.SubElement(props, "property", name="score", value=fmt_points(report.score))
     for c in report.cases:
         _junit_case(suite, report, c)
     if report.error:
@@ -163,9 +161,9 @@ def score_table(report):
     """The per-question table printed by `grader grade`, Markdown-compatible."""
     lines = ["| question | cases passed | points |", "|---|---|---|"]
     for q in report.questions:
-        lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {_fmt(q.score)}/{q.max_score} |")
+        lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {fmt_points(q.score)}/{q.max_score} |")
     lines.append(f"| total | {sum(q.passed for q in report.questions)}/{sum(q.total for q in report.questions)} "
-                 f"| {_fmt(report.score)}/{report.max_score} |")
+                 f"| {fmt_points(report.score)}/{report.max_score} |")
     advisories = [c for c in report.cases if c.advisory]
     if advisories:
         lines.append(f"\n{ADVISORY_TITLE}: {sum(c.passed for c in advisories)}/{len(advisories)} cases passed.")
@@ -204,7 +202,7 @@ def _question_section(report, q):
     failed = [c for c in report.cases if c.question == q.key and not c.passed and c.max_score > 0]
     if not failed:
         return []
-    lines = [f"## {q.label} {q.key}: {_fmt(q.score)}/{q.max_score} points\n"]
+    lines = [f"## {q.label} {q.key}: {fmt_points(q.score)}/{q.max_score} points\n"]
     blocked = [c for c in failed if c.blocked]
     if blocked:  # the import failure is in the notes above: said once, not once per case
         lines.append(f"- {len(blocked)} cases not run: the submission could not be imported (see above)")
@@ -214,7 +212,7 @@ def _question_section(report, q):
 
 def markdown(report):
     """The student's report: table, then each question's scored failures, then advisories."""
-    parts = [f"# needle {report.assignment}: {_fmt(report.score)} / {report.max_score}\n",
+    parts = [f"# needle {report.assignment}: {fmt_points(report.score)} / {report.max_score}\n",
              f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
              f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n"]
     parts += [f"> {note}\n" for note in report.notes]
@@ -232,12 +230,3 @@ def markdown(report):
             parts += _failure_lines([c for c in beyond if c.question == q.key], prefix=f"{q.label}: ")
     return "\n".join(parts).rstrip("\n") + "\n"
 
-
-def csv_header(questions):
-    return ["submission", *(q.key for q in questions), "total"]
-
-
-def csv_row(report):
-    """Scores as csvsafe.Number cells: write the row with csvsafe.render."""
-    return [report.submission, *(csvsafe.Number(_fmt(q.score)) for q in report.questions),
-            csvsafe.Number(_fmt(report.score))]

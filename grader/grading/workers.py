@@ -107,6 +107,7 @@ class QuestionRun:
     tier: str
     import_error: str = ""        # "" or why the library could not be imported
     seconds: float = 0.0          # the worker's wall time
+    limit: time_limits.TimeLimit | None = None  # the time limit it ran under
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -156,18 +157,23 @@ def build_runner(dest: Path, assignment: Assignment) -> Path:
     return dest
 
 
-def run_question(question, copy_dir, runner, out_parent, config, time, keep=None, group=None) -> QuestionRun:
+def run_question(question, copy_dir, runner, out_parent, config, time, keep=None, group=None,
+                 names=None, limits=None) -> QuestionRun:
+    """One worker run; `question` may also be a worker mode (then `names`:
+    the values it writes, and `limits`: its sandbox.Limits)."""
     out_dir = sandbox.make_out_dir(out_parent)
     if config.seed is None:
         raise ValueError("run_question: settle the seed first (expected.settled)")
     seed = [config.seed] if config.seed else []
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT, *seed],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=config.limits_for(question, time), tier=config.tier, group=group,
+                         limits=limits or config.limits_for(question, time), tier=config.tier, group=group,
                          packages=config.assignment.packages)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
-    outcomes = {c.name: read_outcome(budget, c.name) for c in config.assignment.registry().producers(question)}
+    if names is None:
+        names = [c.name for c in config.assignment.registry().producers(question)]
+    outcomes = {name: read_outcome(budget, name) for name in names}
     if keep is not None:
         shutil.move(out_dir, keep / question)
     else:
@@ -175,7 +181,7 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
     problem = result.reason
     if result.timed_out or result.signal == signal.SIGXCPU:  # out of time: say what the limit was, and why
         problem = f"{problem}; {time.why}"
-    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds)
+    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds, time)
 
 
 def sandbox_environment(assignment: Assignment) -> Path:
@@ -187,11 +193,35 @@ def sandbox_environment(assignment: Assignment) -> Path:
         raise AssignmentError(f"{shown(assignment.toml)}: field 'environment.packages': {exc}") from None
 
 
+def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_limits.TimeLimit,
+             limits: sandbox.Limits, runner_files: dict, base: Path | None = None,
+             keep_outputs: Path | None = None) -> QuestionRun:
+    """One extra worker run in `mode` (not a question) for the library of
+    `base` + `files`, with `runner_files` (name -> text) beside the worker;
+    its outcomes are `names`' values."""
+    sandbox_environment(config.assignment)
+    group = sandbox.Group.create(cpu_tasks=1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+            tmp = Path(tmp)
+            copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
+            runner = build_runner(tmp / "runner", config.assignment)
+            for name, text in runner_files.items():
+                (runner / name).write_text(text, encoding="utf-8")
+            return run_question(mode, copy_dir, runner, tmp, config, time, keep_outputs, group, names, limits)
+    finally:
+        if group is not None:
+            group.remove()
+
+
 def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
-            keep_outputs: Path | None = None) -> dict:
+            keep_outputs: Path | None = None, on_done=None) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question under its TimeLimit in `times` (RunConfig.time_limits_now);
-    with keep_outputs, each question's raw worker output is moved there."""
+    with keep_outputs, each question's raw worker output is moved there.
+    on_done(question, run), when given, is called in the pool as each
+    question finishes (work that needs some questions' results can start
+    while the longest still runs)."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     questions = questions or config.assignment.registry().run_order
@@ -202,10 +232,14 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment)
+            def run(q):
+                result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                if on_done is not None:
+                    on_done(q, result)
+                return result
+
             with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
-                futures = {q: pool.submit(run_question, q, copy_dir, runner, tmp, config, times[q], keep_outputs,
-                                          group)
-                           for q in questions}
+                futures = {q: pool.submit(run, q) for q in questions}
                 return {q: f.result() for q, f in futures.items()}
     finally:
         if group is not None:

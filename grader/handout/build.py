@@ -1,8 +1,9 @@
 """Write a handout tree from the reference, following the manifest.
 
 `.py` files lose their solution bodies and hidden tests, notebooks go
-through nbformat, everything else is copied byte for byte. The result also
-carries the secret lines (for the leak check) and the blocks found.
+through nbformat, everything else is copied byte for byte; every file then
+gets its generated-file label (labels.py). The result also carries the
+secret lines (for the leak check) and the blocks found.
 """
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.assignment import Assignment
+from grader.handout import labels
 from grader.handout.cases import NOT_SECRET, CasesError, write_cases
 from grader.handout.leaks import Secret, secrets_of
-from grader.handout.manifest import GRADER, Entry, coverage_problems, source_path
+from grader.handout.manifest import GRADER, REFERENCE, Entry, coverage_problems, source_path
 from grader.handout.markers import Block, strip_source
 from grader.handout.notebook import strip_notebook
+
+
+UNLABELLED = ("this kind of file cannot hold a generated-file label; add its comment syntax to "
+              "grader/handout/labels.py, or list it as instructor_only")
 
 
 class HandoutError(Exception):
@@ -34,7 +40,15 @@ def _display(entry: Entry, src: Path) -> str:
     return f"grader/untrusted/{entry.source}" if entry.origin == GRADER else f"{src.as_posix()}/{entry.source}"
 
 
-def _convert(entry: Entry, src: Path, strip_questions):
+def entry_label(entry: Entry, src: Path, assignment: Assignment) -> str:
+    """The label sentence of one manifest entry's handout copy. A reference
+    file is named in the assignment's reference, whatever copy SRC is."""
+    source = assignment.reference / entry.source if entry.origin == REFERENCE else source_path(entry, src)
+    student = entry.dest in assignment.student_files or entry.dest.endswith(".ipynb")
+    return labels.sentence(labels.source_name(source, assignment), labels.command_of(assignment), student)
+
+
+def _convert(entry: Entry, src: Path, strip_questions, label: str):
     """(bytes for the handout, [(where, block)], [secrets]) of one entry."""
     data = source_path(entry, src).read_bytes()
     where = _display(entry, src)
@@ -47,15 +61,18 @@ def _convert(entry: Entry, src: Path, strip_questions):
         result = strip_source(text, where, fallback_name=Path(entry.source).stem,
                               strip_questions=strip_questions)
         blocks = [(where, b) for b in result.blocks]
-        return result.text.encode("utf-8"), blocks, secrets_of(where, text, result.blocks)
+        return labels.label(entry.dest, result.text.encode("utf-8"), label), blocks, \
+            secrets_of(where, text, result.blocks)
     if entry.source.endswith(".ipynb"):
-        result = strip_notebook(text, where, strip_questions=strip_questions)
+        result = strip_notebook(text, where, strip_questions=strip_questions, label=label)
         blocks, secrets = [], []
         for cell in result.cells:
             blocks.extend((cell.where, b) for b in cell.blocks)
             secrets.extend(secrets_of(cell.where, cell.source, cell.blocks))
         return result.text.encode("utf-8"), blocks, secrets
-    return data, [], []
+    if labels.comment_form(entry.dest) is None:
+        raise HandoutError(f"{where}: {UNLABELLED}")
+    return labels.label(entry.dest, data, label), [], []
 
 
 def _mode(path: Path) -> int:
@@ -78,7 +95,7 @@ def build_tree(src: Path, out: Path, *, strip_questions: frozenset[str] | None =
         raise HandoutError("\n".join(problems))
     all_blocks, all_secrets = [], []
     for entry in manifest.entries:
-        data, blocks, secrets = _convert(entry, src, strip_questions)
+        data, blocks, secrets = _convert(entry, src, strip_questions, entry_label(entry, src, assignment))
         all_blocks.extend(blocks)
         all_secrets.extend(secrets)
         target = out / entry.dest

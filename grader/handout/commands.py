@@ -10,8 +10,9 @@ handout and pass on the reference), then swap it in. On any error DEST is
 left as it was.
 
 check-handout: build into a temporary directory and list the files where
-the committed DEST differs (content or executable bit, missing, extra), and
-the reference's copies of grader files that are out of date.
+the committed DEST differs (content or executable bit, missing, extra), the
+reference's copies of grader files and of the public cases that are out of
+date, and every copy without its generated-file label (labels.py).
 """
 from __future__ import annotations
 
@@ -29,15 +30,15 @@ from grader.assignment import Assignment, shown
 from grader.files import write_atomic
 from grader.handout.build import Built, HandoutError, build_tree
 from grader.handout.cases import write_cases
+from grader.handout import labels
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
-from grader.handout.manifest import mirror_paths
+from grader.handout.manifest import IGNORED_NAMES, mirror_paths
 from grader.handout.markers import MarkerError
 
 # Local, git-ignored state of a handout a person ran `make test` in: kept
 # across rebuilds and ignored when comparing.
 LOCAL_STATE = (".venv", "data")
-IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 
 STALE = "{dest}: stale, run `make handout` and commit it; differing files:"
 
@@ -76,10 +77,16 @@ def _swap(new: Path, dest: Path):
     shutil.rmtree(old.parent)
 
 
+def mirror_bytes(original: Path, assignment: Assignment) -> bytes:
+    """What the reference's copy of a grader file holds: the original, labelled."""
+    text = labels.sentence(labels.source_name(original, assignment), labels.command_of(assignment))
+    return labels.label(original.name, original.read_bytes(), text)
+
+
 def stale_mirrors(src: Path, assignment: Assignment) -> list[tuple[Path, Path]]:
     """(reference copy, grader original) pairs whose bytes differ."""
     return [(copy, original) for copy, original in mirror_paths(assignment.manifest, src)
-            if not copy.is_file() or copy.read_bytes() != original.read_bytes()]
+            if not copy.is_file() or copy.read_bytes() != mirror_bytes(original, assignment)]
 
 
 def sync_mirrors(src: Path, assignment: Assignment) -> list[Path]:
@@ -88,7 +95,7 @@ def sync_mirrors(src: Path, assignment: Assignment) -> list[Path]:
     for copy, original in stale_mirrors(src, assignment):
         if copy.is_symlink():
             copy.unlink()  # an older layout linked it; a copy of the folder lost it
-        write_atomic(copy, original.read_bytes())
+        write_atomic(copy, mirror_bytes(original, assignment))
         written.append(copy)
     return written
 
@@ -98,12 +105,16 @@ def _fresh_cases(scratch: Path, assignment: Assignment) -> Path:
     return scratch / assignment.cases_dest
 
 
-def cases_stale(src: Path, assignment: Assignment) -> bool:
-    """Whether the reference's copy of the public cases differs from a fresh one."""
+def fresh_cases(assignment: Assignment) -> dict:
+    """The public cases as `make handout` writes them now (path -> FileState)."""
     with tempfile.TemporaryDirectory(prefix="cases-") as tmp:
-        fresh = snapshot(_fresh_cases(Path(tmp), assignment))
+        return snapshot(_fresh_cases(Path(tmp), assignment))
+
+
+def cases_stale(src: Path, assignment: Assignment, fresh: dict | None = None) -> bool:
+    """Whether the reference's copy of the public cases differs from a fresh one."""
     copy = src / assignment.cases_dest
-    return not copy.is_dir() or not same_tree(snapshot(copy), fresh)
+    return not copy.is_dir() or not same_tree(snapshot(copy), fresh or fresh_cases(assignment))
 
 
 def sync_cases(src: Path, assignment: Assignment) -> bool:
@@ -185,12 +196,16 @@ def same_tree(a: dict[str, FileState], b: dict[str, FileState]) -> bool:
     return set(a) == set(b) and all(same_file(rel, a[rel], b[rel]) for rel in a)
 
 
-def differences(src: Path, dest: Path, assignment: Assignment | None = None) -> list[str]:
-    """Handout paths where `dest` differs from a fresh build of `src`."""
+def fresh_handout(src: Path, dest: Path, assignment: Assignment) -> dict:
+    """The handout as `make handout` would write it now, its tests not run."""
     with tempfile.TemporaryDirectory(prefix="check-handout-") as tmp:
-        build_checked(src, Path(tmp) / "handout", run_tests=False, label=dest.as_posix(),
-                      assignment=assignment or Assignment.hw1())
-        fresh = snapshot(Path(tmp) / "handout")
+        build_checked(src, Path(tmp) / "handout", run_tests=False, label=dest.as_posix(), assignment=assignment)
+        return snapshot(Path(tmp) / "handout")
+
+
+def differences(src: Path, dest: Path, assignment: Assignment | None = None, fresh: dict | None = None) -> list[str]:
+    """Handout paths where `dest` differs from a fresh build of `src`."""
+    fresh = fresh or fresh_handout(src, dest, assignment or Assignment.hw1())
     committed = snapshot(dest) if dest.is_dir() else {}
     out = []
     for rel in sorted(set(fresh) | set(committed)):
@@ -203,14 +218,25 @@ def differences(src: Path, dest: Path, assignment: Assignment | None = None) -> 
     return out
 
 
+def unlabelled(where: str, files: dict) -> list[str]:
+    """`where/path (why)` for each file of a generated tree without its label."""
+    return [f"{where}/{problem}" for problem in labels.unlabelled({rel: s.data for rel, s in files.items()})]
+
+
 def stale(src: Path, dest: Path, assignment: Assignment) -> list[str]:
-    """What check-handout reports: handout files and reference copies out of date."""
-    found = differences(src, dest, assignment)
+    """What check-handout reports: handout files and reference copies out of
+    date, and any copy `make handout` would write without its label (fresh
+    and labelled when written, every committed copy is labelled)."""
+    handout, cases = fresh_handout(src, dest, assignment), fresh_cases(assignment)
+    found = differences(src, dest, assignment, handout)
     found += [f"{copy} (differs from grader/untrusted/{original.name})"
               for copy, original in stale_mirrors(src, assignment)]
-    if cases_stale(src, assignment):
+    if cases_stale(src, assignment, cases):
         found.append(f"{src / assignment.cases_dest} (differs from {shown(assignment.cases_dir)})")
-    return found
+    mirrors = {copy.relative_to(src).as_posix(): FileState(mirror_bytes(original, assignment), False)
+               for copy, original in mirror_paths(assignment.manifest, src)}
+    return found + unlabelled(dest.as_posix(), handout) + unlabelled(src.as_posix(), mirrors) + \
+        unlabelled((src / assignment.cases_dest).as_posix(), cases)
 
 
 def _folders(args, command):

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.paths import UNTRUSTED
+
 # Where a manifest entry's source lives.
 REFERENCE = "reference"   # relative to the SRC argument
 GRADER = "grader"         # relative to the grader's untrusted package (the submit client)
@@ -44,7 +46,8 @@ class Manifest:
         return cls(tuple(entries), tuple(instructor_only) + tuple(generated) + (client,) * bool(client), mirrors)
 
 
-# Caches that may appear anywhere and mean nothing.
+# Caches and OS litter that may appear anywhere and mean nothing: never read
+# from reference/ (the manifest check) nor compared in handout/ (check-handout).
 IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".DS_Store"}
 
 UNLISTED = ("not in the handout manifest: add it to [manifest] files or instructor_only "
@@ -53,7 +56,7 @@ MISSING = "listed in the handout manifest but missing ({dest} in the handout)"
 
 
 def grader_dir() -> Path:
-    return Path(__file__).resolve().parents[1] / "untrusted"
+    return UNTRUSTED
 
 
 def source_path(entry: Entry, src: Path) -> Path:

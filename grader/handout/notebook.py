@@ -5,7 +5,8 @@ Python through the shell (`!python`: not the kernel's interpreter, and a
 failure there does not stop "Run all"); outputs and
 execution counts are cleared; cells tagged `instructor` are dropped; only
 whitelisted metadata survives (anything else could carry a solution); the
-result must pass `nbformat.validate`.
+result must pass `nbformat.validate`. The handout's copy carries its
+generated-file label in its metadata (labels.py): JSON holds no comment.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import nbformat
 
+from grader.handout.labels import label_notebook
 from grader.handout.markers import Block, MarkerError, strip_source
 
 INSTRUCTOR_TAG = "instructor"
@@ -86,9 +88,11 @@ def _strip_cell(cell, index, path, strip_questions):
     return cell, CellBlocks(where, source, result.blocks)
 
 
-def strip_notebook(text: str, path: str, *,
-                   strip_questions: frozenset[str] | None = None) -> StrippedNotebook:
-    """Strip a notebook given as JSON text; raise MarkerError on any problem."""
+def strip_notebook(text: str, path: str, *, strip_questions: frozenset[str] | None = None,
+                   label: str | None = None) -> StrippedNotebook:
+    """Strip a notebook given as JSON text; raise MarkerError on any problem.
+
+    label: the generated-file sentence to keep in its metadata (None: none)."""
     nb = _read(text, path)
     cells, stripped = [], []
     for index, cell in enumerate(nb.cells, start=1):
@@ -100,6 +104,8 @@ def strip_notebook(text: str, path: str, *,
     nb.cells = cells
     nb.nbformat_minor = max(nb.get("nbformat_minor", 0), 5)  # 4.5: cells have ids
     nb.metadata = _keep(nb.metadata, NOTEBOOK_METADATA)
+    if label is not None:
+        label_notebook(nb, label)
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as e:

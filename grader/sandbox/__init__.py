@@ -17,7 +17,7 @@ in its output folder come back; the parent reads them with `read_npy_safe`
 / `read_json_safe`.
 
 The isolation tier is probed once (`probe()`): "bwrap", else "unshare", else
-"rlimit" (see sandbox_launch); every RunResult records it, and
+"rlimit" (see launch.py); every RunResult records it, and
 `security_problem(tier)` says when a tier cannot keep our files from the
 student (then grade only on request: --insecure).
 

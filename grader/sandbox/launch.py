@@ -1,7 +1,7 @@
 """How one worker is started in each tier: command lines and child setup.
 
 Three tiers, strongest first; in each the worker runs the copied
-interpreter (sandbox_env) from the run's stage, as described by a View:
+interpreter (env.py) from the run's stage, as described by a View:
 
 - "bwrap": bubblewrap builds a new root holding /usr and friends, the
   interpreter at /env, the case code at /runner, the working directory at
@@ -36,6 +36,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.paths import ROOT
 from grader.sandbox.cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -114,8 +115,8 @@ SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "
 def private_dirs() -> list[Path]:
     """Host directories hidden from the worker in the unshare/rlimit tiers."""
     tops = [Path("/", e.name) for e in os.scandir("/") if e.is_dir(follow_symlinks=False)]
-    repo = Path(__file__).resolve().parents[2]  # the grader, its caches: even under /usr
-    return [p for p in tops if p.name not in SYSTEM_DIRS] + ([repo] if repo != Path("/") else [])
+    # the grader, its caches: even under /usr
+    return [p for p in tops if p.name not in SYSTEM_DIRS] + ([ROOT] if ROOT != Path("/") else [])
 
 
 # ---------------------------------------------------------------- bwrap

@@ -89,13 +89,26 @@ def _label(doc, key):
     return next((f"{q['label']} {q['key']}" for q in doc["questions"] if q["key"] == key), key)
 
 
+EXPLAINS = ("Likely cause: ", "Smallest failing input: ")  # lines under a case's message, kept whole
+
+
+def _message(text):
+    """A case's message capped, but the lines that explain it (EXPLAINS)
+    kept apart, each capped alone: the cap must not cut them off the reason."""
+    lines = text.split("\n")
+    if not any(line.startswith(EXPLAINS) for line in lines):
+        return text[:MAX_MESSAGE]
+    reason = "\n".join(line for line in lines if not line.startswith(EXPLAINS))
+    return "\n".join([reason[:MAX_MESSAGE], *(line[:MAX_MESSAGE] for line in lines if line.startswith(EXPLAINS))])
+
+
 def _annotation(doc, cases):
     first = cases[0]
     file, line = location(first.get("where"))
     count = f"{len(cases)} case{'s' * (len(cases) != 1)}"
     title = f"{_label(doc, first['question'])}: {count} fail{'s' * (len(cases) == 1)} " \
             f"(-{_points(sum(map(_lost, cases)))} points)"
-    message = first["message"][:MAX_MESSAGE]
+    message = _message(first["message"])
     if len(cases) > 1:
         message += f" (and {', '.join(c['name'] for c in cases[1:4])}{', ...' * (len(cases) > 4)})"
     return command("error", message, file=file, line=line, title=title)

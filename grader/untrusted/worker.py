@@ -2,6 +2,8 @@
 directory and writes their values, nothing else.
 
     python -I worker_boot.py QUESTION OUT_DIR [SEED]
+    python -I worker_boot.py shrink OUT_DIR
+
 
 Runs inside the sandbox with a copy of the assignment's cases package
 (as `assignment_cases`) next to this file. SEED, when given, is the
@@ -16,6 +18,11 @@ OUT_DIR as `<case>.json`, arrays as `.npy` beside it (never pickle); an
 import failure is written once, as `import_error.json`. Any exception,
 SystemExit included, becomes an error record; the parent decides everything
 else. This file is a script: no grader module imports it.
+
+`shrink` evaluates the candidates of the grader's spec file beside this
+file (SPEC, written by the trusted side: smaller inputs for failing cases,
+as plain data) with the cases package's calls.evaluate, each candidate's
+value written like a case's under the candidate's id.
 """
 import importlib
 import json
@@ -25,6 +32,8 @@ import sys
 RUNNER = os.path.dirname(os.path.abspath(__file__))
 MAX_MESSAGE = 500  # characters kept of an exception message
 SEED_VARIABLE = "CASE_SEED"  # how the cases package learns the seed
+SHRINK = "shrink"  # the mode that evaluates the grader's candidates
+SPEC = "shrink_spec.json"  # the candidates, beside this file
 
 
 def encode(value, out_dir, stem, counter):
@@ -88,6 +97,40 @@ def import_library(modules):
     return [importlib.import_module(name) for name in modules]
 
 
+def run_each(out_dir, jobs):
+    """Write each (name, description, thunk)'s value, or its error, as NAME.json."""
+    for name, description, thunk in jobs:
+        try:
+            value = encode(thunk(), out_dir, name, [])
+            write(out_dir, name, {"status": "ok", "value": value})
+        except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
+            try:
+                write(out_dir, name, error_record(exc, description))
+            except BaseException:  # noqa: B036  (the parent reports the case as missing)
+                pass
+
+
+def imported(out_dir, modules):
+    """The library's modules, or None once the import failure is written."""
+    try:
+        return import_library(modules)
+    except BaseException as exc:  # noqa: B036  (SystemExit at import too)
+        write(out_dir, "import_error", error_record(exc))
+        return None
+
+
+def shrink(out_dir):
+    """The spec's candidates, each evaluated by the cases package's calls.evaluate."""
+    with open(os.path.join(RUNNER, SPEC)) as f:
+        spec = json.load(f)
+    from assignment_cases.calls import evaluate
+
+    modules = imported(out_dir, spec["imports"])
+    if modules is not None:
+        run_each(out_dir, [(c["id"], c["description"], lambda c=c: evaluate(modules[0], c))
+                           for c in spec["candidates"]])
+
+
 def main():
     question, out_dir = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
@@ -95,24 +138,16 @@ def main():
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
     import where  # noqa: F401  (likewise)
+    if question == SHRINK:
+        return shrink(out_dir)
     from assignment_cases import CASES, QUESTIONS
 
     cases = [c for c in CASES if c.question == question and c.fn is not None]
-    try:
-        modules = import_library(next(q for q in QUESTIONS if q.key == question).imports)
-    except BaseException as exc:  # noqa: B036  (SystemExit at import too)
-        write(out_dir, "import_error", error_record(exc))
+    modules = imported(out_dir, next(q for q in QUESTIONS if q.key == question).imports)
+    if modules is None:
         return
     args = (modules + [None, None])[:max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
-    for case in cases:
-        try:
-            value = encode(case.fn(*args), out_dir, case.name, [])
-            write(out_dir, case.name, {"status": "ok", "value": value})
-        except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
-            try:
-                write(out_dir, case.name, error_record(exc, case.description))
-            except BaseException:  # noqa: B036  (the parent reports the case as missing)
-                pass
+    run_each(out_dir, [(c.name, c.description, lambda c=c: c.fn(*args)) for c in cases])
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
+# Generated from reference/apps/simple_ml.py by `make handout`; students fill in this copy; instructors edit the source.
 """hw1 applications of needle: MNIST loading, softmax loss and a two-layer
 network trained by SGD."""
 import gzip
@@ -8,9 +9,6 @@ import numpy as np
 
 sys.path.append("python/")
 import needle as ndl
-
-IMAGE_MAGIC = 2051  # idx3-ubyte header magic (unsigned byte, 3 dimensions)
-LABEL_MAGIC = 2049  # idx1-ubyte header magic (unsigned byte, 1 dimension)
 
 
 def parse_mnist(image_filename, label_filename):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# Generated from reference/tools/fetch_mnist.py by `make handout`; do not edit.
 """Fetch the four MNIST files into a data directory, verified by SHA-256.
 
 Sources, in order: the directory named by $MNIST_DIR, each --fallback

@@ -17,6 +17,8 @@ Why each set is what it is (which cases reach the bug):
 """
 from dataclasses import dataclass
 
+from grader.grading.causes.catalogue import SUM_TO_SHAPE_LEFT_ALIGNED
+
 from . import canonical
 from .build import AUTOGRAD, OPS, SIMPLE_ML, Body
 
@@ -116,14 +118,7 @@ MUTANTS = [
     mutant("summation_gradient_forgets_reshape", "Summation.gradient broadcasts without reshaping", {B, S, N},
            ops("Summation.gradient", "return broadcast_to(out_grad, node.inputs[0].shape)")),
     mutant("broadcast_gradient_sums_wrong_axes", "_sum_to_shape aligns shapes from the left", {B},
-           ops("_sum_to_shape", """
-               shape = tuple(shape)
-               if grad.shape == shape:
-                   return grad
-               axes = tuple(i for i in range(len(grad.shape))
-                            if i >= len(shape) or (shape[i] == 1 and grad.shape[i] != 1))
-               return reshape(summation(grad, axes=axes), shape)
-               """)),
+           ops("_sum_to_shape", SUM_TO_SHAPE_LEFT_ALIGNED)),
     mutant("broadcast_gradient_no_sum", "BroadcastTo.gradient returns out_grad as it is", {B},
            ops("BroadcastTo.gradient", "return out_grad")),
     mutant("reshape_gradient_wrong_shape", "Reshape.gradient reshapes to the output's shape", {B},

@@ -111,7 +111,7 @@ def test_batch_stub_scores_only_the_given_code(first_run):
     passed = [t for t in bob["tests"] if t["status"] == "passed"]
     assert all("(given code)" in t["output"] for t in passed)
     assert all("not implemented: Q" in t["output"] for t in bob["tests"] if t["status"] == "failed")
-    assert gradebook(out)["bob"]["total"] == batch.report._fmt(bob["score"])
+    assert gradebook(out)["bob"]["total"] == batch.report.fmt_points(bob["score"])
     assert bob["score"] < 1
 
 
@@ -334,3 +334,26 @@ def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, words):
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+@sandboxed
+def test_feedback_values_are_built_once_before_the_pool(tmp_path):
+    """Two failing submissions in two pool processes, on an empty cache: the
+    known bugs' values and the reference's values on the smaller inputs
+    are each built once (by grade-batch before its pool), and both
+    submissions get both feedback lines."""
+    from catalogue import build, canonical, mutants
+
+    subs = tmp_path / "subs"
+    for name in ("broadcast_gradient_no_sum", "log_gradient_sign"):
+        m = next(m for m in mutants.MUTANTS if m.name == name)
+        build.write_submission(subs / name, build.apply_edits(build.reference_sources(), canonical.BASE + m.edits))
+    env = {**ENV, "GRADER_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade-batch", subs, "--jobs", "2", "--out", tmp_path / "out"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)  # a hang guard only
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("known bugs of the likely-cause catalogue") == 1, proc.stderr
+    assert proc.stderr.count("smaller inputs of the smallest-failing-input step") == 1, proc.stderr
+    for name in ("broadcast_gradient_no_sum", "log_gradient_sign"):
+        outputs = "\n".join(t["output"] for t in results(tmp_path / "out", name)["tests"])
+        assert "Likely cause: " in outputs and "Smallest failing input: " in outputs, outputs

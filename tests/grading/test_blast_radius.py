@@ -3,7 +3,7 @@ its own file and line."""
 import pytest
 
 from grader.grading import report as report_mod
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 
 from catalogue import build
 

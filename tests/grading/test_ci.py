@@ -84,6 +84,18 @@ def test_student_text_never_becomes_a_workflow_command():
     assert len(lines) == 1 and lines[0].endswith("::boom%0A::error::forged%0D%0A::add-mask::x %250A")
 
 
+def test_annotation_keeps_the_explaining_lines():
+    """A long reason is capped, but `Likely cause:` and `Smallest failing
+    input:` under it still reach the annotation, each on its own line."""
+    C = report.CaseResult
+    output = "x" * 1000 + "\nLikely cause: the sign\nSmallest failing input: Log.gradient (): inputs 2."
+    cases = (C("backward_log", "backward", "Q2.1", 0.0, 10.0, False, output, False, where="a.py:3"),)
+    rep = report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
+    (line,) = ci.annotations(rep).splitlines()
+    assert line.endswith("::" + "x" * github_ci.MAX_MESSAGE + "%0ALikely cause: the sign"
+                         "%0ASmallest failing input: Log.gradient (): inputs 2.")
+
+
 def test_escaping_follows_the_runner():
     assert github_ci.escape_data("50%\r\nx") == "50%25%0D%0Ax"
     assert github_ci.escape_property("Q1: a,b") == "Q1%3A a%2Cb"

@@ -8,7 +8,7 @@ Each submission is the reference with one realistic edit (catalogue/build.py).
 import numpy as np
 import pytest
 
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 
 from catalogue import build
 from catalogue.build import AUTOGRAD, SIMPLE_ML, Replace

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import grader.grading.grade
+import grader.grading.orchestrate
 import grader.grading.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.assignment import Assignment
@@ -135,7 +135,7 @@ def reference_zip(path: Path, top="alice-hw1", extra=()):
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_zip_of_a_nested_handout_folder_scores_100(tmp_path, handout):
-    rep, ok = grader.grading.grade.grade_to(reference_zip(tmp_path / "sub.zip"), tmp_path / "out")
+    rep, ok = grader.grading.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip"), tmp_path / "out")
     assert ok and rep.score == 100 and rep.notes == ()
     assert results(tmp_path / "out")["score"] == 100
 
@@ -151,7 +151,7 @@ def symlink_entry():
     (symlink_entry(), "is a symbolic link; refused"),
 ])
 def test_unsafe_zip_is_refused_with_a_note(tmp_path, handout, entry, words):
-    rep, ok = grader.grading.grade.grade_to(reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out")
+    rep, ok = grader.grading.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out")
     doc = results(tmp_path / "out")
     assert ok and rep.score == 0 and doc["score"] == 0
     assert words in doc["output"] and words in (tmp_path / "out" / "report.md").read_text()
@@ -176,7 +176,7 @@ def test_missing_file_gets_a_note_and_loses_its_questions(tmp_path, handout):
     for rel in STUDENT_FILES[:2]:  # no apps/simple_ml.py
         (sub / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REFERENCE / rel, sub / rel)
-    rep, ok = grader.grading.grade.grade_to(sub, tmp_path / "out")
+    rep, ok = grader.grading.orchestrate.grade_to(sub, tmp_path / "out")
     assert ok and rep.notes == ("apps/simple_ml.py not found in the submission: graded with the "
                                 "handout's unsolved version",)
     scores = {q.key: q.score for q in rep.questions}
@@ -192,7 +192,7 @@ def broken_load(config):
 
 def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monkeypatch, capsys):
     monkeypatch.setattr(expected, "load", broken_load)
-    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "direct")
+    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "direct")
     assert not ok and rep.score == 0
     assert "grader error: RuntimeError: cache unreadable" in results(tmp_path / "direct")["output"]
     assert grade_cli(REFERENCE, "--out", tmp_path / "cli") == 1
@@ -204,7 +204,7 @@ def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monk
 def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, monkeypatch):
     config = grader.grading.workers.RunConfig(
         assignment=dataclasses.replace(Assignment.hw1(), handout=tmp_path / "no-handout"))
-    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "out", config)
+    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert not ok and rep.score == 0
     assert "no-handout/python: missing" in rep.error and "run `make handout`" in rep.error
     assert json.loads((tmp_path / "out" / "results.json").read_text())["score"] == 0
@@ -323,7 +323,7 @@ def test_links_elsewhere_are_ignored(tmp_path):
 
 def test_an_insecure_tier_is_refused_without_the_flag(tmp_path, handout, monkeypatch, capsys):
     monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
-    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "out")
+    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out")
     assert not ok and rep.score == 0
     assert "a tier that hides nothing" in rep.error and "pass --insecure" in rep.error
     assert "pass --insecure" in results(tmp_path / "out")["output"]
@@ -342,7 +342,7 @@ def test_a_secure_tier_needs_no_flag():
 def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypatch):
     monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
     config = grader.grading.workers.RunConfig(insecure=True)
-    rep, ok = grader.grading.grade.grade_to(REFERENCE, tmp_path / "out", config)
+    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert ok and rep.score == 100
     assert rep.notes[0] == "INSECURE: graded with --insecure: a tier that hides nothing"
     assert "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
@@ -370,6 +370,6 @@ def course_style_submission(dest: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_a_course_style_submission_scores_100(tmp_path, handout):
-    rep, ok = grader.grading.grade.grade_to(course_style_submission(tmp_path / "sub"), tmp_path / "out")
+    rep, ok = grader.grading.orchestrate.grade_to(course_style_submission(tmp_path / "sub"), tmp_path / "out")
     failed = [c.output for c in rep.cases if not c.passed]
     assert ok and rep.score == 100, failed[:5]

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import csvsafe
 from grader.assignment import Assignment
-from grader.grading import report
+from grader.grading import batch_book, report
 from grader.untrusted.cases import QUESTION, QUESTIONS
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "report"
@@ -50,7 +49,7 @@ def sample_report():
     cases = sample_cases()
     return report.Report("submissions/alice.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 3.14159,
                          ("apps/simple_ml.py not found in the submission: graded with the handout's "
-                          "unsolved version",), seed_id="5be0c4a1d2e3")
+                          "unsolved version",))
 
 
 def error_report():
@@ -59,7 +58,9 @@ def error_report():
 
 
 def csv_text(rep):
-    return csvsafe.render([report.csv_header(QUESTIONS), report.csv_row(rep)])
+    """The gradebook's row for the report, built from its results.json as grade-batch does."""
+    row = batch_book.row_from_results(rep.submission, json.loads(report.gradescope_json(rep)), QUESTIONS)
+    return batch_book.render({rep.submission: row}, QUESTIONS)
 
 
 WRITERS = {
@@ -156,7 +157,7 @@ def test_markdown_shows_no_absolute_path():
 
 
 def test_case_scores_add_up_exactly():
-    from grader.grading.grade import max_scores, split_points
+    from grader.grading.scoring import max_scores, split_points
     assert sum(split_points(10, [1] * 7)) == 10 * 10_000
     assert sum(split_points(25, [1, 2, 0.5])) == 25 * 10_000
     points = max_scores(Assignment.hw1().registry())
@@ -221,6 +222,8 @@ def test_junit_strict_mode_counts_failed_advisories_as_failures():
 
 
 def test_csv_row_has_one_column_per_question_and_total():
-    header, row = report.csv_header(QUESTIONS), report.csv_row(sample_report())
-    assert header == ["submission", *QUESTION, "total"] and len(row) == len(header)
-    assert row[0] == "submissions/alice.zip" and row[-1] == "18.33" and row[1] == "5"
+    header = batch_book.header(QUESTIONS)
+    row = batch_book.row_from_results("submissions/alice.zip", json.loads(report.gradescope_json(sample_report())),
+                                      QUESTIONS)
+    assert header[:len(QUESTION) + 2] == ["submission", *QUESTION, "total"] and len(row) == len(header)
+    assert row[0] == "submissions/alice.zip" and row[len(QUESTION) + 1] == "18.33" and row[1] == "5"

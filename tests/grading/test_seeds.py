@@ -10,7 +10,7 @@ import pytest
 
 from grader.assignment import Assignment
 from grader.grading import expected, seeds
-from grader.grading.grade import grade_to
+from grader.grading.orchestrate import grade_to
 from grader.grading.workers import RunConfig
 
 HW1 = Assignment.hw1()

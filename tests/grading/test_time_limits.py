@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.grading import expected, time_limits
-from grader.grading.grade import feedback
+from grader.grading.feedback import feedback
 from grader.grading.outcomes import Outcome
 from grader.grading.time_limits import ReferenceTimes, TimeLimit
 from grader.grading.workers import QuestionLimits, QuestionRun, RunConfig, run_all

@@ -21,6 +21,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import grader
@@ -28,17 +29,20 @@ from grader import REFERENCE
 from grader.assignment import Assignment
 from grader.grading import expected, workers
 from grader.untrusted.cases import CASES, QUESTION
-from grader.grading.grade import grade_submission
+from grader.grading.orchestrate import grade_submission
 from grader.grading.time_limits import TimeLimit
 from grader.grading.workers import RunConfig
 
 import baseline
 from catalogue import alternatives, build, canonical, causes, hostile, mutants, procs
 from grader.grading.causes import catalogue as cause_catalogue, diagnose
+from grader.grading import checks
+from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line, reference as shrink_reference
 from catalogue.build import FILES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 FULL = {key: q.points for key, q in QUESTION.items()}
+REGISTRY_CASES = {c.name: c for c in CASES}
 
 
 # ---------------------------------------------------------------- fixtures
@@ -308,6 +312,61 @@ def test_mutant_names_its_planted_bug(graded_static, m):
 def test_alternative_never_gets_a_cause(graded_static, alt):
     report = report_of(graded_static, alt.name)
     assert not cause_lines(report), f"{alt.name} ({alt.why}) was diagnosed: {cause_lines(report)}"
+
+
+# ---------------------------------------------------------------- smallest failing input (issue 22)
+
+def smallest_lines(report):
+    """case name -> its `Smallest failing input:` line."""
+    return {c.name: line for c in report.cases for line in c.output.splitlines()[1:]
+            if line.startswith(shrink_line.PREFIX)}
+
+
+def _shown_candidate(case_name, text):
+    """The candidate a line names (its call text is unique among the case's)."""
+    hidden = REGISTRY_CASES[case_name].hidden
+    found = [c for c in shrink_candidates.candidates(REGISTRY_CASES[case_name])
+             if text[len(shrink_line.PREFIX):].startswith(shrink_line.call_text(c) + (": ", " (values")[hidden])]
+    assert len(found) == 1, (case_name, text, found)
+    return found[0]
+
+
+def _original_sizes(case):
+    shapes = [s for s, _, _ in case.call.inputs]
+    return [int(np.prod(s)) for s in shapes]
+
+
+@pytest.mark.parametrize("m", [pytest.param(m, id=m.name) for m in causes.GRADIENT_MUTANTS])
+def test_mutant_failing_gradient_cases_are_shrunk(graded_static, m, tmp_path):
+    """Every failing scored gradient case gets a `Smallest failing input:`
+    line naming inputs no larger than the case's; run again on the
+    mutant's code in the sandbox, that input still fails the case's check."""
+    report = report_of(graded_static, m.name)
+    lines = smallest_lines(report)
+    failed = [c for c in report.cases if c.question == "backward" and not c.passed and not c.advisory]
+    assert failed, m.name
+    missing = [c.name for c in failed if c.name not in lines]
+    assert not missing, f"{m.name}: no smallest failing input for {missing}\n{failures(report, ['backward'])}"
+    assert set(lines) <= {c.name for c in report.cases if not c.passed}
+    chosen = [_shown_candidate(name, text) for name, text in lines.items()]
+    for c in chosen:  # no input has more entries than the case's own
+        assert all(int(np.prod(s)) <= n for s, n in zip(c.shapes, _original_sizes(REGISTRY_CASES[c.case]))), c
+    dest = build.write_submission(tmp_path / m.name, build.apply_edits(build.reference_sources(),
+                                                                      canonical.BASE + m.edits))
+    config = expected.settled(RunConfig())
+    run = shrink_reference.evaluate({rel: dest / rel for rel in FILES}, config, chosen, TimeLimit(600, "a hang guard"))
+    want = shrink_reference.load(config)
+    for c in chosen:
+        got = run.outcomes[c.id]
+        case = REGISTRY_CASES[c.case]
+        still_fails = not got.ok or not checks.check(case, want[c.id].value, got.value).passed
+        assert still_fails, f"{m.name}: {c.id} passes when run again: {lines[c.case]}"
+
+
+@pytest.mark.parametrize("alt", [pytest.param(a, id=a.name) for a in alternatives.ALTERNATIVES])
+def test_alternative_never_gets_a_smallest_failing_input(graded_static, alt):
+    report = report_of(graded_static, alt.name)
+    assert not smallest_lines(report), f"{alt.name} ({alt.why}): {smallest_lines(report)}"
 
 
 # ---------------------------------------------------------------- alternatives

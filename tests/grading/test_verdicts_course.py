@@ -10,10 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from grader.grading import grade, report as report_mod
+from grader.grading import case_results, report as report_mod
 from grader.untrusted.cases import CASES, QUESTION, producers
 from grader.grading.compare import Verdict
-from grader.grading.grade import grade_cases, grade_submission
+from grader.grading.case_results import grade_cases
+from grader.grading.orchestrate import grade_submission
 from grader.grading.outcomes import Outcome
 from grader.grading.workers import QuestionRun, RunConfig
 
@@ -81,7 +82,7 @@ def test_strict_mode_scores_the_advisories(monkeypatch):
     """With --score-advisories, a failed advisory costs its question points;
     by default it costs nothing. Totals stay exact either way."""
     bad = next(c for c in CASES if c.advisory)
-    monkeypatch.setattr(grade, "check", lambda case, e, a, test_set=None, drawn=False: Verdict(case.name != bad.name, "wrong"))
+    monkeypatch.setattr(case_results, "check", lambda case, e, a, test_set=None, drawn=False: Verdict(case.name != bad.name, "wrong"))
     ok = Outcome(True, value=1.0)
     runs = {q: QuestionRun(q, {c.name: ok for c in producers(q)}, "", "", "bwrap") for q in QUESTION}
     answers = {c.name: ok for c in CASES if c.fn is not None}

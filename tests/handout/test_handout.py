@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.handout.commands import differences, make_handout, snapshot
+from grader.handout import cases as handout_cases, labels
+from grader.handout.commands import differences, make_handout, mirror_bytes, snapshot
 from grader.handout.build import HandoutError, build_tree
 from grader.assignment import Assignment
 from grader.handout.checks import PytestOutcome, _judge, _naming_problems, import_problems, keywords
@@ -49,8 +50,11 @@ def test_handout_layout(tmp_path, stub_client):
     assert set(snapshot(out)) == set(built.files)  # nothing else, no instructor-only file
     ignored = (out / ".gitignore").read_text().split()
     assert "data/" in ignored and ".venv/" in ignored
-    assert (out / "tools/fetch_mnist.py").read_bytes() == (REFERENCE / "tools/fetch_mnist.py").read_bytes()
-    assert (out / "mugrade.py").read_bytes() == (stub_client / "mugrade.py").read_bytes()
+    shebang, rest = (REFERENCE / "tools/fetch_mnist.py").read_bytes().split(b"\n", 1)
+    assert (out / "tools/fetch_mnist.py").read_bytes() == shebang + b"\n" + \
+        b"# Generated from reference/tools/fetch_mnist.py by `make handout`; do not edit.\n" + rest
+    assert (out / "mugrade.py").read_bytes() == b"# Generated from mugrade.py by `make handout`; do not edit.\n" + \
+        (stub_client / "mugrade.py").read_bytes()  # the stand-in client lies outside the repository
 
 
 def test_build_is_deterministic(tmp_path, stub_client):
@@ -202,7 +206,8 @@ def test_import_check_reports_a_broken_handout(tmp_path):
 def test_reference_mugrade_is_a_fresh_copy_of_the_client():
     copy = REFERENCE / "mugrade.py"
     assert not copy.is_symlink(), "a copy of reference/ must run alone: mugrade.py is a file"
-    assert copy.read_bytes() == (ROOT / "grader/untrusted/mugrade.py").read_bytes(), "run `make handout`"
+    assert copy.read_bytes() == b"# Generated from grader/untrusted/mugrade.py by `make handout`; do not edit.\n" + \
+        (ROOT / "grader/untrusted/mugrade.py").read_bytes(), "run `make handout`"
 
 
 def test_make_handout_refreshes_the_reference_copy_of_the_client(src, tmp_path, stub_client, capsys):
@@ -210,7 +215,7 @@ def test_make_handout_refreshes_the_reference_copy_of_the_client(src, tmp_path, 
     (src / "mugrade.py").symlink_to("../grader/untrusted/mugrade.py")  # the old layout, dangling in a copy
     assert main(["handout", str(src), str(tmp_path / "h"), "--skip-tests"]) == 0
     assert not (src / "mugrade.py").is_symlink()
-    assert (src / "mugrade.py").read_bytes() == (stub_client / "mugrade.py").read_bytes()
+    assert (src / "mugrade.py").read_bytes() == mirror_bytes(stub_client / "mugrade.py", Assignment.hw1())
     assert f"{src}/mugrade.py: refreshed from grader/untrusted/mugrade.py" in capsys.readouterr().out
     assert [p.name for p in src.iterdir() if p.name.startswith(".")] == []  # no temp file left
 
@@ -222,3 +227,37 @@ def test_check_handout_reports_a_stale_reference_copy_of_the_client(src, tmp_pat
     assert main(["check-handout", str(src), str(dest)]) == 1
     assert capsys.readouterr().err == (f"{dest}: stale, run `make handout` and commit it; differing files:\n"
                                        f"  {src}/mugrade.py (differs from grader/untrusted/mugrade.py)\n")
+
+
+def test_check_handout_reports_a_copy_that_lost_its_label(src, tmp_path, capsys):
+    dest = tmp_path / "handout"
+    make_handout(src, dest, run_tests=False)
+    for copy in (dest / "conftest.py", src / "tests/hw1/hw1_cases/compare.py"):
+        label, rest = copy.read_text().split("\n", 1)
+        assert label.startswith("# Generated from ")
+        copy.write_text(rest)
+    assert main(["check-handout", str(src), str(dest)]) == 1
+    assert capsys.readouterr().err == (f"{dest}: stale, run `make handout` and commit it; differing files:\n"
+                                       "  conftest.py\n"
+                                       f"  {src}/tests/hw1/hw1_cases (differs from grader/untrusted/cases)\n")
+
+
+def test_check_handout_reports_a_generator_that_writes_no_label(src, tmp_path, monkeypatch, capsys):
+    """Fresh copies equal to what the generator writes are not enough: the
+    generator itself must label every file, or say where the label is."""
+    monkeypatch.setattr(labels, "label", lambda path, data, text: data)
+    monkeypatch.setattr(handout_cases, "INDEX_ENTRIES",
+                        {k: v for k, v in handout_cases.INDEX_ENTRIES.items() if k != "points.json"})
+    dest = tmp_path / "handout"
+    make_handout(src, dest, run_tests=False)
+    assert main(["check-handout", str(src), str(dest)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{dest}: stale, run `make handout` and commit it; differing files:"
+    no_label = "(no label naming its source (a first line `# Generated from SOURCE by `make handout`; " \
+               "do not edit.`); run `make handout`)"
+    assert f"  {dest}/python/needle/autograd.py {no_label}" in err
+    assert f"  {src}/mugrade.py {no_label}" in err
+    assert f"  {src}/tests/hw1/hw1_cases/compare.py {no_label}" in err
+    assert f"  {dest}/tests/hw1/hw1_cases/points.json (cannot hold a label and is not listed in GENERATED.txt " \
+           "beside it; add it to INDEX_ENTRIES in grader/handout/cases.py)" in err
+    assert not any("expected/" in line or "hw1.ipynb" in line for line in err)  # still labelled

@@ -22,7 +22,8 @@ from grader.handout import cases as handout_cases
 from grader.untrusted.cases import CASES, QUESTION
 from grader.assignment import Assignment
 from grader.cli import main
-from grader.grading.grade import UNIT, grade_submission, max_scores
+from grader.grading.orchestrate import grade_submission
+from grader.grading.scoring import UNIT, max_scores
 from grader.handout.commands import FileState, same_file
 from grader.handout.build import HandoutError, build_tree
 from grader.handout.markers import BEGIN_HIDDEN
@@ -35,8 +36,8 @@ HANDOUT = ROOT / "handout"
 SHIPPED = HANDOUT / Assignment.hw1().cases_dest
 DATA = (REFERENCE / "data").resolve()
 # A partly right Summation: a tuple of axes sums over its first axis only.
-SUMMATION_RIGHT = "return array_api.add.reduce(a, axis=axes)"
-SUMMATION_WRONG = "return array_api.add.reduce(a, axis=None if axes is None else axes[0])"
+SUMMATION_RIGHT = "return array_api.sum(a, axis=self.axes)"
+SUMMATION_WRONG = "return array_api.sum(a, axis=None if self.axes is None else self.axes[0])"
 
 
 def table_rows(output: str) -> dict:
@@ -176,7 +177,8 @@ def test_shipped_registry_is_the_public_part_of_the_graders():
 def test_comparison_code_is_the_graders_with_its_imports_pointed_at_the_handout():
     shipped = (SHIPPED / "checks.py").read_text()
     original = Path(inspect.getsourcefile(checks)).read_text()
-    assert "from grader" not in shipped and "from .compare import " in shipped
+    assert not re.search(r"^\s*(from|import) grader\b", shipped, re.M) and "from .compare import " in shipped
+    assert shipped.startswith("# Generated from grader/grading/checks.py by `make handout`; do not edit.\n")
     assert shipped.count("\n") == original.count("\n") + 1  # the header line
     grader_compare = Path(inspect.getsourcefile(compare)).read_text()
     assert (SHIPPED / "compare.py").read_text().endswith(
@@ -240,3 +242,37 @@ def test_expected_arrays_equal_within_rounding_are_not_stale():
     assert not same_file(rel, base, FileState(b"not an array", False))
     assert not same_file("tests/hw1/other.npy", base, FileState(npy([1.0, 2.0, 3.0 + 1e-12]), False))
 
+
+
+def test_smaller_inputs_ship_for_public_cases_only_and_are_the_graders():
+    """smaller.json holds the grader's candidates of each public shrinkable
+    case (never a hidden case's), with the reference's values on them."""
+    from grader.grading.shrink import candidates as shrink_candidates, reference as shrink_reference
+
+    shipped = json.loads((SHIPPED / handout_cases.SMALLER).read_text())
+    public = [c for c in CASES if not c.hidden and shrink_reference.shrinkable(c)]
+    assert sorted(shipped) == sorted(c.name for c in public)
+    for case in public:
+        ids = [c.id for c in shrink_candidates.candidates(case)]
+        assert [e["entry"]["id"] for e in shipped[case.name]] == ids
+        assert all(e["expected"] is not None for e in shipped[case.name])
+
+
+@pytest.mark.slow
+def test_local_run_shows_the_smallest_failing_input(tmp_path):
+    """`make test` on a BroadcastTo gradient that is not summed back: the
+    failing case shows the smaller input on which it fails, as the grader does."""
+    root = tmp_path / "hw1"
+    shutil.copytree(HANDOUT, root, ignore=shutil.ignore_patterns("data", "__pycache__"))
+    shutil.copytree(REFERENCE / "python", root / "python", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    ops = root / "python/needle/ops/ops_mathematic.py"
+    text = ops.read_text()
+    right = "return _sum_to_shape(out_grad, node.inputs[0].shape)"
+    assert text.count(right) == 1, "the reference's BroadcastTo.gradient changed: update this test"
+    ops.write_text(text.replace(right, "return out_grad"))
+    (root / "data").symlink_to(DATA)
+    run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "-q", "-k", "backward_broadcast_to_size1",
+                          "-p", "no:cacheprovider"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert ("Smallest failing input: BroadcastTo.gradient (1,) -> (2,): inputs [-2.], out_grad [ 3., -4.]; "
+            "expected [-1.], got [ 3., -4.]") in run.stdout, run.stdout

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.grade import UNIT, max_scores
+from grader.grading.scoring import UNIT, max_scores
 from grader.assignment import Assignment
 from grader.handout.checks import NOT_IMPLEMENTED_RE, check_public_tests, keywords, question_of, run_pytest
 from grader.handout.commands import differences

@@ -64,19 +64,19 @@ def test_pages_show_the_stored_reason_without_regrading(srv, who, path):
 
 
 def test_a_case_answered_before_reasons_were_stored_is_judged_once(srv):
-    set_reason(srv, None)  # as migration 0005 leaves an old row
+    set_reason(srv, None)  # as migration 0006 leaves an old row
     assert SHAPE_REASON in page(srv, "ann", "me")
     assert db_rows(srv.db_url, "select reason from case_results where test_case_index = 0") == [(SHAPE_REASON,)]
     set_reason(srv, "judged once")
     assert "judged once" in page(srv, "prof", "gradebook/student?name=ann")
 
 
-def test_migration_0005_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_path):
+def test_migration_0006_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_path):
     from sqlalchemy import create_engine, text
     from grader.server.store import migrate
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_engine(url)
-    migrate.upgrade(engine, "0004")
+    migrate.upgrade(engine, "0005")
     with engine.begin() as conn:
         for sql in ("insert into users (id, name, role, key_hash, created_at) values (1, 'ann', 'student', 'h', "
                     "'2026-01-01 00:00:00')",

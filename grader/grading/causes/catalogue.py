@@ -62,20 +62,24 @@ MATMUL_B_TRANSPOSED = ("MatMul.gradient for b is transposed: it must be transpos
 NUMPY = ("{op}.gradient is computed in numpy and wrapped in a new Tensor: build it from needle ops, so that "
          "the gradient can itself be differentiated (its gradient came out zero)")
 
+# The sum back to an input's shape, with shapes lined up from the left (the
+# test catalogue plants the same bug).
+SUM_TO_SHAPE_LEFT_ALIGNED = """
+shape = tuple(shape)
+if grad.shape == shape:
+    return grad
+axes = tuple(i for i in range(len(grad.shape))
+             if i >= len(shape) or (shape[i] == 1 and grad.shape[i] != 1))
+return reshape(summation(grad, axes=axes), shape)
+"""
+
 NUMPY_OPS = ("Log", "Exp", "Summation", "BroadcastTo", "Reshape", "Transpose", "Negate", "DivScalar",
              "PowerScalar", "EWiseDiv", "EWisePow", "MatMul")
 
 MUTANTS = (
     # ---- broadcasting and shapes
     Mutant("broadcast_identity", NOT_SUMMED, (gradient("BroadcastTo", "return out_grad"),), shape_tells=True),
-    Mutant("sum_to_shape_left_aligned", LEFT_ALIGNED, (Body(OPS, "_sum_to_shape", """
-        shape = tuple(shape)
-        if grad.shape == shape:
-            return grad
-        axes = tuple(i for i in range(len(grad.shape))
-                     if i >= len(shape) or (shape[i] == 1 and grad.shape[i] != 1))
-        return reshape(summation(grad, axes=axes), shape)
-        """),)),
+    Mutant("sum_to_shape_left_aligned", LEFT_ALIGNED, (Body(OPS, "_sum_to_shape", SUM_TO_SHAPE_LEFT_ALIGNED),)),
     Mutant("summation_no_reshape", NO_RESHAPE,
            (gradient("Summation", "return broadcast_to(out_grad, node.inputs[0].shape)"),)),
     Mutant("summation_identity", "Summation.gradient returns out_grad as it is: broadcast it back to the "

@@ -45,6 +45,14 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
                                "seed's inputs (once per seed)...", "known bugs ready")
 
 
+def prepare(config) -> None:
+    """Build the known bugs' values for config's seed now if the catalogue
+    covers its assignment: grade-batch does, once, before its pool, so that
+    no pool process builds them."""
+    if config.assignment.name == catalogue.ASSIGNMENT:
+        causes_dir(config)
+
+
 def mutant_files(assignment, mutant, scratch: Path) -> dict:
     """handout path -> file: the reference's student files with the mutant's edits."""
     reference = assignment.reference

@@ -9,8 +9,14 @@ Cases receive the library under test as arguments instead of importing it,
 so the grading parent can read every case without importing any needle.
 This package imports nothing from `grader` either: the sandboxed worker
 loads a copy of it on its own.
+
+`CaseTable` is the one definition of the lookups over questions and cases
+(by key, by name, a question's cases, the cases a worker runs): this
+package's names below come from it, and the trusted side's Registry
+(grader/registry.py) extends it for any assignment's cases package.
 """
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Optional
 
 
@@ -31,7 +37,6 @@ QUESTIONS = (
     Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml")),
     Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml"), memory=2),  # holds MNIST's training set
 )
-QUESTION = {q.key: q for q in QUESTIONS}
 
 # How the parent checks a value against the reference's:
 #   "close"      structure equal, numbers within rtol/atol whatever the float width
@@ -44,6 +49,20 @@ QUESTION = {q.key: q for q in QUESTIONS}
 #   "dtype"      every array has the reference's dtype (float width included),
 #                and, for a case checking its own value, "close" too
 CHECKS = ("close", "analytic", "topo", "weights", "test_error", "dtype")
+
+# What a case's function computes, when it is one op call: "forward"
+# (ndl.<op>(*inputs, **kwargs)), "grad1" (its gradient for an out_grad),
+# "grad2" (each gradient differentiated again). calls.py evaluates such a
+# call on other inputs (the grader's smaller ones: "Smallest failing input").
+CALL_KINDS = ("forward", "grad1", "grad2")
+
+
+@dataclass(frozen=True)
+class Call:
+    kind: str                # one of CALL_KINDS
+    op: str                  # the ndl function: "broadcast_to"
+    inputs: tuple            # per input: (shape, dtype name, positive: every entry > 0)
+    kwargs: tuple = ()       # (name, value) pairs, plain numbers and tuples of ints only
 
 
 @dataclass(frozen=True)
@@ -62,11 +81,33 @@ class Case:
     advisory: bool = False   # beyond the contract: reported, no points unless asked
     threshold: float = 0.0   # for "test_error"
     exact: float = 0.0       # > 0: a float64 value must be within exact * its scale (gradients; util.EXACT)
+    call: Optional[Call] = None  # the op call it computes, as data (None: not one op call)
 
     @property
     def value_key(self) -> str:
         """The name under which the worker stores the value this case checks."""
         return self.source or self.name
+
+
+@dataclass(frozen=True)
+class CaseTable:
+    questions: tuple      # in the handout's order
+    cases: tuple          # in the handout's order
+
+    @cached_property
+    def question(self) -> dict:
+        return {q.key: q for q in self.questions}
+
+    @cached_property
+    def by_name(self) -> dict:
+        return {c.name: c for c in self.cases}
+
+    def cases_for(self, question: str) -> list:
+        return [c for c in self.cases if c.question == question]
+
+    def producers(self, question: str) -> list:
+        """The cases of `question` whose function a worker runs (each value once)."""
+        return [c for c in self.cases_for(question) if c.fn is not None]
 
 
 def case(question, name, contract, description, fn=None, **options) -> Case:

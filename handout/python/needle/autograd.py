@@ -1,3 +1,4 @@
+# Generated from reference/python/needle/autograd.py by `make handout`; students fill in this copy; instructors edit the source.
 """Core data structures of needle: graph nodes (Value, Tensor), operators
 (Op) and reverse-mode automatic differentiation.
 

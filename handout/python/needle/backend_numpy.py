@@ -1,3 +1,4 @@
+# Generated from reference/python/needle/backend_numpy.py by `make handout`; do not edit.
 """The numpy backend: a single CPU device whose arrays are numpy arrays."""
 import numpy
 

@@ -1,3 +1,4 @@
+# Generated from reference/tests/hw1/test_autograd_hw.py by `make handout`; do not edit.
 """The submission cases of hw1: `make submit KEY=... Q=forward` runs the
 submit_* functions of this file and sends what your code computes to the
 grading server, which compares each value with the instructor's answer.

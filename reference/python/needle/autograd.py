@@ -330,26 +330,12 @@ def compute_gradient_of_variables(output_tensor, out_grad):
 
     # Q4
     ### BEGIN YOUR SOLUTION
-    # (This loop runs for every node of every training step, so it spells
-    # out what sum_node_list and gradient_as_tuple would do.)
     for node in reverse_topo_order:
-        # Every node of the order reaches the output, so every one has a
-        # partial adjoint; a single consumer (the common case) needs no sum.
-        partials = node_to_output_grads_list.pop(node)
-        node.grad = partials[0] if len(partials) == 1 else sum_node_list(partials)
+        node.grad = sum_node_list(node_to_output_grads_list[node])
         if node.op is None:
-            continue  # a leaf
-        input_grads = node.op.gradient(node.grad, node)
-        if isinstance(input_grads, Value):
-            input_grads = (input_grads,)  # a one-input op may return it bare
-        # Every input gets its adjoint, constants included (a data batch's
-        # `.grad` is a valid question); ops defer the costly ones an input
-        # that needs no gradient would only maybe read.
-        for inp, partial in zip(node.inputs, input_grads):
-            if inp in node_to_output_grads_list:
-                node_to_output_grads_list[inp].append(partial)
-            else:
-                node_to_output_grads_list[inp] = [partial]
+            continue  # a leaf: nothing to pass on
+        for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(node.grad, node)):
+            node_to_output_grads_list.setdefault(inp, []).append(partial)
     ### END YOUR SOLUTION
 
 
@@ -378,8 +364,7 @@ def topo_sort_dfs(node, visited, topo_order):
         return
     visited.add(node)
     for inp in node.inputs:
-        if inp not in visited:  # test here: saves a call per shared input
-            topo_sort_dfs(inp, visited, topo_order)
+        topo_sort_dfs(inp, visited, topo_order)
     topo_order.append(node)
     ### END YOUR SOLUTION
 

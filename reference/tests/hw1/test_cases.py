@@ -26,6 +26,7 @@ from hw1_cases import BEYOND, BY_NAME, CASES, CONTRACT, read_test_set  # noqa: E
 from hw1_cases.checks import check  # noqa: E402
 from hw1_cases.compare import describe  # noqa: E402
 from hw1_cases.where import STUDENT_CODE, load_code, where as find_where  # noqa: E402
+from hw1_cases import calls, smallest  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "hw1_cases" / "expected"
@@ -127,6 +128,50 @@ def student_code(case):
     return "(not found in your files)"
 
 
+def _from_json(node):
+    if isinstance(node, dict):
+        if set(node) == {"array", "dtype"}:
+            return np.array(node["array"], dtype=node["dtype"])
+        return {k: _from_json(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_from_json(v) for v in node]
+    return node
+
+
+def _failure(case, want, entry):
+    """How your code fails one smaller input: smallest.VALUE, an exception's type, or None."""
+    try:
+        value = plain(calls.evaluate(ndl, entry))
+    except NotImplementedError:
+        return None, None
+    except Exception as exc:  # noqa: BLE001  (your code's exception: a failure of its own kind)
+        return type(exc).__name__, f"{type(exc).__name__}: {exc}"
+    return (None if check(case, want, value).passed else smallest.VALUE), value
+
+
+def smallest_line(case, how):
+    """`Smallest failing input: ...` for a failing case, as the grader shows
+    it: the grader's smaller inputs for it (hw1_cases/smaller.json,
+    with the reference's values), the smallest on which your code fails
+    the way the case did (else fails at all); "" when none does."""
+    path = HERE / "hw1_cases" / "smaller.json"
+    candidates = json.loads(path.read_text()).get(case.name, []) if path.is_file() else []
+    results = []
+    for c in candidates:
+        want = _from_json(c["expected"])
+        kind, got = _failure(case, want, c["entry"])
+        results.append(((c, want, got), kind))
+    picked = smallest.pick(results, how)
+    if picked is None:
+        return ""
+    c, want, got = picked
+    entry = c["entry"]
+    inputs = [np.array(a["data"], dtype=a["dtype"]) for a in entry["inputs"]]
+    out_grad = np.array(entry["out_grads"][0]["data"]) if entry["out_grads"] else None
+    error = got if isinstance(got, str) else ""
+    return smallest.public_line(c["call"], inputs, out_grad, want, None if error else got, error)
+
+
 def contract_line(case):
     if case.advisory:
         return f"beyond the assignment (no points): {BEYOND[case.contract]}"
@@ -139,15 +184,19 @@ def test_case(case, record_property):
     if not ok:
         place = where(value, case)
         record_property("where", place)  # for the annotation on your line in CI (see conftest.py)
-        print(f"{case.description}\n{contract_line(case)}\nwhere: {place}")
+        smaller = "" if isinstance(value, NotImplementedError) else smallest_line(case, type(value).__name__)
+        record_property("smallest", smaller)
+        print("\n".join(filter(None, [case.description, smaller, contract_line(case), f"where: {place}"])))
         raise value
     want = expected_value(case)
     verdict = check(case, want, value, lambda: read_test_set(ROOT / "data"))
     if not verdict.passed:
         record_property("where", student_code(case))
+        smaller = smallest_line(case, smallest.VALUE)
+        record_property("smallest", smaller)
         # No traceback: it would show this file, not yours; `where` names your code.
-        pytest.fail("\n".join([f"{case.description}: {verdict.message}", contract_line(case),
-                               *shapes(want, value), f"where: {student_code(case)}"]), pytrace=False)
+        pytest.fail("\n".join(filter(None, [f"{case.description}: {verdict.message}", smaller, contract_line(case),
+                                            *shapes(want, value), f"where: {student_code(case)}"])), pytrace=False)
 
 
 def shapes(want, value):

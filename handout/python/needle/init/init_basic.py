@@ -1,3 +1,4 @@
+# Generated from reference/python/needle/init/init_basic.py by `make handout`; do not edit.
 """Tensor constructors: random, constant and one-hot tensors on a device."""
 import needle as ndl
 

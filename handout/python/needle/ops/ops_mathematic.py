@@ -1,3 +1,4 @@
+# Generated from reference/python/needle/ops/ops_mathematic.py by `make handout`; students fill in this copy; instructors edit the source.
 """Operator implementations.
 
 Each op has a `compute` on raw numpy arrays (the forward pass, Q1) and a

@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/backward.py by `make handout`; do not edit.
 """Q2: gradients of every op, first order against the reference (which is
 itself checked against central differences), and second order through our
 own reverse pass (gradients must be built from needle ops). One op call per
@@ -6,19 +7,33 @@ batch dims) are advisory."""
 import numpy as np
 
 from .registry import case
-from .util import EXACT, numeric_gradients, positive, randn, reverse_walk, tensor_check
+from .util import EXACT, call_of, numeric_gradients, positive, randn, reverse_walk, tensor_check
+
+
+def drawn(seed):
+    """A case's out_grads: the k-th drawn from seed + k, in the shape asked."""
+    return lambda k, shape: randn(seed + k, *shape)
 
 
 def first_order(ndl, op_name, arrays, seed, **kwargs):
     """The op's own gradient for a random out_grad, and a numeric one."""
+    return gradient_record(ndl, op_name, arrays, drawn(seed), **kwargs)
+
+
+def gradient_record(ndl, op_name, arrays, out_grads, numeric=True, **kwargs):
+    """{"analytic": the op's gradients for out_grads(0, out.shape), and, when
+    `numeric`, "numeric": central differences of the forward (they check
+    the reference, not the student)."""
     tensors = [ndl.Tensor(a) for a in arrays]
     out = tensor_check(ndl, getattr(ndl, op_name)(*tensors, **kwargs), f"ndl.{op_name}")
-    out_grad = randn(seed, *out.shape)
+    out_grad = out_grads(0, out.shape)
     partials = out.op.gradient_as_tuple(ndl.Tensor(out_grad), out)
     if len(partials) != len(arrays):
         raise ValueError(f"{type(out.op).__name__}.gradient returned {len(partials)} "
                          f"gradients for {len(arrays)} inputs")
     analytic = [tensor_check(ndl, g, f"{type(out.op).__name__}.gradient").numpy() for g in partials]
+    if not numeric:
+        return {"analytic": analytic}
 
     def forward(*xs):
         return getattr(ndl, op_name)(*[ndl.Tensor(x) for x in xs], **kwargs).numpy()
@@ -27,8 +42,13 @@ def first_order(ndl, op_name, arrays, seed, **kwargs):
 
 
 def second_order(ndl, op_name, arrays, seed, **kwargs):
+    return second_order_record(ndl, op_name, arrays, drawn(seed), **kwargs)
+
+
+def second_order_record(ndl, op_name, arrays, out_grads, **kwargs):
     """Differentiate each first-order gradient again, with respect to the
-    op's inputs (Hessian-vector products) and to out_grad.
+    op's inputs (Hessian-vector products) and to out_grad
+    (out_grads(0, ...)); input k's gradient is weighted by out_grads(1 + k, ...).
 
     A gradient computed with numpy (outside the graph) has nothing to
     differentiate through and comes out as zeros here. For linear ops the
@@ -37,7 +57,7 @@ def second_order(ndl, op_name, arrays, seed, **kwargs):
     """
     tensors = [ndl.Tensor(a) for a in arrays]
     out = tensor_check(ndl, getattr(ndl, op_name)(*tensors, **kwargs), f"ndl.{op_name}")
-    out_grad = ndl.Tensor(randn(seed, *out.shape))
+    out_grad = ndl.Tensor(out_grads(0, out.shape))
     first = reverse_walk(ndl, out, out_grad)
     leaves = tensors + [out_grad]
     results = []
@@ -45,7 +65,7 @@ def second_order(ndl, op_name, arrays, seed, **kwargs):
         g = first.get(id(x))
         if g is None:
             raise ValueError(f"no gradient reached input {k} of ndl.{op_name}")
-        second = reverse_walk(ndl, g, ndl.Tensor(randn(seed + 1 + k, *g.shape)))
+        second = reverse_walk(ndl, g, ndl.Tensor(out_grads(1 + k, g.shape)))
         results.append([second[id(t)].numpy() if id(t) in second else np.zeros(t.shape)
                         for t in leaves])
     return results
@@ -55,13 +75,15 @@ def grad1(name, description, op_name, arrays, seed, hidden=False, beyond="", **k
     """A first-order case: the op's gradient at `arrays` for a random out_grad."""
     return case("backward", name, beyond or "gradient", description,
                 lambda ndl, sm: first_order(ndl, op_name, arrays, seed, **kwargs),
-                check="analytic", hidden=hidden, advisory=bool(beyond), exact=EXACT)
+                check="analytic", hidden=hidden, advisory=bool(beyond), exact=EXACT,
+                call=call_of("grad1", op_name, arrays, kwargs))
 
 
 def grad2(name, description, op_name, arrays, seed, hidden=True, **kwargs):
     """A second-order case: each gradient differentiated again."""
     return case("backward", name, "gradient_of_gradient", description,
-                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=hidden, exact=EXACT)
+                lambda ndl, sm: second_order(ndl, op_name, arrays, seed, **kwargs), hidden=hidden, exact=EXACT,
+                call=call_of("grad2", op_name, arrays, kwargs))
 
 
 CASES = [

@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/forward.py by `make handout`; do not edit.
 """Q1: forward computations of every op, one op call per case. The given
 ops (EWiseAdd, AddScalar, EWiseMul, MulScalar) earn no points of their own.
 
@@ -8,12 +9,12 @@ Transpose axes whose swap differs from reversing every axis.
 import numpy as np
 
 from .registry import case
-from .util import positive, randn, tensor_check
+from .util import call_of, positive, randn, tensor_check
 
 F32 = np.float32
 
 
-def _run(ndl, op_name, arrays, kwargs):
+def forward_value(ndl, op_name, arrays, kwargs):
     tensors = [ndl.Tensor(a) for a in arrays]
     out = getattr(ndl, op_name)(*tensors, **kwargs)
     return tensor_check(ndl, out, f"ndl.{op_name}").numpy()
@@ -22,7 +23,8 @@ def _run(ndl, op_name, arrays, kwargs):
 def fwd(name, contract, description, op_name, *arrays, hidden=False, advisory=False, **kwargs):
     """A case computing `ndl.<op_name>(*arrays, **kwargs)`."""
     return case("forward", name, contract, description,
-                lambda ndl, sm: _run(ndl, op_name, arrays, kwargs), hidden=hidden, advisory=advisory)
+                lambda ndl, sm: forward_value(ndl, op_name, arrays, kwargs), hidden=hidden, advisory=advisory,
+                call=call_of("forward", op_name, arrays, kwargs))
 
 
 def width(name, description, source):

@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/util.py by `make handout`; do not edit.
 """Helpers shared by the case modules. They run inside the worker on the
 library under test, so they use only numpy and what the case passes in."""
 import functools
@@ -7,6 +8,8 @@ import os
 import struct
 
 import numpy as np
+
+from .registry import CALL_KINDS, Call
 
 # The scored inputs. The grader draws a secret seed for each batch and hands
 # it to the worker in this variable, set before this package is imported,
@@ -37,6 +40,26 @@ NUMERIC_TOLERANCE = 1e-6
 # the output, so it is large for every input but a 0-d one near 0: those
 # are drawn away from 0.)
 EXACT = 1e-13
+
+
+def _plain(value):
+    """A keyword value a grader's spec can carry as JSON: a Python number,
+    None, or a tuple of ints."""
+    if value is None or type(value) in (int, float):
+        return True
+    return type(value) is tuple and all(type(v) is int for v in value)
+
+
+def call_of(kind, op, arrays, kwargs):
+    """The Call of a case computing `kind` of ndl.<op>(*arrays, **kwargs)
+    (registry.Call), or None when a keyword is not plain data: a numpy
+    scalar is part of what such a case tests, and JSON would make it a
+    Python number."""
+    if kind not in CALL_KINDS or not all(_plain(v) for v in kwargs.values()):
+        return None
+    inputs = tuple((tuple(int(d) for d in np.shape(a)), np.asarray(a).dtype.name, bool(np.all(np.asarray(a) > 0)))
+                   for a in arrays)
+    return Call(kind, op, inputs, tuple(sorted(kwargs.items())))
 
 
 def rng(seed):

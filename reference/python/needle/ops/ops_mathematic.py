@@ -88,13 +88,12 @@ def _sum_to_shape(grad, shape):
     that it has `shape` again (the adjoint of a broadcast)."""
     # Q2
     ### BEGIN YOUR SOLUTION
-    shape = tuple(shape)
-    if grad.shape == shape:
+    # Broadcasting added axes at the front and stretched size-1 axes: sum over both.
+    if grad.shape == tuple(shape):
         return grad
     lead = len(grad.shape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return reshape(summation(grad, axes=axes), shape)
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return reshape(summation(grad, axes=tuple(range(lead)) + stretched), shape)
     ### END YOUR SOLUTION
 
 
@@ -115,7 +114,7 @@ class PowerScalar(TensorOp):
         # Q2
         ### BEGIN YOUR SOLUTION
         a = node.inputs[0]
-        return out_grad * mul_scalar(power_scalar(a, self.scalar - 1), self.scalar)
+        return out_grad * self.scalar * power_scalar(a, self.scalar - 1)
         ### END YOUR SOLUTION
 
 
@@ -136,16 +135,12 @@ class EWisePow(TensorOp):
         # Q2
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
-        # Broadcast explicitly: the element-wise ops below then see equal
-        # shapes, so their own gradients (second order) have the right shapes.
-        if a.shape != node.shape:
-            a = broadcast_to(a, node.shape)
-        if b.shape != node.shape:
-            b = broadcast_to(b, node.shape)
-        grad_a = out_grad * b * power(a, b - 1)
-        grad_b = out_grad * node * log(a)
-        a_shape, b_shape = node.inputs[0].shape, node.inputs[1].shape
-        return _sum_to_shape(grad_a, a_shape), _sum_to_shape(grad_b, b_shape)
+        # d(a^b)/da = b a^(b-1) and d(a^b)/db = a^b log(a), with a and b broadcast
+        # to the output's shape first, then each gradient summed back to its input's.
+        a_out, b_out = broadcast_to(a, node.shape), broadcast_to(b, node.shape)
+        grad_a = out_grad * b_out * power(a_out, b_out - 1)
+        grad_b = out_grad * node * log(a_out)
+        return _sum_to_shape(grad_a, a.shape), _sum_to_shape(grad_b, b.shape)
         ### END YOUR SOLUTION
 
 
@@ -166,7 +161,7 @@ class EWiseDiv(TensorOp):
         # Q2
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
-        return out_grad / b, negate(out_grad * a / (b * b))
+        return out_grad / b, -out_grad * a / (b * b)
         ### END YOUR SOLUTION
 
 
@@ -187,7 +182,7 @@ class DivScalar(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        return DivScalar(self.scalar)(out_grad)
+        return out_grad / self.scalar
         ### END YOUR SOLUTION
 
 
@@ -204,10 +199,9 @@ class Transpose(TensorOp):
     def compute(self, a):
         # Q1
         ### BEGIN YOUR SOLUTION
-        # (Methods rather than numpy functions: they skip a Python wrapper.)
         if self.axes is None:
-            return a.swapaxes(-1, -2)
-        return a.swapaxes(self.axes[0], self.axes[1])
+            return array_api.swapaxes(a, -1, -2)
+        return array_api.swapaxes(a, *self.axes)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
@@ -228,7 +222,7 @@ class Reshape(TensorOp):
     def compute(self, a):
         # Q1
         ### BEGIN YOUR SOLUTION
-        return a.reshape(self.shape)  # the method skips numpy's Python wrapper
+        return array_api.reshape(a, self.shape)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
@@ -249,13 +243,7 @@ class BroadcastTo(TensorOp):
     def compute(self, a):
         # Q1
         ### BEGIN YOUR SOLUTION
-        if a.ndim > len(self.shape):
-            return array_api.broadcast_to(a, self.shape)  # raises numpy's error
-        # Filling a fresh array costs a third of numpy.broadcast_to, whose
-        # Python wrapper dominates on the small arrays of training.
-        out = array_api.empty(self.shape, dtype=a.dtype)
-        out[...] = a
-        return out
+        return array_api.broadcast_to(a, self.shape)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
@@ -278,31 +266,21 @@ class Summation(TensorOp):
     def compute(self, a):
         # Q1
         ### BEGIN YOUR SOLUTION
-        axes = self.axes
-        if a.ndim and axes in ((a.ndim - 1,), (-1,)) and a.dtype.char in "fd":
-            # A float32/64 sum over the last axis is a product with ones:
-            # BLAS does it 1.5x faster than numpy's reduction on the short
-            # rows of a batch of logits.
-            ones = array_api.empty(a.shape[-1], dtype=a.dtype)
-            ones.fill(1)  # numpy.ones, minus its Python wrapper
-            return a @ ones
-        # What ndarray.sum calls, minus a Python-level wrapper.
-        return array_api.add.reduce(a, axis=axes)
+        return array_api.sum(a, axis=self.axes)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        in_shape = node.inputs[0].shape
-        if self.axes is None:
-            return BroadcastTo(in_shape)(out_grad)  # a 0-d adjoint broadcasts as it is
-        axes = self.axes if isinstance(self.axes, tuple) else (self.axes,)  # one int axis
-        # Put back the summed axes with size 1, so that numpy broadcasting
-        # lines the adjoint up with them.
-        kept = list(in_shape)
+        shape = node.inputs[0].shape
+        axes = range(len(shape)) if self.axes is None else self.axes
+        if isinstance(axes, int):
+            axes = (axes,)
+        # Put the summed axes back with size 1, then broadcast to the input's shape.
+        kept = list(shape)
         for axis in axes:
-            kept[axis] = 1  # negative axes index the same list
-        return BroadcastTo(in_shape)(Reshape(tuple(kept))(out_grad))
+            kept[axis] = 1
+        return broadcast_to(reshape(out_grad, tuple(kept)), shape)
         ### END YOUR SOLUTION
 
 
@@ -317,29 +295,17 @@ class MatMul(TensorOp):
     def compute(self, a, b):
         # Q1
         ### BEGIN YOUR SOLUTION
-        return a @ b
+        return array_api.matmul(a, b)
         ### END YOUR SOLUTION
 
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
         a, b = node.inputs
-        batch = node.shape[:-2]
-        adjoints = []
-        for x, lhs, rhs in ((a, out_grad, Transpose()(b)), (b, Transpose()(a), out_grad)):
-            if x.shape[:-2] != batch:
-                # x was broadcast along batch dimensions: sum over them.
-                adjoints.append(_sum_to_shape(matmul(lhs, rhs), x.shape))
-            elif x.requires_grad:
-                adjoints.append(MatMul()(lhs, rhs))
-            else:
-                # An input that needs no gradient (a data batch) still gets
-                # its adjoint, but as a node computed only when its value is
-                # read: training never reads it, and it costs a full-size matmul.
-                lazy = Tensor.__new__(Tensor)
-                lazy._init(MatMul(), [lhs, rhs])
-                adjoints.append(lazy)
-        return tuple(adjoints)
+        grad_a = matmul(out_grad, transpose(b))
+        grad_b = matmul(transpose(a), out_grad)
+        # A side with fewer batch dimensions was broadcast: sum back to its shape.
+        return _sum_to_shape(grad_a, a.shape), _sum_to_shape(grad_b, b.shape)
         ### END YOUR SOLUTION
 
 
@@ -357,7 +323,7 @@ class Negate(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        return Negate()(out_grad)
+        return negate(out_grad)
         ### END YOUR SOLUTION
 
 
@@ -375,7 +341,7 @@ class Log(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        return EWiseDiv()(out_grad, node.inputs[0])
+        return out_grad / node.inputs[0]
         ### END YOUR SOLUTION
 
 
@@ -393,10 +359,7 @@ class Exp(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        # exp is its own derivative. (EWiseMul()(a, b) is a * b minus the
-        # operator's Python call: gradients on the training path call the
-        # op classes directly.)
-        return EWiseMul()(out_grad, node)
+        return out_grad * node  # exp is its own derivative
         ### END YOUR SOLUTION
 
 
@@ -414,9 +377,9 @@ class ReLU(TensorOp):
     def gradient(self, out_grad, node):
         # Q6
         ### BEGIN YOUR SOLUTION
-        # The mask is a constant: relu is piecewise linear. A boolean mask
-        # multiplies as 0/1 in out_grad's dtype.
-        return EWiseMul()(out_grad, Tensor.make_const(node.realize_cached_data() > 0))
+        # 1 where the input was positive, else 0: a constant, not part of the graph.
+        mask = Tensor(node.numpy() > 0, dtype=out_grad.dtype, requires_grad=False)
+        return out_grad * mask
         ### END YOUR SOLUTION
 
 

@@ -1,3 +1,4 @@
+# Generated from grader/untrusted/cases/__init__.py by `make handout`; do not edit.
 """Grading cases for needle hw1, by question: the registry (registry.py), the
 contract the scored cases test (contract.py), and one module per question,
 each listing its cases in `CASES`."""
@@ -5,11 +6,12 @@ import re
 
 from . import autodiff, backward, forward, nn, softmax, topo
 from .contract import BEYOND, CONTRACT
-from .registry import CHECKS, QUESTION, QUESTIONS, Case, Question
+from .registry import CHECKS, QUESTIONS, Case, CaseTable, Question
 from .util import NUMERIC_TOLERANCE, read_test_set
 
 CASES = tuple(forward.CASES + backward.CASES + topo.CASES + autodiff.CASES + softmax.CASES + nn.CASES)
-BY_NAME = {c.name: c for c in CASES}
+TABLE = CaseTable(QUESTIONS, CASES)
+QUESTION, BY_NAME, cases_for, producers = TABLE.question, TABLE.by_name, TABLE.cases_for, TABLE.producers
 # Longest first; the others fill the second core while Q6 runs.
 RUN_ORDER = ("nn_epoch_ndl", "softmax_loss_ndl", "backward", "forward", "compute_gradient", "topo_sort")
 NAME = re.compile(r"^[a-z0-9_]+$")  # also the worker's output file stem
@@ -44,15 +46,6 @@ def _validate(cases):
 _validate(CASES)
 
 
-def cases_for(question):
-    return [c for c in CASES if c.question == question]
-
-
-def producers(question):
-    """The cases of `question` whose function a worker runs (each value once)."""
-    return [c for c in cases_for(question) if c.fn is not None]
-
-
-__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE", "RUN_ORDER", "Case", "Question",
-           "read_test_set",
-           "RegistryError", "cases_for", "producers"]
+__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE",
+           "RUN_ORDER", "TABLE", "Case", "CaseTable", "Question", "read_test_set", "RegistryError", "cases_for",
+           "producers"]

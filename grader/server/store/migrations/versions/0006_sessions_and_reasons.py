@@ -7,14 +7,14 @@ once, the first time a page shows it, and stored then (see
 gradebook.details.unstored_reasons), not here: recomputing every stored value
 of a whole course would hold the upgrade for as long as that takes.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

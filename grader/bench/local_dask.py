@@ -18,8 +18,6 @@ from pathlib import Path
 from grader import ROOT
 from grader.blas import ONE_THREAD
 
-BLAS_ONE_THREAD = ONE_THREAD
-
 
 def _dask(command: str) -> list:
     return [sys.executable, "-m", f"distributed.cli.dask_{command}"]
@@ -38,7 +36,7 @@ class LocalDask:
     def __init__(self, workdir: Path, workers: int = 2, start_seconds: float = 60, tls: dict | None = None):
         self.workdir, self.count, self.start_seconds = Path(workdir), workers, start_seconds
         self.tls = tls
-        self.env = {**os.environ, **BLAS_ONE_THREAD}
+        self.env = {**os.environ, **ONE_THREAD}
         self.scheduler = None
         self.workers = []  # Popen, each the leader of its own process group
         self.address = ""

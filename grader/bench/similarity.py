@@ -1,0 +1,130 @@
+"""`grader bench --only similarity`: `grader similarity` on a class of 300
+submissions (a third of them zipped), time (CPU and wall) and peak memory
+of the command as an instructor runs it (its own process), beside the raw work it cannot
+avoid (reading and tokenizing the same files, in a process of its own), in
+the same run.
+
+The class is the reference with personal lines (statements built from a
+vocabulary of names and attributes, drawn per submission) scattered through
+its solution blocks, so that submissions share runs of code and differ
+elsewhere, as a real class does: identical copies would all weigh nothing,
+and the bench would measure nothing.
+
+Also runnable alone: `python -m grader.bench.similarity --tokenize-only DIR`
+is the baseline's process.
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from grader import REFERENCE
+from grader.assignment import Assignment
+from grader.blas import one_thread_env
+from grader.handout.markers import BEGIN_SOLUTION, END_SOLUTION
+
+SUBMISSIONS = 300
+SECONDS_TARGET = 30.0
+RSS_TARGET_MB = 500.0
+PERSONAL = 0.25   # chance of a personal line before each line of a block
+NAMES = ("tmp", "count", "shape_now", "scale", "acc", "idx", "first", "rest", "dims", "out_val")
+ATTRS = ("shape", "dtype", "ndim", "inputs", "op", "grad", "size", "T", "data", "cached_data", "numpy",
+         "sum", "reshape", "transpose", "copy", "astype", "max", "min", "mean", "item")
+
+
+def _personal(rng: random.Random, indent: str) -> str:
+    name, other = rng.choice(NAMES), rng.choice(NAMES)
+    attr = rng.choice(ATTRS)
+    forms = (f"{name} = {other}.{attr}", f"{name} = {other}.{attr}()", f"{name} = len({other}.{attr})",
+             f"assert {other}.{attr} is not None", f"print({name}, {other}.{attr})",
+             f"{name} = [{other} for {other} in range({rng.randint(1, 9)})]")
+    return indent + rng.choice(forms)
+
+
+def personalised(text: str, rng: random.Random) -> str:
+    """`text` with personal lines inserted before lines of its solution blocks."""
+    out, inside = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped == END_SOLUTION:
+            inside = False
+        elif inside and stripped and rng.random() < PERSONAL:
+            out.append(_personal(rng, line[:len(line) - len(line.lstrip())]))
+        inside = inside or stripped == BEGIN_SOLUTION
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def synthetic_class(root: Path, count: int = SUBMISSIONS, seed: int = 300) -> Path:
+    rng = random.Random(seed)
+    files = Assignment.hw1().student_files
+    sources = {rel: (REFERENCE / rel).read_text(encoding="utf-8") for rel in files}
+    folder = root / "class"
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(count):
+        name = f"student{k:03d}"
+        texts = {rel: personalised(text, rng) for rel, text in sources.items()}
+        if k % 3 == 0:
+            with zipfile.ZipFile(folder / f"{name}.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+                for rel, text in texts.items():
+                    archive.writestr(f"{name}/{rel}", text)
+        else:
+            for rel, text in texts.items():
+                path = folder / name / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def _measured(argv) -> tuple:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=one_thread_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    errors = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, argv[:5]))}... exited {proc.returncode}: {errors[-500:]}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # Linux reports kilobytes
+
+
+def tokenize_only(folder: Path) -> int:
+    """The baseline: read every student file of every submission and tokenize it."""
+    from grader.similarity.corpus import CLASS, read_folder
+    from grader.similarity.tokens import scan
+
+    subs, _ = read_folder(folder, CLASS, Assignment.hw1().student_files)
+    return sum(len(scan(text, rel).tokens) for sub in subs for rel, text in sub.files.items())
+
+
+def speed(count: int = SUBMISSIONS) -> bool:
+    """Time and peak RSS of `grader similarity` on `count` submissions; True if
+    on target. The command is one single-threaded process, so its CPU time
+    is its wall time on a quiet machine: the time target is judged on CPU
+    seconds (wall seconds, printed beside them, grow with the load that
+    other work puts on these shared cores)."""
+    with tempfile.TemporaryDirectory(prefix="bench-similarity-") as tmp:
+        folder = synthetic_class(Path(tmp), count)
+        base = _measured([sys.executable, "-m", "grader.bench.similarity", "--tokenize-only", str(folder)])
+        run = _measured([sys.executable, "-m", "grader", "similarity", str(folder), "--out", str(Path(tmp) / "out")])
+    pairs = count * (count - 1) // 2
+    ok = run[1] <= SECONDS_TARGET and run[2] <= RSS_TARGET_MB
+    print(f"grader similarity, {count} submissions ({pairs} pairs): {run[1]:.1f} CPU s ({run[0]:.1f} s wall), "
+          f"peak RSS {run[2]:.0f} MB (targets <= {SECONDS_TARGET:g} s, <= {RSS_TARGET_MB:g} MB) "
+          f"{'ok' if ok else 'MISSED'}; reading and tokenizing alone {base[1]:.1f} CPU s, {base[2]:.0f} MB: "
+          f"ratio {run[1] / base[1]:.1f} (load {os.getloadavg()[0]:.1f})")
+    return ok
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--tokenize-only":
+        print(tokenize_only(Path(sys.argv[2])))
+    else:
+        print("usage: python -m grader.bench.similarity --tokenize-only DIR", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,93 @@
+"""From folders to ranked pairs: read the submissions, find their solution
+blocks, fingerprint them, weigh the fingerprints by the class, score the
+pairs. Everything the report writers need ends up in one Analysis."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.similarity import fingerprints, tokens
+from grader.similarity.blocks import find_blocks
+from grader.similarity.corpus import CLASS, PUBLIC, Submission, read_folder
+from grader.similarity.scoring import (MAX_SHARE, THRESHOLD, BlockPrints, Fingerprinted, score_pairs,
+                                       weigh)
+from grader.similarity.template import Template
+
+
+@dataclass(frozen=True)
+class Settings:
+    threshold: float = THRESHOLD
+    max_share: float = MAX_SHARE
+    k: int = fingerprints.K
+    w: int = fingerprints.W
+
+
+@dataclass(frozen=True)
+class Analysis:
+    settings: Settings
+    block_ids: tuple        # the template's blocks, in file order
+    submissions: dict       # name -> Submission (class and public; names are distinct)
+    fingerprinted: dict     # name -> Fingerprinted
+    weights: dict           # (block id, hash) -> weight
+    pairs: tuple            # scoring.Pair, ranked
+    notes: tuple            # what could not be read, or was read by a fallback
+
+
+def fingerprint_submission(sub: Submission, template: Template, settings: Settings):
+    """(Fingerprinted, notes): every block of every student file; a file
+    that does not tokenize is left out with a note."""
+    blocks, notes = {}, []
+    for tfile in template.files:
+        if tfile.rel not in sub.files:
+            continue
+        try:
+            found, said = find_blocks(sub.files[tfile.rel], tfile.rel, tfile, template, sub.name)
+        except tokens.SourceError as exc:
+            notes.append(f"{sub.name}: {exc}; its blocks are left out")
+            continue
+        notes.extend(said)
+        for block in found:
+            prints = fingerprints.fingerprint(block.tokens, settings.k, settings.w)
+            blocks[block.id] = BlockPrints(block, prints, frozenset(p.hash for p in prints))
+    if not blocks and not notes:
+        notes.append(f"{sub.name}: no solution block filled in: nothing to compare")
+    return Fingerprinted(sub.name, sub.kind, blocks), notes
+
+
+def template_prints(template: Template, settings: Settings) -> dict:
+    """block id -> the hashes of the handout's own function (weigh nothing)."""
+    return {template.block_id(f.rel, q): frozenset(p.hash for p in fingerprints.fingerprint(
+        f.given_tokens[q], settings.k, settings.w)) for f in template.files for q in f.blocks}
+
+
+def _public_names(public: list, taken: set) -> list:
+    """Public solutions keep their names unless a class submission has it:
+    then `public:NAME`."""
+    return [Submission(s.name if s.name not in taken else f"public:{s.name}", s.kind, s.files) for s in public]
+
+
+def compare(class_subs, public_subs, template: Template, settings: Settings = Settings(), notes=()) -> Analysis:
+    """The Analysis of submissions already read (public ones named apart)."""
+    notes, printed = list(notes), {}
+    for sub in [*class_subs, *public_subs]:
+        printed[sub.name], said = fingerprint_submission(sub, template, settings)
+        notes += said
+    class_prints = [printed[s.name] for s in class_subs]
+    weights = weigh(class_prints, template_prints(template, settings), settings.max_share)
+    pairs = score_pairs(class_prints, [printed[s.name] for s in public_subs], weights, settings.threshold)
+    subs = {s.name: s for s in [*class_subs, *public_subs]}
+    return Analysis(settings, template.block_ids(), subs, printed, weights, tuple(pairs), tuple(notes))
+
+
+def analyse(folder: Path, against, template: Template, settings: Settings = Settings(),
+            student_files=(), exclude=()) -> Analysis:
+    """The whole comparison of `folder`'s submissions (and, with `against`,
+    each of them with that folder's public solutions)."""
+    student_files = student_files or tuple(f.rel for f in template.files)
+    class_subs, notes = read_folder(folder, CLASS, student_files, exclude)
+    public_subs = []
+    if against is not None:
+        public_subs, said = read_folder(against, PUBLIC, student_files, exclude)
+        notes += said
+        public_subs = _public_names(public_subs, {s.name for s in class_subs})
+    return compare(class_subs, public_subs, template, settings, notes)

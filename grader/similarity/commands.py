@@ -1,0 +1,83 @@
+"""`grader similarity DIR [--against PUBLIC_DIR] --out OUT`: which
+submissions share unusual code, with each other and with public solutions.
+
+Writes OUT/similarity.csv, OUT/index.html and OUT/fingerprints.json, each
+atomically and only once everything was computed. Exit status: 0 done
+(submissions that could not be read are named on stderr and left out), 1
+nothing to compare or the handout is unusable, 2 usage error.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from grader.assignment import Assignment, AssignmentError
+from grader.files import write_atomic
+from grader.similarity import report
+from grader.similarity.analysis import Settings, analyse
+from grader.similarity.template import TemplateError, load_template
+
+CSV, HTML, PRINTS = "similarity.csv", "index.html", "fingerprints.json"
+
+
+def _usage_error(args):
+    folder, out = Path(args.folder), Path(args.out)
+    if not folder.is_dir():
+        return f"{folder}: not a folder; pass the folder holding one subfolder or .zip per submission"
+    if args.against is not None and not Path(args.against).is_dir():
+        return f"--against {args.against}: not a folder; pass a folder of public solutions, one subfolder or .zip each"
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: a file is there; pass a folder for the report"
+    if out.resolve() in (folder.resolve(), Path(args.against or folder).resolve()):
+        return f"--out {out}: is an input folder; pass a folder of its own for the report"
+    if not 0 < args.threshold <= 1:
+        return f"--threshold {args.threshold:g}: must be in (0, 1]"
+    return None
+
+
+def write_report(analysis, out: Path) -> None:
+    """The three files, each replaced atomically once all three are rendered."""
+    texts = {CSV: report.csv_text(analysis), HTML: report.html_text(analysis),
+             PRINTS: report.fingerprints_json(analysis)}
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in texts.items():
+        write_atomic(out / name, text)
+
+
+def _summary(analysis, out: Path) -> str:
+    flagged = [p for p in analysis.pairs if p.flagged]
+    top = analysis.pairs[0] if analysis.pairs else None
+    best = f"; most similar: {top.a} and {top.b}, {top.similarity:.2f}" if top else ""
+    return (f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
+            f"open {out / HTML}")
+
+
+def similarity_command(args) -> int:
+    """`grader similarity`: compare, then write the report."""
+    problem = _usage_error(args)
+    if problem:
+        print(f"grader similarity: {problem}", file=sys.stderr)
+        return 2
+    try:
+        assignment = Assignment.option(args.assignment)
+    except AssignmentError as exc:
+        print(f"grader similarity: {exc}", file=sys.stderr)
+        return 2
+    try:
+        template = load_template(assignment.handout, assignment.student_files)
+    except TemplateError as exc:
+        print(f"grader similarity: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    against = Path(args.against) if args.against else None
+    analysis = analyse(Path(args.folder), against, template, Settings(threshold=args.threshold),
+                       exclude=[out])
+    for note in analysis.notes:
+        print(note, file=sys.stderr)
+    if not analysis.pairs:
+        print(f"grader similarity: {args.folder}: fewer than two readable submissions (and no public one "
+              "to compare with); nothing written", file=sys.stderr)
+        return 1
+    write_report(analysis, out)
+    print(_summary(analysis, out))
+    return 0
