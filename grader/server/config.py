@@ -38,7 +38,7 @@ class ServerConfig:
     # Page loads (/me, the gradebook's pages) per session and process: `pages_per_second`,
     # a burst of `pages_burst`. Four tabs reloading /me once cost others seconds.
     pages_per_second: float = 2.0
-    pages_burst: int = 20
+    pages_burst: int = 6
     # Bytes one student key may store (submissions and kept values); 0 for no quota.
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds
