@@ -123,8 +123,9 @@ def _serve(parser):
 def _users(parser):
     _db(parser)
     parser.add_argument("action", choices=["add", "import"])
-    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role] (import)")
+    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role][,email] (import)")
     parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
     parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
 
 
@@ -143,6 +144,11 @@ def _import_batch(parser):
                                          "importing under the same label replaces regraded results")
     parser.add_argument("--dry-run", action="store_true",
                         help="print each student's old and new scores and write nothing")
+    parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
+                        "of each result folder that its name, e-mail or key does not match")
+    parser.add_argument("--create-missing", action="store_true",
+                        help="make a student account for each folder that matches none (default: refuse "
+                        "and list them)")
 
 
 def _client_common(parser):
@@ -167,7 +173,8 @@ def _publish(parser):
     parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
                         help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
-    parser.add_argument("--deadline", help="ISO 8601 deadline, e.g. 2026-02-01T23:59:00+00:00")
+    parser.add_argument("--deadline", help="ISO 8601 deadline of each problem published (with -k: only those), "
+                        "e.g. 2026-02-01T23:59:00+00:00")
     parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
     parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)

@@ -199,8 +199,11 @@ def submit(keyword, key=None, server=None):
     run = subprocess.run(cmd, cwd=root, env=_env(MUGRADE_KEY=key), capture_output=True, text=True)
     print(run.stdout, end="")
     if run.returncode != 0:
-        # The client's last line says why: its summary line for this question
-        # ("topo_sort   not sent: unknown key ..."), or a usage error.
+        # The client's last line says why: the one line that ended its run on stderr
+        # ("mugrade: unknown key ..."), its summary line for this question
+        # ("topo_sort   1/3 cases correct; your code raised ..."), or a usage error.
         last = (run.stderr.strip() or run.stdout.strip() or f"exit status {run.returncode}").splitlines()[-1]
         last = last.strip().removeprefix(keyword).strip()
+        if last.startswith("mugrade: "):
+            last = "not sent: " + last.removeprefix("mugrade: ")
         raise NotebookError(f"{label}: {last}")

@@ -14,6 +14,9 @@ value (POST /submit_test); `publish` sends each function's values as the
 answers (POST /publish). The server comes from --server, else $MUGRADE_SERVER.
 Unlike the original client this one verifies TLS, uses timeouts, retries with
 backoff, and sends the key in an Authorization header, never in the URL.
+When the server says a problem's answers are late (after that problem's own
+deadline), it says so: "late: after the deadline of forward (... UTC)". An
+error that ends the run (a bad key, no server) is one plain line on stderr.
 
 This file is copied verbatim into the student handout: it must not import
 anything from the grader package.
@@ -132,7 +135,7 @@ class Problem:
 
     def __init__(self, name):
         self.name, self.values, self.verdicts = name, [], []
-        self.submission_id = self.num_cases = self.error = None
+        self.submission_id = self.num_cases = self.error = self.late = None
 
 
 class Run:
@@ -142,6 +145,7 @@ class Run:
         self.mode, self.client, self.assignment = mode, client, assignment
         self.options = options or {}
         self.problems, self.current = [], None
+        self.fatal = None  # the one line that ended the run early (bad key, no server)
 
     # pytest hooks ---------------------------------------------------------
     def pytest_configure(self, config):
@@ -156,6 +160,12 @@ class Run:
     def pytest_collection_modifyitems(self, items):
         items[:] = [i for i in items if getattr(i, "originalname", i.name).startswith("submit_")]
 
+    def pytest_runtest_protocol(self, item, nextitem):
+        # After a fatal error the remaining functions are not run at all: returning
+        # True tells pytest this item is handled. (pytest.exit would print its own
+        # "_pytest.outcomes.Exit" banner around our line.)
+        return True if self.fatal else None
+
     def pytest_runtest_setup(self, item):
         self.current = Problem(getattr(item, "originalname", item.name)[len("submit_"):])
         self.problems.append(self.current)
@@ -165,6 +175,7 @@ class Run:
                 self.current.submission_id = answer["submission_id"]
                 self.current.num_cases = answer.get("num_cases")
                 _say(f"{self.current.name}: submission {self.current.submission_id}")
+                self._late(answer)
 
     def pytest_runtest_makereport(self, item, call):
         if call.when == "call" and call.excinfo is not None and self.current.error is None:
@@ -175,7 +186,7 @@ class Run:
     # cases -----------------------------------------------------------------
     def case(self, encoded):
         p = self.current
-        if p is None or p.error is not None:
+        if p is None or p.error is not None or self.fatal:
             return
         if self.mode == "publish":
             p.values.append(encoded)
@@ -187,6 +198,15 @@ class Run:
         if answer is not None:
             reason = f" ({answer['reason']})" if answer.get("reason") else ""
             _say(f"  case {index}: {'correct' if p.verdicts[-1] else 'WRONG' + reason}")
+            self._late(answer)
+
+    def _late(self, answer):
+        """Say once per problem that the server counts its answers late (an answer
+        from /submit or /submit_test with "late": true and the problem's deadline)."""
+        p = self.current
+        if answer.get("late") is True and p.late is None:
+            p.late = f"late: after the deadline of {p.name} ({_utc(answer.get('deadline'))})"
+            _say(p.late)
 
     def _publish(self, p):
         if not p.values:
@@ -206,7 +226,8 @@ class Run:
         except RefusedByServer as e:
             if e.status in (401, 403):
                 self.current.error = f"not sent: {e.text}"
-                pytest.exit(f"mugrade: {e.text}", returncode=1)
+                self.fatal = f"mugrade: {e.text}"
+                return None
             if case_only and e.status in (400, 409):
                 _say(f"  case {params['test_case_index']}: REFUSED ({e.status}: {e.text})")
                 return None
@@ -214,7 +235,7 @@ class Run:
             _say(f"{self.current.name}: {self.current.error}")
         except Unreachable as e:
             self.current.error = "not sent: no answer from the server"
-            pytest.exit(f"mugrade: {e}; check --server / MUGRADE_SERVER and your network", returncode=1)
+            self.fatal = f"mugrade: {e}; check --server / MUGRADE_SERVER and your network"
         return None
 
     def summary(self):
@@ -225,12 +246,23 @@ class Run:
             else:
                 total = p.num_cases if p.num_cases is not None else len(p.verdicts)
                 status = f"{sum(p.verdicts)}/{total} cases correct" if total else ""
-                status = "; ".join(filter(None, [status, p.error]))
+                status = "; ".join(filter(None, [status, p.error, p.late]))
             lines.append(f"  {p.name:<20} {status}")
         return "\n".join(lines)
 
 
 _terminal = None
+
+
+def _utc(text):
+    """The server's ISO 8601 deadline as '2026-02-01 23:59 UTC' (as sent if it does not read)."""
+    try:
+        when = datetime.datetime.fromisoformat(str(text))
+    except ValueError:
+        return str(text)[:40]
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc)
+    return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _say(text):
@@ -253,7 +285,7 @@ def _parse(argv):
     parser.add_argument("--points", default="", help="publish: problem=points,... weights in the total")
     parser.add_argument("--rtol", help="publish: relative tolerance of these problems")
     parser.add_argument("--atol", help="publish: absolute tolerance of these problems")
-    parser.add_argument("--deadline", help="publish: ISO 8601 deadline of the assignment")
+    parser.add_argument("--deadline", help="publish: ISO 8601 deadline of each problem published (-k picks them)")
     args = parser.parse_args(argv)
     if not args.key:
         parser.error("give your key: python -m mugrade submit KEY -k PROBLEM (or set MUGRADE_KEY)")
@@ -287,6 +319,9 @@ def main(argv=None):
     sys.modules["mugrade"]._run = None
     global _terminal
     _terminal = None
+    if run.fatal:
+        print(run.fatal, file=sys.stderr)
+        return 1
     if not run.problems:
         print(f"mugrade: no submit_* function in {args.tests} matches -k {args.select!r}", file=sys.stderr)
         return 2 if code in (0, 5) else 1

@@ -113,7 +113,7 @@ def _users(args) -> int:
               file=sys.stderr)
         return 1
     try:
-        people = [(args.target, args.role)] if args.action == "add" else users.read_roster(Path(args.target))
+        people = [(args.target, args.role, args.email)] if args.action == "add" else users.read_roster(Path(args.target))
         keys = users.add_users(make_engine(args.db), people)
     except users.AccountError as e:
         print(f"grader users: {e}", file=sys.stderr)
@@ -123,7 +123,7 @@ def _users(args) -> int:
         print(keys[0])
         return 0
     # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
-    table = csvsafe.render([["name", "role", "key"], *((n, r, k) for (n, r), k in zip(people, keys))])
+    table = csvsafe.render([["name", "role", "key"], *((n, r, k) for (n, r, _), k in zip(people, keys))])
     if args.out:
         write_atomic(Path(args.out), table, mode=0o600)
         print(f"added {len(people)} users; keys in {args.out}")
@@ -159,5 +159,5 @@ def _gradebook(args) -> int:
     with make_engine(args.db).connect() as conn:
         book = scores.build(conn)
     write_atomic(Path(args.out), scores.to_csv(book))
-    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.problems)} problems")
+    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.questions)} questions")
     return 0

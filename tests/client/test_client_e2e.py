@@ -156,8 +156,35 @@ def test_a_refused_case_fails_alone_and_the_rest_is_sent(srv, tmp_path):
 def test_auth_errors_end_cleanly_without_traceback(srv, tmp_path, who, message):
     folder = standalone(tmp_path)
     r = mugrade(folder, "publish", srv.keys.get(who, who), "--assignment", "tiny", "--server", srv.url)
-    assert r.returncode == 1 and message in r.stdout
-    assert "Traceback" not in r.stdout + r.stderr
+    assert r.returncode == 1 and r.stderr == message + "\n"  # one plain line, nothing around it
+    assert "Traceback" not in r.stdout + r.stderr and "_pytest" not in r.stdout + r.stderr
+    assert "alpha" not in r.stdout.split("mugrade: publish")[-1].split("\n", 1)[-1]  # nothing ran after it
+
+
+def test_no_server_is_one_plain_line(tmp_path, monkeypatch):
+    r = mugrade(standalone(tmp_path), "submit", "k", "--server", "http://127.0.0.1:9", "-k", "alpha")
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mugrade: no answer from http://127.0.0.1:9/")
+    assert lines[0].endswith("; check --server / MUGRADE_SERVER and your network")
+    assert "_pytest" not in r.stdout + r.stderr and "!!!" not in r.stdout
+
+
+def test_submit_says_late_after_the_problems_own_deadline(srv, tmp_path):
+    """Deadlines are per problem: alpha's has passed, beta's has not; only alpha is late."""
+    import datetime as dt
+    folder = standalone(tmp_path)
+    now = dt.datetime.now(dt.timezone.utc)
+    past, soon = (now - dt.timedelta(hours=1)).replace(microsecond=0), now + dt.timedelta(days=2)
+    for problem, due in (("alpha", past), ("beta", soon)):
+        r = mugrade(folder, "publish", srv.keys["prof"], "--assignment", "tinydue", "-k", problem,
+                    "--deadline", due.isoformat(), "--server", srv.url)
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = mugrade(folder, "submit", srv.keys["alice"], "--assignment", "tinydue", "--server", srv.url)
+    assert r.returncode == 0 and summary(r.stdout) == {"alpha": "3/3", "beta": "2/2"}, r.stdout
+    late = f"late: after the deadline of alpha ({past.strftime('%Y-%m-%d %H:%M')} UTC)"
+    assert r.stdout.count(late) == 2, r.stdout  # once when it starts, once in the summary
+    assert "deadline of beta" not in r.stdout
 
 
 def test_unpublished_problem_is_refused_with_the_servers_reason(srv, tmp_path):

@@ -146,3 +146,14 @@ def test_tls_certificates_are_verified(tmp_path, scripted, fast_retries):
     with pytest.raises(mugrade.Unreachable, match="TLS certificate check failed"):
         mugrade.Client(url(scripted, "https"), "k").post("submit", {})
     assert Scripted.seen == []  # nothing, not even the key, went over the unverified connection
+
+
+@pytest.mark.parametrize("sent, shown", [
+    ("2026-02-01T23:59:00+00:00", "2026-02-01 23:59 UTC"),
+    ("2026-02-02T00:59:00+01:00", "2026-02-01 23:59 UTC"),  # any zone, shown in UTC
+    ("2026-02-01T23:59:00", "2026-02-01 23:59 UTC"),        # no zone: the server's times are UTC
+    ("soon" * 20, "soon" * 10),                             # not a time: shown as sent, cut short
+    (None, "None"),
+])
+def test_the_late_line_shows_the_servers_deadline_in_utc(sent, shown):
+    assert mugrade._utc(sent) == shown

@@ -24,6 +24,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
+WIDE = {"width": 1400, "height": 900}  # the instructor's window the gradebook must fit
+LONG = "Maximiliana Fernández-Oyelaran"  # a long name, late on two questions
 
 
 def submit(server, who, problem, values):
@@ -50,7 +52,8 @@ def srv(tmp_path_factory):
     root = tmp_path_factory.mktemp("browser")
     server = Server(root / "grader.db")
     server.keys = {name: add_user(server.db_url, name, role) for name, role in
-                   [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("<b>eve</b>", "student")]}
+                   [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("<b>eve</b>", "student"),
+                    (LONG, "student")]}
     server.start()
     prof, soon = server.keys["prof"], (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)).isoformat()
     pid = server.post("publish", prof, [enc(np.eye(2)), 2.0], assignment="hw1", problem="forward",
@@ -66,8 +69,13 @@ def srv(tmp_path_factory):
     past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)).isoformat()
     server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", deadline=past)
     submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])             # 3/4, late
+    submit(server, LONG, "backward", [1.0, 0.0, 0.0, 0.0])              # 1/4, late
+    # topo_sort's own deadline has passed; forward's (in two hours) has not
+    server.post("publish", prof, [1.0] * 7, assignment="hw1", problem="topo_sort", weight="20", deadline=past)
+    submit(server, LONG, "topo_sort", [1.0] + [2.0] * 6)                # 1/7, late
+    server.forward_due = dt.datetime.fromisoformat(soon).strftime("%Y-%m-%d %H:%M UTC")
     r = subprocess.run([sys.executable, "-m", "grader", "import-batch", str(batch_outdir(root / "out")),
-                        "--db", server.db_url], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+                        "--db", server.db_url, "--create-missing"], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     ARTIFACTS.mkdir(exist_ok=True)
     yield server
@@ -131,25 +139,60 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
     log_in(page, srv, "prof")
     assert page.url == srv.url + "gradebook"
     heads = page.locator("#gradebook thead th").all_inner_texts()
-    assert [h.strip() for h in heads] == ["student", "hw1/forward", "hw1/backward", "hw1/topo_sort",
-                                          "hw1/compute_gradient", "hw1/softmax_loss_ndl", "hw1/nn_epoch_ndl",
-                                          "total", "late", "last submission"]
+    assert [" ".join(h.split()) for h in heads] == [
+        "student", "hw1/forward /10", "hw1/backward /25", "hw1/topo_sort /20", "hw1/compute_gradient /25",
+        "hw1/softmax_loss_ndl /10", "hw1/nn_epoch_ndl /10", "total /100", "on time", "late", "last submission"]
     rows = table(page)
-    assert list(rows) == ["<b>eve</b>", "alice", "bob", "zed"]  # names are escaped, not rendered as HTML
-    # alice: forward 100% on the server (50% imported: the best counts), backward 50%, the rest
-    # 0% from the imported result; weights 10 and 25 from the server, 20, 25, 10, 10 imported
-    assert rows["alice"][:3] == ["100%", "50%", "0%"] and rows["alice"][6] == "22.5%"
-    assert rows["bob"][1] == "75% late" and rows["bob"][7] == "hw1/backward"
-    assert rows["zed"][0] == "100%" and rows["zed"][8] != "-"  # imported only: the time it was graded
+    assert list(rows) == ["<b>eve</b>", "alice", "bob", LONG, "zed"]  # names are escaped, not rendered as HTML
+    # Points: alice has forward 100% of 10 on the server (50% imported: the best counts), backward
+    # 50% of 25, the rest 0 from the imported result; weights 10, 25, 20 from the server, 25, 10, 10 imported
+    assert rows["alice"][:3] == ["10", "12.5", "0"] and rows["alice"][6:8] == ["22.5", "22.5"]
+    alice = page.locator("#gradebook tr.student", has_text="alice").locator("td")
+    assert alice.nth(2).get_attribute("title") == "50% (2 of 4 cases)"  # the percent on hover
+    assert alice.nth(7).get_attribute("title") == "22.5%"
+    # bob: backward 75% came late (18.75 points), on time only 25% (6.25): his on-time total drops
+    assert rows["bob"][1].split() == ["18.75", "late"] and rows["bob"][6:9] == ["23.75", "11.25", "hw1/backward"]
+    bob = page.locator("#gradebook tr.student", has_text="bob").locator("td")
+    assert bob.nth(2).get_attribute("title") == "75% (3 of 4 cases); on time 6.25 points (25%)"
+    assert rows[LONG][8] == "hw1/backward, hw1/topo_sort" and rows[LONG][6:8] == ["9.11", "0"]
+    assert rows["zed"][0] == "10" and rows["zed"][9] != "-"  # imported only: the time it was graded
     assert page.locator("svg.histogram").count() == 6
     assert page.locator("svg.timeline line.deadline").count() == 1
     forward = page.locator("section.question").first
     assert "3 submitted, mean 83%, median 100%" in forward.locator("p.summary").inner_text()
-    failures = forward.locator("table.failures tr").all_inner_texts()
-    assert failures[1].startswith("case 0: matmul\tserver\t50% (1/2)\tndl.matmul(A, B)")
-    assert any(f.startswith("forward_exp\tbatch\t50% (1/2)") for f in failures)
-    assert "ndl.exp(<x>)" in forward.inner_text()
+    # cases grouped by pass rate, failing first and open; the passing groups collapsed
+    groups = forward.locator("details.group")
+    assert [" ".join(g.split()) for g in groups.locator("summary").all_inner_texts()] == [
+        "failed by 1 of 2 students (50%): 2 cases", "passed by all 2 who tried: 1 case",
+        "passed by all 1 who tried: 1 case"]
+    assert [g.get_attribute("open") is not None for g in groups.all()] == [True, False, False]
+    failing = groups.first.locator("table.failures tr").all_inner_texts()
+    assert failing[1].startswith("case 0: matmul\tserver\t50% (1/2)\tndl.matmul(A, B)")
+    assert failing[2].startswith("forward_exp\tbatch\t50% (1/2)")
+    assert not groups.nth(1).locator("table").is_visible()
+    groups.nth(1).locator("summary").click()
+    assert "ndl.exp(<x>)" in groups.nth(1).inner_text()
+    # six cases failed alike (as an empty submission fails them all): one group, collapsed
+    topo = page.locator("section.question").nth(2)
+    assert topo.locator("details.group summary").all_inner_texts() == ["failed by 1 of 1 students (100%): 6 cases",
+                                                                       "passed by all 1 who tried: 1 case"]
+    assert topo.locator("details.group[open]").count() == 0
     shot(page, "gradebook-desktop")
+
+
+def test_gradebook_fits_1400px_with_its_last_column_visible(page, srv):
+    page.set_viewport_size(WIDE)
+    log_in(page, srv, "prof")
+    scroller = page.evaluate("(() => { const s = document.getElementById('gradebook').parentElement;"
+                             " return [s.scrollWidth, s.clientWidth]; })()")
+    assert scroller[0] <= scroller[1], scroller  # nothing to scroll to: no column is cut off
+    lasts = [page.locator("#gradebook thead th").last] + page.locator("#gradebook tr.student td:last-child").all()
+    assert len(lasts) == 6
+    for cell in lasts:
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= WIDE["width"], (cell.inner_text(), box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDE["width"]
+    shot(page, "gradebook-1400")
 
 
 def test_search_and_sort_the_student_table(page, srv):
@@ -160,11 +203,11 @@ def test_search_and_sort_the_student_table(page, srv):
     assert table(page) == {} and page.is_visible("#no-match")
     page.fill("#search", "")
     page.click("#gradebook thead th:has-text('total') button")
-    totals = [float(v[6].rstrip("%")) for v in table(page).values()]
-    assert totals == sorted(totals) and len(totals) == 4
+    totals = [float(v[6]) for v in table(page).values()]
+    assert totals == sorted(totals) and len(totals) == 5
     page.click("#gradebook thead th:has-text('total') button")
-    assert [float(v[6].rstrip("%")) for v in table(page).values()] == sorted(totals, reverse=True)
-    assert list(table(page))[:2] == ["bob", "alice"]  # 23.8% (75% late on backward) before 22.5%
+    assert [float(v[6]) for v in table(page).values()] == sorted(totals, reverse=True)
+    assert list(table(page))[:2] == ["bob", "alice"]  # 23.75 points (75% late on backward) before 22.5
     page.click("#gradebook thead th:has-text('student') button")
     assert [n for n in table(page) if n.isalpha()] == ["alice", "bob", "zed"]
     page.click("#gradebook thead th:has-text('student') button")
@@ -205,10 +248,11 @@ def test_csv_download_has_the_table(page, srv):
     with page.expect_download() as info:
         page.click("#csv")
     lines = Path(info.value.path()).read_text().splitlines()
-    assert lines[0].startswith("name,hw1/forward,hw1/backward,") and lines[0].endswith(",total,late,last submission,sources")
+    assert lines[0].startswith("name,hw1/forward,hw1/backward,")
+    assert lines[0].endswith(",total,on-time total,late,last submission,sources")
     zed = next(line for line in lines if line.startswith("zed,"))
     assert zed.startswith("zed,100.00,") and zed.endswith(",batch out")
-    assert any(line.startswith("bob,50.00,75.00,") and ",hw1/backward," in line for line in lines)
+    assert any(line.startswith("bob,50.00,75.00,") and ",23.75,11.25,hw1/backward," in line for line in lines)
 
 
 def test_student_sees_only_their_own_results_with_reasons(page, srv):
@@ -219,6 +263,11 @@ def test_student_sees_only_their_own_results_with_reasons(page, srv):
     assert "bob" not in body and "eve" not in body and "zed" not in body
     scores = page.inner_text("#scores")
     assert "hw1/forward\t2 / 2\t100%" in scores and "hw1/backward\t2 / 4\t50%" in scores
+    # each question's own deadline: forward's is ahead, backward's has passed, compute_gradient has none
+    deadlines = dict(zip(page.locator("#scores td:first-child").all_inner_texts(),
+                         page.locator("#scores td.deadline").all_inner_texts()))
+    assert deadlines["hw1/forward"] == srv.forward_due and deadlines["hw1/compute_gradient"] == "-"
+    assert deadlines["hw1/backward"] < srv.forward_due and deadlines["hw1/backward"] == deadlines["hw1/topo_sort"]
     # two on the server, and the imported result's six questions
     assert page.locator("details.submission").count() == 8
     page.locator("details.submission", has_text="(server)").filter(has_text="hw1/backward").locator("summary").click()

@@ -29,7 +29,7 @@ def test_users_add_prints_key_last_and_refuses_duplicates(tmp_path):
     engine.dispose()
     again = grader("users", "add", "Ada Lovelace", "--db", db)
     assert again.returncode == 1
-    assert again.stderr == "grader users: user name already exists: Ada Lovelace; pick another name\n"
+    assert again.stderr == "grader users: user name or e-mail already exists: Ada Lovelace; pick another\n"
 
 
 def test_users_import_roster_writes_keys_file(tmp_path):
@@ -95,7 +95,8 @@ def test_gradebook_export_is_one_row_per_student(tmp_path):
     out.write_text("stale")
     r = grader("gradebook", "--db", db, "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert out.read_text() == "name,total,late\n'-1,0.00,\n'=cmd,0.00,\n'=cmd|' /C calc'!A0,0.00,\nzoe,0.00,\n"
+    assert out.read_text() == ("name,total,on-time total,late\n'-1,0.00,0.00,\n'=cmd,0.00,0.00,\n"
+                               "'=cmd|' /C calc'!A0,0.00,0.00,\nzoe,0.00,0.00,\n")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".grades.csv")]  # no temp left
 
 

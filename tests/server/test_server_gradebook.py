@@ -90,13 +90,14 @@ def test_csv_keeps_its_columns_and_the_full_export_adds_time_and_source(engine):
     attempt(engine, 2, "p", {0, 1, 2, 3, 4})
     attempt(engine, 3, "p", {0, 1, 2}, late=True)
     book = build(engine)
+    # ben's only attempt started late: it scores, but his on-time total is 0
     assert gradebook.to_csv(book).splitlines() == [
-        "name,hw1/p,hw1/q,total,late", "ann,100.00,,75.00,", "ben,60.00,,45.00,hw1/p",
-        "cat,,,0.00,", "dan,,,0.00,"]
+        "name,hw1/p,hw1/q,total,on-time total,late", "ann,100.00,,75.00,75.00,", "ben,60.00,,45.00,0.00,hw1/p",
+        "cat,,,0.00,0.00,", "dan,,,0.00,0.00,"]
     full = gradebook.to_csv(book, full=True).splitlines()
-    assert full[0] == "name,hw1/p,hw1/q,total,late,last submission,sources"
-    assert full[1].startswith("ann,100.00,,75.00,,20") and full[1].endswith(" UTC,server")
-    assert full[3] == "cat,,,0.00,,,"
+    assert full[0] == "name,hw1/p,hw1/q,total,on-time total,late,last submission,sources"
+    assert full[1].startswith("ann,100.00,,75.00,75.00,,20") and full[1].endswith(" UTC,server")
+    assert full[3] == "cat,,,0.00,0.00,,,"
 
 
 def test_one_students_page_recomputes_each_wrong_cases_reason(engine):
@@ -142,8 +143,12 @@ def import_batch(tmp_path, outdir, *extra):
 def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_path, capsys):
     attempt(engine, 2, "p", {0})
     out = write_outdir(tmp_path / "batch1", {"ann": ANN_BATCH, "zed": ANN_BATCH[:1]})
-    assert import_batch(tmp_path, out) == 0
-    assert "2 new, 0 replaced, 0 unchanged" in capsys.readouterr().out
+    assert import_batch(tmp_path, out) == 1  # zed has no account: nothing is imported
+    assert "1 result folder(s) match no student account: zed;" in capsys.readouterr().err
+    assert [r.name for r in build(engine).rows] == ["ann", "ben", "cat", "dan"]
+    assert import_batch(tmp_path, out, "--create-missing") == 0
+    printed = capsys.readouterr().out
+    assert "2 new, 0 replaced, 0 unchanged" in printed and "created 1 student account(s)" in printed
     book = build(engine)
     labels = [q.label for q in book.questions]
     assert labels == [f"hw1/{q}" for q in QUESTION] + ["hw1/p", "hw1/q"]  # the handout's order first
@@ -151,7 +156,7 @@ def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_pat
     assert rows["ann"].sources == ("batch batch1", "server")  # one row: account and folder share the name
     topo = labels.index("hw1/topo_sort")
     assert rows["ann"].cells[0] == gradebook.Cell(0.5, 1, 2) and rows["ann"].cells[topo].score == 1.0
-    assert rows["zed"].user_id is None and rows["zed"].cells[topo] == gradebook.Cell(0.0, 0, 0)
+    assert rows["zed"].user_id is not None and rows["zed"].cells[topo] == gradebook.Cell(0.0, 0, 0)
     # weights: the imported questions' points (100 in all), then the server weights 3 and 1
     assert rows["ann"].total == round(100 * (10 * 0.5 + 20 * 1.0 + 3 * 0.2) / 104, 2)
     forward = book.stats[0].cases
@@ -176,7 +181,7 @@ def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
     for name, source in (("alice", golden / "results.json"), ("bob", golden / "error" / "results.json")):
         (tmp_path / "out" / name).mkdir(parents=True)
         shutil.copyfile(source, tmp_path / "out" / name / "results.json")
-    assert import_batch(tmp_path, tmp_path / "out") == 0, capsys.readouterr().err
+    assert import_batch(tmp_path, tmp_path / "out", "--create-missing") == 0, capsys.readouterr().err
     rows = {r.name: r for r in build(engine).rows}
     assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
     assert [c.score for c in rows["bob"].cells[:6]] == [0.0] * 6
@@ -274,7 +279,7 @@ def test_csv_defuses_formula_names(engine):
     accounts.add_users(engine, [("=cmd", "student"), (CALC, "student"), ("-1", "student"), ("@SUM(1)", "student")])
     attempt(engine, 7, "p", {0, 1, 2})  # user 7 is CALC (prof, ann, ben, cat, dan, =cmd, CALC, ...)
     lines = gradebook.to_csv(build(engine), full=True).splitlines()
-    assert lines[1] == "'-1,,,0.00,,,"
-    assert lines[2] == "'=cmd,,,0.00,,,"
-    assert lines[3].startswith("'=cmd|' /C calc'!A0,60.00,,45.00,,20") and lines[3].endswith(" UTC,server")
-    assert lines[4] == "'@SUM(1),,,0.00,,,"
+    assert lines[1] == "'-1,,,0.00,0.00,,,"
+    assert lines[2] == "'=cmd,,,0.00,0.00,,,"
+    assert lines[3].startswith("'=cmd|' /C calc'!A0,60.00,,45.00,45.00,,20") and lines[3].endswith(" UTC,server")
+    assert lines[4] == "'@SUM(1),,,0.00,0.00,,,"

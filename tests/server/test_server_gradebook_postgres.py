@@ -38,7 +38,7 @@ def test_gradebook_with_imports_on_postgresql(postgres_url, tmp_path, capsys):  
         (tmp_path / "out" / "cy" / "results.json").write_text(report.gradescope_json(
             report.Report("cy", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)))
         for _ in range(2):  # the second import changes nothing
-            assert grader_main(["import-batch", str(tmp_path / "out"), "--db", postgres_url]) == 0
+            assert grader_main(["import-batch", str(tmp_path / "out"), "--db", postgres_url, "--create-missing"]) == 0
         assert "0 new, 0 replaced, 1 unchanged" in capsys.readouterr().out
         with engine.connect() as conn:
             book = gradebook.build(conn)

@@ -45,7 +45,7 @@ def cell(srv, who, label):
     finally:
         engine.dispose()
     row = next(r for r in book.rows if r.name == who)
-    return row.cells[[p.label for p in book.problems].index(label)]
+    return row.cells[[p.label for p in book.questions].index(label)]
 
 
 def test_lateness_is_judged_when_each_case_is_answered(srv):
@@ -55,11 +55,16 @@ def test_lateness_is_judged_when_each_case_is_answered(srv):
     assert sub["late"] is False  # started on time
     on_time = srv.post("submit_test", alice, 1.0, submission_id=sub["submission_id"], test_case_index=0)
     assert on_time.json() == {"correct": True}
-    # The instructor moves the assignment's deadline into the past (publishing another problem of it).
+    # Another question's deadline is its own: q's passing leaves p on time.
     assert srv.post("publish", prof, [0.0], assignment="hw9", problem="q", deadline=PAST).status_code == 200
+    assert srv.post("submit_test", alice, 1.0, submission_id=sub["submission_id"],
+                    test_case_index=0).json() == {"correct": True}
+    # The instructor moves p's own deadline into the past (republishing it with a deadline).
+    assert srv.post("publish", prof, [1.0, 2.0], assignment="hw9", problem="p", deadline=PAST).status_code == 200
     late = srv.post("submit_test", alice, 2.0, submission_id=sub["submission_id"], test_case_index=1)
     resent = srv.post("submit_test", alice, 1.0, submission_id=sub["submission_id"], test_case_index=0)
-    assert late.json() == resent.json() == {"correct": True}
+    assert late.json() == {"correct": True, "late": True, "deadline": late.json()["deadline"]}
+    assert late.json()["deadline"].startswith(PAST[:10]) and resent.json() == {"correct": True}
     got = cell(srv, "alice", "hw9/p")
     # The first answer's time decides: case 0 stays on time although it was sent again late.
     assert (got.score, got.on_time, got.late) == (1.0, 0.5, True)

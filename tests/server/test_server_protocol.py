@@ -135,11 +135,38 @@ def test_late_submissions_are_accepted_and_flagged(srv):
     r2 = srv.post("submit", srv.keys["alice"], assignment="hw1", problem="forward")
     assert r2.json()["late"] is False
     assert srv.post("submit_test", srv.keys["alice"], 1.0, submission_id=r.json()["submission_id"],
-                    test_case_index=0).json() == {"correct": True}
+                    test_case_index=0).json() == {"correct": True, "late": True, "deadline": r.json()["deadline"]}
     import requests
     grades = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text.splitlines()
     header, alice = grades[0].split(","), next(g for g in grades if g.startswith("alice,")).split(",")
     assert alice[header.index("hw0/done")] == "100.00" and alice[-1] == "hw0/done"  # scored, flagged late
+
+
+def test_deadlines_are_per_question(srv):
+    """`publish -k a --deadline` sets a's deadline only: b (due later) is on time, a is late;
+    republishing a without --deadline keeps its deadline. The on-time total leaves a out."""
+    import requests
+    prof, past, later = srv.keys["prof"], "2020-01-01T00:00:00Z", "2999-01-01T00:00:00+00:00"
+    assert srv.post("publish", prof, [1.0], assignment="hw9", problem="a", weight="3", deadline=past).status_code == 200
+    assert srv.post("publish", prof, [2.0], assignment="hw9", problem="b", weight="1", deadline=later).status_code == 200
+    assert srv.post("publish", prof, [1.0], assignment="hw9", problem="a").status_code == 200  # keeps its deadline
+    srv.keys["dora"] = add_user(srv.db_url, "dora", "student")  # submits only hw9
+    a = srv.post("submit", srv.keys["dora"], assignment="hw9", problem="a").json()
+    b = srv.post("submit", srv.keys["dora"], assignment="hw9", problem="b").json()
+    assert (a["late"], a["deadline"]) == (True, "2020-01-01T00:00:00+00:00")
+    assert (b["late"], b["deadline"]) == (False, "2999-01-01T00:00:00+00:00")
+    # a case answered late says so, with its question's deadline; mugrade's own key stays
+    assert srv.post("submit_test", srv.keys["dora"], 1.0, submission_id=a["submission_id"],
+                    test_case_index=0).json() == {"correct": True, "late": True, "deadline": a["deadline"]}
+    assert srv.post("submit_test", srv.keys["dora"], 2.0, submission_id=b["submission_id"],
+                    test_case_index=0).json() == {"correct": True}
+    grades = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text.splitlines()
+    header, dora = grades[0].split(","), next(g for g in grades if g.startswith("dora,")).split(",")
+    assert dora[header.index("hw9/a")] == dora[header.index("hw9/b")] == "100.00"
+    assert dora[header.index("late")] == "hw9/a"
+    # a's 3 points came late, b's 1 point on time
+    total, on_time = float(dora[header.index("total")]), float(dora[header.index("on-time total")])
+    assert on_time == pytest.approx(total / 4, abs=0.01) and on_time > 0
 
 
 def test_best_submission_counts_in_gradebook(srv):

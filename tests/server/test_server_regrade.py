@@ -44,7 +44,7 @@ def book(url, student=None):
 
 def test_a_regrade_shows_old_and_new_before_importing_and_keeps_history(db, tmp_path, capsys):
     out = write_outdir(tmp_path / "batch1", {"ann": ANN_BATCH, "zed": ANN_BATCH})
-    assert import_batch(db, out) == 0
+    assert import_batch(db, out, "--create-missing") == 0
     first = capsys.readouterr().out
     assert "2 student(s) with new scores" in first and "ann       - -> 25.00   (new)" in first
     write_outdir(out, {"ann": REGRADED})  # ann's Q1.2 now passes: 25 -> 30
@@ -94,7 +94,7 @@ def test_a_database_at_the_previous_revision_keeps_its_imports(tmp_path):
                           "score, output) values ('b', 'ann', 'hw1', 'd', '2026-01-01 00:00:00', "
                           "'2026-01-01 00:00:00', 25.0, '')"))
     migrate.upgrade(engine)
-    assert migrate.current(engine) == migrate.head() == "0004"
+    assert migrate.current(engine) == migrate.head() and migrate.head() >= "0004"
     engine.dispose()
     assert db_rows(url, "select name, score from batch_results") == [("ann", 25.0)]
     assert db_rows(url, "select count(*) from batch_history") == [(0,)]

@@ -87,3 +87,35 @@ def test_a_database_made_before_migrations_is_stamped_then_upgraded(tmp_path):
     assert migrate.current(engine) == migrate.head()
     engine.dispose()
     assert db_rows(url, "select name from users") == [("ann",)]
+
+
+@pytest.mark.parametrize("kind", DATABASES)
+def test_each_question_keeps_its_assignments_deadline_through_0005_and_back(kind, tmp_path):
+    """0005 moves the deadline from the assignment to each of its questions (so no verdict
+    changes), and its downgrade puts the last of them back on the assignment."""
+    url = database_url(kind, tmp_path)
+    engine = create_engine(url)
+    migrate.upgrade(engine, "0004")
+    with engine.begin() as conn:
+        for sql in ("insert into assignments (id, name, deadline) values (1, 'hw1', '2026-02-01 23:59:00')",
+                    "insert into assignments (id, name) values (2, 'hw2')",
+                    "insert into problems (id, assignment_id, name, weight) values (1, 1, 'forward', 10)",
+                    "insert into problems (id, assignment_id, name, weight) values (2, 1, 'backward', 25)",
+                    "insert into problems (id, assignment_id, name, weight) values (3, 2, 'x', 1)"):
+            conn.execute(text(sql))
+    migrate.upgrade(engine, "0005")
+    rows = db_rows(url, "select name, deadline from problems order by id")
+    assert [(n, str(d)[:16] if d else None) for n, d in rows] == [
+        ("forward", "2026-02-01 23:59"), ("backward", "2026-02-01 23:59"), ("x", None)]
+    with engine.begin() as conn:
+        conn.execute(text("update problems set deadline = '2026-03-01 12:00:00' where id = 2"))
+    migrate.upgrade(engine)
+    assert migrate.current(engine) == migrate.head()
+    from alembic import command
+    cfg = migrate.alembic_config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0004")
+    engine.dispose()
+    rows = db_rows(url, "select name, deadline from assignments order by id")
+    assert [(n, str(d)[:16] if d else None) for n, d in rows] == [("hw1", "2026-03-01 12:00"), ("hw2", None)]

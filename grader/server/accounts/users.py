@@ -8,10 +8,12 @@ signing out deletes the row, so a copied cookie stops working at once.
 import csv
 import datetime as dt
 import hashlib
+import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection, Engine
@@ -58,56 +60,84 @@ def user_by_id(conn: Connection, user_id: int):
     return User(*row) if row else None
 
 
-def _check(name: str, role: str, where: str = ""):
+def _check(name: str, role: str, where: str = "", email: Optional[str] = None):
     if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
         raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
                            "or control characters")
     if role not in ROLES:
         raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
+    if email is not None and (len(email) > 200 or not EMAIL.match(email)):
+        raise AccountError(f"{where}email {email[:60]!r}: give an address like ada@example.org (or leave it empty)")
+
+
+EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+$")
+
+
+def _person(entry) -> tuple:
+    """(name, role, email or None) from a (name, role) or (name, role, email) entry."""
+    name, role, *rest = entry
+    return name, role, (rest[0] or None) if rest else None
 
 
 def add_users(engine: Engine, people) -> list:
-    """Create users from (name, role) pairs in one transaction; return their keys."""
-    people = list(people)
-    for name, role in people:
-        _check(name, role)
-    keys = [new_key() for _ in people]
+    """Create users from (name, role[, email]) entries in one transaction; return their keys."""
+    people = [_person(p) for p in people]
     try:
         with engine.begin() as conn:
-            for (name, role), key in zip(people, keys):
-                uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key),
-                                                        created_at=now())).inserted_primary_key[0]
-                # The usage row exists from the start, so that the server only ever updates it.
-                conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
+            keys = insert_users(conn, people)
     except IntegrityError:
-        taken = _existing_names(engine, [n for n, _ in people])
-        raise AccountError(f"user name already exists: {', '.join(taken) or '?'}; pick another name") from None
+        taken = _existing_names(engine, [n for n, _, _ in people], [e for _, _, e in people if e])
+        raise AccountError(f"user name or e-mail already exists: {', '.join(taken) or '?'}; "
+                           "pick another") from None
     return keys
 
 
-def _existing_names(engine, names):
+def insert_users(conn: Connection, people) -> list:
+    """Create users from (name, role[, email]) entries in the caller's transaction; their keys."""
+    people = [_person(p) for p in people]
+    for name, role, email in people:
+        _check(name, role, email=email)
+    keys = [new_key() for _ in people]
+    for (name, role, email), key in zip(people, keys):
+        uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key), email=email,
+                                                created_at=now())).inserted_primary_key[0]
+        # The usage row exists from the start, so that the server only ever updates it.
+        conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
+    return keys
+
+
+def accounts(conn: Connection, role: str = "student") -> list:
+    """(name, email, key_hash) of every account with `role`."""
+    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash)
+                                           .where(users.c.role == role)).all()]
+
+
+def _existing_names(engine, names, emails=()):
     with engine.connect() as conn:
-        rows = conn.execute(select(users.c.name).where(users.c.name.in_(names))).all()
-    return sorted(r[0] for r in rows)
+        taken = {r[0] for r in conn.execute(select(users.c.name).where(users.c.name.in_(names))).all()}
+        taken |= {r[0] for r in conn.execute(select(users.c.email).where(users.c.email.in_(list(emails)))).all()}
+    return sorted(taken)
 
 
 def read_roster(path: Path) -> list:
-    """(name, role) pairs from a CSV with a `name` column and an optional `role` column."""
+    """(name, role, email) entries from a CSV with a `name` column and optional `role` and
+    `email` columns (an empty e-mail is None)."""
     try:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise AccountError(f"{path}: cannot read roster ({e})") from None
     if not rows or "name" not in rows[0]:
-        raise AccountError(f"{path}: needs a header line with a 'name' column (and optionally 'role')")
+        raise AccountError(f"{path}: needs a header line with a 'name' column (and optionally 'role', 'email')")
     people, seen = [], set()
     for line, row in enumerate(rows, start=2):
         name, role = (row.get("name") or "").strip(), (row.get("role") or "student").strip()
-        _check(name, role, where=f"{path}:{line}: ")
+        email = (row.get("email") or "").strip() or None
+        _check(name, role, where=f"{path}:{line}: ", email=email)
         if name in seen:
             raise AccountError(f"{path}:{line}: name {name!r} appears twice")
         seen.add(name)
-        people.append((name, role))
+        people.append((name, role, email))
     return people
 
 

@@ -11,6 +11,11 @@ file replaces the earlier import of that student from that OUTDIR, and the
 replaced scores stay in `batch_history` (the gradebook marks the cells a
 regrade changed). `--dry-run` prints, per student, the old and new scores
 the import would write, and writes nothing; the import prints the same.
+
+Each folder is matched to a student account (matching.py: a mapping file,
+name, e-mail, key, or a name that differs only in case and separators) and
+imported under the account's name. A folder matching no account stops the
+import, listing them all, unless `--create-missing` makes their accounts.
 """
 import datetime as dt
 import hashlib
@@ -18,14 +23,17 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
 from grader.grading.writing import RESULTS
+from grader.server.accounts import users
 from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
+
+from . import matching
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TESTS = 5000
@@ -290,14 +298,24 @@ def import_batch_command(args) -> int:
         return 2
     try:
         results = read_outdir(outdir)
+        mapping = matching.read_mapping(Path(args.map)) if args.map else {}
         engine = make_engine(args.db)
         with engine.connect() if args.dry_run else engine.begin() as conn:  # a dry run never commits
+            results, unmatched = _match(conn, results, mapping, args)
+            if unmatched and not args.create_missing:
+                print(f"grader {command}: {len(unmatched)} result folder(s) match no student account: "
+                      f"{', '.join(unmatched)}; map each to its student in a CSV of `folder,user` lines "
+                      "(--map FILE), or pass --create-missing to make accounts named after them; "
+                      "nothing was imported", file=sys.stderr)
+                return 1
+            if unmatched and not args.dry_run:
+                print(_new_accounts(unmatched, users.insert_users(conn, [(f, "student") for f in unmatched])))
             changes = score_changes(conn, source, args.assignment, results)
             print(render_changes(changes, len(results) - len(changes)))
             if not args.dry_run:
                 counts = store_results(conn, source, args.assignment, results, now())
         engine.dispose()
-    except BadResult as e:
+    except (BadResult, matching.MappingError, users.AccountError) as e:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError:
@@ -314,6 +332,24 @@ def import_batch_command(args) -> int:
     print(f"imported {len(results)} results from {outdir} as '{source}': {counts['added']} new, "
           f"{counts['replaced']} replaced, {counts['unchanged']} unchanged")
     return 0
+
+
+def _match(conn: Connection, results: list, mapping: dict, args) -> tuple:
+    """(results named for their matched students, unmatched folders); prints the matching."""
+    accounts = [matching.Account(*a) for a in users.accounts(conn)]
+    found, unmatched = matching.match_folders([r.name for r in results], accounts, mapping, users.hash_key,
+                                              Path(args.map or "mapping"))
+    text = matching.render_matches(found, unmatched, args.create_missing)
+    if text:
+        print(text)
+    student = {m.folder: m.user for m in found}
+    return [replace(r, name=student.get(r.name, r.name)) for r in results], unmatched
+
+
+def _new_accounts(names, keys) -> str:
+    """The keys of accounts import-batch created: shown once, as `users add` shows them."""
+    lines = [f"created {len(names)} student account(s); their keys (shown only once):"]
+    return "\n".join(lines + [f"  {n},{k}" for n, k in zip(names, keys)])
 
 
 def _missing_sqlite_file(url: str):

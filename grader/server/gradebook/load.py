@@ -27,7 +27,7 @@ class Column:
     assignment: str
     weight: float              # the server problem's weight, else the imported max_score
     num_cases: int             # server cases of the latest publication (0: imported only)
-    deadline: Optional[dt.datetime]
+    deadline: Optional[dt.datetime]  # the server problem's own deadline (None: none, or imported only)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def questions(conn: Connection) -> tuple:
         .group_by(publications.c.problem_id).subquery()
     rows = conn.execute(
         select(assignments.c.name, problems.c.name, problems.c.weight, publications.c.num_cases,
-               assignments.c.deadline)
+               problems.c.deadline)
         .join(assignments, assignments.c.id == problems.c.assignment_id)
         .join(latest, latest.c.problem_id == problems.c.id)
         .join(publications, publications.c.id == latest.c.pid)).all()

@@ -3,9 +3,11 @@
 A question's score is its best attempt (server: fraction of its cases
 correct, each submission against the publication it started on; imported:
 the grader's points over the maximum). A case answered after the deadline is
-late, whenever its submission started: `on_time` is the best score counting
-on-time answers only, and a cell is flagged late when late answers raised the
-score above it. The total is the weighted mean of question scores, in percent.
+late, whenever its submission started (each question has its own deadline):
+`on_time` is the best score counting on-time answers only, and a cell is
+flagged late when late answers raised the score above it. The total is the
+weighted mean of question scores, in percent; `on_time_total` the same of the
+on-time scores. A question's points are its score times its weight.
 Everything here is a pure function of the records `load` reads, so
 it is tested without a server.
 """
@@ -45,6 +47,7 @@ class Row:
     total: float
     last: Optional[dt.datetime]  # time of the last server submission, else of the last imported grading
     sources: tuple
+    on_time_total: float = 0.0   # percent, from on-time answers only
 
 
 @dataclass(frozen=True)
@@ -61,12 +64,29 @@ class CaseRate:
 
 
 @dataclass(frozen=True)
+class CaseGroup:
+    """Cases that the same number of students tried and never passed (one empty
+    submission makes every case of a question fail for one student: one group)."""
+    failed: int
+    tried: int
+    cases: tuple      # CaseRate
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.tried if self.tried else 0.0
+
+
+@dataclass(frozen=True)
 class QuestionStats:
     histogram: tuple  # counts per BINS, then the count never submitted
     submitted: int
     mean: Optional[float]
     median: Optional[float]
     cases: tuple      # CaseRate, most failed first
+
+    @property
+    def groups(self) -> tuple:
+        return case_groups(self.cases)
 
 
 @dataclass(frozen=True)
@@ -77,8 +97,8 @@ class Gradebook:
     times: tuple      # (assignment, deadline or None, tuple of server submission times)
 
     @property
-    def problems(self):  # the older name, kept for callers that export CSV
-        return self.questions
+    def max_points(self) -> float:
+        return sum(q.weight for q in self.questions)
 
 
 def best(attempts) -> Cell:
@@ -112,10 +132,11 @@ def assemble(questions, people: dict, attempts, counts, notes) -> Gradebook:
         mine = by_student.get(name, [])
         cells = tuple(best(by_key.get((name, q.label), [])) for q in questions)
         total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
+        on_time = 100.0 * sum(q.weight * (c.on_time or 0.0) for q, c in zip(questions, cells)) / weight
         server = [a.when for a in mine if a.source == "server"]
         last = max(server or [a.when for a in mine], default=None)
         rows.append(Row(name, people[name], cells, round(total, 2), last,
-                        tuple(sorted({a.source for a in mine}))))
+                        tuple(sorted({a.source for a in mine})), round(on_time, 2)))
     by_question = {}
     for c in counts:
         by_question.setdefault(c.question, []).append(c)
@@ -152,6 +173,15 @@ def _case_rates(label: str, counts: dict, notes) -> tuple:
     return tuple(sorted(rates, key=lambda r: (-r.rate, -r.failed, order[r.source], _natural(r.name))))
 
 
+def case_groups(rates) -> tuple:
+    """CaseRates grouped by (failed, tried): the most failed group first, each in its given order."""
+    groups = {}
+    for r in rates:
+        groups.setdefault((r.failed, r.tried), []).append(r)
+    order = sorted(groups, key=lambda k: (-(k[0] / k[1] if k[1] else 0.0), -k[0], -k[1]))
+    return tuple(CaseGroup(f, t, tuple(groups[(f, t)])) for f, t in order)
+
+
 def _natural(name: str):
     """'case 10' after 'case 9'."""
     head, _, rest = name.partition(":")
@@ -160,12 +190,12 @@ def _natural(name: str):
 
 
 def _times(questions, attempts) -> tuple:
-    """Per assignment: its deadline and the times of its server submissions (imported
-    results carry their grading time, which says nothing about when students worked)."""
+    """Per assignment: its last question's deadline and the times of its server submissions
+    (imported results carry their grading time, which says nothing about when students worked)."""
     out = []
     for assignment in sorted({q.assignment for q in questions}):
         labels = {q.label for q in questions if q.assignment == assignment}
-        deadline = next((q.deadline for q in questions if q.assignment == assignment and q.deadline), None)
+        deadline = max((q.deadline for q in questions if q.assignment == assignment and q.deadline), default=None)
         when = tuple(sorted(a.when for a in attempts if a.source == "server" and a.question in labels))
         if when:
             out.append((assignment, deadline, when))
@@ -173,14 +203,16 @@ def _times(questions, attempts) -> tuple:
 
 
 def to_csv(book: Gradebook, full: bool = False) -> str:
-    """One row per student: name, one score column per question (percent), total, late
-    questions; `full` adds the time of the last submission and the sources. Written by
-    grader.csvsafe: a name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
+    """One row per student: name, one score column per question (percent), total, on-time
+    total (percent, answers after a question's deadline left out), late questions; `full`
+    adds the time of the last submission and the sources. Written by grader.csvsafe: a
+    name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
     extra = ["last submission", "sources"] if full else []
-    lines = [["name"] + [q.label for q in book.questions] + ["total", "late"] + extra]
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late"] + extra]
     for row in book.rows:
         scores = ["" if c.score is None else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
         late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
         more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
-        lines.append([row.name] + scores + [csvsafe.Number(f"{row.total:.2f}"), late] + more)
+        totals = [csvsafe.Number(f"{row.total:.2f}"), csvsafe.Number(f"{row.on_time_total:.2f}")]
+        lines.append([row.name] + scores + totals + [late] + more)
     return csvsafe.render(lines)

@@ -2,7 +2,7 @@
 
 The schema is created and changed by the Alembic migrations in
 `migrations/` (`migrate.upgrade`); the tables here mirror the newest one.
-Every table is append-only except `settings`, `assignments.deadline` and
+Every table is append-only except `settings`, `problems.deadline` and
 the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
 may cache them forever (see `protocol.LRU`), even with several server processes.
@@ -31,6 +31,8 @@ users = Table(
     # sha256 of the key: keys are 192 random bits, so a fast hash is enough.
     Column("key_hash", String(64), nullable=False, unique=True),
     Column("created_at", DateTime, nullable=False),
+    # Optional; `import-batch` matches a result to its student by it.
+    Column("email", String(200), nullable=True, unique=True, index=True),
 )
 
 settings = Table(
@@ -43,7 +45,6 @@ assignments = Table(
     "assignments", metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(200), nullable=False, unique=True),
-    Column("deadline", DateTime, nullable=True),
 )
 
 problems = Table(
@@ -52,6 +53,8 @@ problems = Table(
     Column("assignment_id", Integer, ForeignKey("assignments.id"), nullable=False),
     Column("name", String(200), nullable=False),
     Column("weight", Float, nullable=False, default=1.0),
+    # Each question has its own deadline (None: none); an answer after it is late.
+    Column("deadline", DateTime, nullable=True),
     UniqueConstraint("assignment_id", "name"),
 )
 

@@ -6,6 +6,7 @@ connection, run by the group-commit `Writer`; expected outcomes (unknown
 problem, a case answered twice with different values) are return values,
 not exceptions, so they never force the writer to split its group.
 """
+import datetime as dt
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ class Submission:
     publication_id: int
     num_cases: int
     late: bool
+    # The question's deadline when the submission started (None: none). For the answer
+    # to /submit only: a cached Submission may outlive a change of deadline.
+    deadline: Optional[dt.datetime] = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class CaseRecord:
     conflict: bool = False  # the case was already answered with another value
     over_quota: bool = False  # not stored: the key's storage quota is used up
     late: bool = False
+    deadline: Optional[dt.datetime] = None  # the question's deadline when the case was answered
 
 
 def load_submission(conn: Connection, submission_id: int) -> Optional[Submission]:
@@ -81,15 +86,15 @@ def _get_or_create(conn, table, where: dict, extra: dict = None):
 
 def publish_job(assignment: str, problem: str, user_id: int, raw_values: list,
                 rtol: float, atol: float, weight: Optional[float], deadline):
-    """Write: a new publication of `problem` (creating assignment and problem as needed)."""
+    """Write: a new publication of `problem` (creating assignment and problem as needed);
+    `weight` and `deadline`, when given, are set on this problem alone."""
     def job(conn: Connection) -> int:
         aid = _get_or_create(conn, assignments, {"name": assignment})
-        if deadline is not None:
-            conn.execute(update(assignments).where(assignments.c.id == aid).values(deadline=deadline))
         pid = _get_or_create(conn, problems, {"assignment_id": aid, "name": problem},
                              {"weight": 1.0 if weight is None else weight})
-        if weight is not None:
-            conn.execute(update(problems).where(problems.c.id == pid).values(weight=weight))
+        changed = {k: v for k, v in (("weight", weight), ("deadline", deadline)) if v is not None}
+        if changed:  # the problem's own: other questions keep their weights and deadlines
+            conn.execute(update(problems).where(problems.c.id == pid).values(**changed))
         return conn.execute(insert(publications).values(
             problem_id=pid, published_by=user_id, created_at=now(), rtol=rtol, atol=atol,
             num_cases=len(raw_values), values_json=json.dumps(raw_values))).inserted_primary_key[0]
@@ -148,7 +153,7 @@ def submission_job(assignment: str, problem: str, user_id: int, quota: int = 0):
     unpublished, OVER_QUOTA when the key may store nothing more."""
     def job(conn: Connection):
         row = conn.execute(
-            select(problems.c.id, assignments.c.deadline)
+            select(problems.c.id, problems.c.deadline)
             .join(assignments, assignments.c.id == problems.c.assignment_id)
             .where(assignments.c.name == assignment, problems.c.name == problem)).first()
         pub = row and conn.execute(select(publications.c.id, publications.c.num_cases)
@@ -163,7 +168,7 @@ def submission_job(assignment: str, problem: str, user_id: int, quota: int = 0):
         sid = conn.execute(insert(submissions).values(
             user_id=user_id, problem_id=row.id, publication_id=pub.id, created_at=created,
             late=late)).inserted_primary_key[0]
-        return Submission(sid, user_id, pub.id, pub.num_cases, late)
+        return Submission(sid, user_id, pub.id, pub.num_cases, late, row.deadline)
     return job
 
 
@@ -183,11 +188,10 @@ class CaseWrite:
 
 
 def _deadlines(conn: Connection, sids) -> dict:
-    """submission id -> its assignment's deadline now (None: no deadline)."""
+    """submission id -> its question's deadline now (None: no deadline)."""
     return dict(conn.execute(
-        select(submissions.c.id, assignments.c.deadline)
+        select(submissions.c.id, problems.c.deadline)
         .join(problems, problems.c.id == submissions.c.problem_id)
-        .join(assignments, assignments.c.id == problems.c.assignment_id)
         .where(submissions.c.id.in_(sids))).all())
 
 
@@ -216,7 +220,7 @@ def insert_cases(conn: Connection, writes: list) -> list:
     Resending the same value for a case is answered from the stored result (a
     client retry after a lost response); a different value for an answered
     case is a conflict, so a case cannot be guessed twice in one submission.
-    A case is late when answered after its assignment's deadline.
+    A case is late when answered after its question's deadline.
     """
     sids, indexes = {w.submission_id for w in writes}, {w.index for w in writes}
     known = {(r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256, bool(r.late))
@@ -235,7 +239,8 @@ def insert_cases(conn: Connection, writes: list) -> list:
     for w in writes:
         old = known.get((w.submission_id, w.index))
         if old is not None:
-            records.append(CaseRecord(old[0], late=old[2]) if old[1] == w.sha256 else CaseRecord(False, True))
+            records.append(CaseRecord(old[0], late=old[2], deadline=deadlines.get(w.submission_id))
+                           if old[1] == w.sha256 else CaseRecord(False, True))
             continue
         if id(w) in refused or (w.submission_id, w.index) in blocked:
             blocked.add((w.submission_id, w.index))  # a resend later in this group is refused too
@@ -246,7 +251,7 @@ def insert_cases(conn: Connection, writes: list) -> list:
         known[(w.submission_id, w.index)] = (w.correct, w.sha256, late)  # a duplicate later in this group
         rows.append({"submission_id": w.submission_id, "test_case_index": w.index, "correct": w.correct,
                      "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created, "late": late})
-        records.append(CaseRecord(w.correct, late=late))
+        records.append(CaseRecord(w.correct, late=late, deadline=due))
     if rows:
         conn.execute(insert(case_results), rows)
     return records

@@ -2,6 +2,7 @@
 of the package has them. Jinja autoescapes every value; charts come as
 Markup from charts.py, which escapes its own texts."""
 from jinja2 import DictLoader, Environment, select_autoescape
+from markupsafe import Markup, escape
 
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} - needle grader</title>
@@ -19,6 +20,10 @@ td.num, th.num { text-align: right; white-space: nowrap; } td.when { white-space
 th button { font: inherit; font-weight: bold; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
 .late { color: #b50; font-weight: bold; } .regraded { color: #06c; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
+#gradebook { width: 100%; } #gradebook th { white-space: normal; } #gradebook th button { text-align: inherit; }
+#gradebook .late, #gradebook .regraded, #gradebook .max { display: block; font-size: .8em; } #gradebook .max { font-weight: normal; }
+#gradebook td.when { white-space: normal; min-width: 6em; } #gradebook td.name { overflow-wrap: anywhere; }
+table.failures { width: 100%; } details.group > summary { padding: .2em 0; } .stats > div { min-width: 0; }
 .muted { color: #666; } code { font-size: .9em; word-break: break-word; }
 .chart { width: 100%; max-width: 36em; height: auto; display: block; }
 .question { border-top: 1px solid #ddd; }
@@ -46,11 +51,12 @@ FORBIDDEN = """{% extends "base" %}{% block body %}
 
 # One student's cells and every submission with its cases (used by /me and the instructor's student page).
 RESULTS = """
-<div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th></tr>
+<div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th><th>deadline</th></tr>
 {% for q, c in cells %}<tr><td>{{ q.label }}</td>
 <td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
-<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td></tr>
-{% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td></tr></table></div>
+<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>
+<td class="when deadline">{{ q.deadline.strftime(time_format) if q.deadline else "-" }}</td></tr>
+{% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td><td></td></tr></table></div>
 <h2>Submissions</h2>
 {% for s in subs %}{% set a = s.attempt %}
 <details class="submission"{% if loop.first %} open{% endif %}><summary><b>{{ a.question }}</b> {{ a.when.strftime(time_format) }}
@@ -70,27 +76,32 @@ STUDENT = """{% extends "base" %}{% block body %}
 <p><a href="/gradebook">Back to the gradebook</a>{% if row and row.last %} - last submission {{ row.last.strftime(time_format) }}{% endif %}</p>
 """ + RESULTS + """{% endblock %}"""
 
+# Cells show points (a question's score times its weight); the percent and the on-time
+# score are on hover. The table fits a 1400 px window: headers and tags wrap.
 GRADEBOOK = """{% extends "base" %}{% block body %}
-<p>{{ book.rows|length }} students, {{ book.questions|length }} questions.
+<p>{{ book.rows|length }} students, {{ book.questions|length }} questions, {{ book.max_points|points }} points.
+Cells show points; hover for percent and on-time score.
 <a id="csv" href="/gradebook.csv?full=1" download="grades.csv">Download CSV</a></p>
 <p><label for="search">Search students</label><br><input type="search" id="search" placeholder="name" autocomplete="off"></p>
 <div class="scroll"><table id="gradebook"><thead><tr>
 <th data-type="text"><button type="button">student</button></th>
-{% for q in book.questions %}{% set a, _, p = q.label.partition("/") %}<th class="num" data-type="num"><button type="button">{{ a }}/<wbr>{{ p }}</button></th>{% endfor %}
-<th class="num" data-type="num"><button type="button">total</button></th>
+{% for q in book.questions %}{% set a, _, p = q.label.partition("/") %}<th class="num" data-type="num" title="{{ q.label }}: {{ q.weight|points }} points{% if q.deadline %}, due {{ q.deadline.strftime(time_format) }}{% endif %}"><button type="button">{{ a }}/<wbr>{{ p|breakable }}</button> <span class="max muted">/{{ q.weight|points }}</span></th>{% endfor %}
+<th class="num" data-type="num"><button type="button">total</button> <span class="max muted">/{{ book.max_points|points }}</span></th>
+<th class="num" data-type="num" title="points from answers sent before each question's deadline"><button type="button">on time</button></th>
 <th data-type="text"><button type="button">late</button></th>
 <th data-type="text"><button type="button">last submission</button></th></tr></thead><tbody>
 {% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
-<td data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
-{% for c in r.cells %}{% if c.late %}{% set _ = late.append(book.questions[loop.index0].label) %}{% endif %}
-<td class="num" data-value="{{ -1 if c.score is none else c.score }}">{% if c.score is none %}-{% else %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
-<td class="num total" data-value="{{ r.total }}">{{ "%.1f"|format(r.total) }}%</td>
-<td data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
+<td class="name" data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
+{% for c in r.cells %}{% set q = book.questions[loop.index0] %}{% if c.late %}{% set _ = late.append(q.label) %}{% endif %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}"{% endif %}>{% if c.score is none %}-{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num total" data-value="{{ r.total }}" title="{{ "%.1f"|format(r.total) }}%">{{ (r.total * book.max_points / 100)|points }}</td>
+<td class="num on-time" data-value="{{ r.on_time_total }}" title="{{ "%.1f"|format(r.on_time_total) }}%">{{ (r.on_time_total * book.max_points / 100)|points }}</td>
+<td class="late-list" data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
 <td class="when" data-value="{{ r.last.isoformat() if r.last else '' }}">{{ r.last.strftime(time_format) if r.last else '-' }}</td></tr>
 {% endfor %}</tbody></table></div>
 <p id="no-match" hidden>No student matches.</p>
 {% for times in book.times %}<h2>Submissions over time: {{ times[0] }}</h2>
-<p>{{ times[2]|length }} server submissions{% if times[1] %}; deadline {{ times[1].strftime(time_format) }}{% endif %}.</p>
+<p>{{ times[2]|length }} server submissions{% if times[1] %}; last deadline {{ times[1].strftime(time_format) }}{% endif %}.</p>
 {{ timelines[loop.index0] }}{% endfor %}
 {% for q in book.questions %}{% set st = book.stats[loop.index0] %}
 <section class="question" id="q-{{ loop.index0 }}"><h2>{{ q.label }}</h2>
@@ -98,11 +109,14 @@ GRADEBOOK = """{% extends "base" %}{% block body %}
 mean {{ "-" if st.mean is none else "%.0f%%"|format(100 * st.mean) }},
 median {{ "-" if st.median is none else "%.0f%%"|format(100 * st.median) }}</p>
 {{ histograms[loop.index0] }}</div>
+<div class="failures">{% for g in st.groups %}
+<details class="group{{ ' failing' if g.failed else ' passing' }}"{% if g.failed and g.cases|length <= open_group %} open{% endif %}>
+<summary>{% if g.failed %}<b>failed by {{ g.failed }} of {{ g.tried }} students ({{ "%.0f"|format(100 * g.rate) }}%)</b>{% else %}passed by all {{ g.tried }} who tried{% endif %}: {{ g.cases|length }} case{{ "s" if g.cases|length != 1 }}</summary>
 <div class="scroll"><table class="failures"><tr><th>case</th><th>source</th><th class="num">failed</th><th>description</th></tr>
-{% for c in st.cases %}<tr><td>{{ c.name }}</td><td>{{ c.source }}</td>
+{% for c in g.cases %}<tr><td>{{ c.name }}</td><td>{{ c.source }}</td>
 <td class="num" title="{{ c.failed }} of {{ c.tried }} students never passed it">{{ "%.0f"|format(100 * c.rate) }}% ({{ c.failed }}/{{ c.tried }})</td>
-<td><code>{{ c.description }}</code></td></tr>
-{% else %}<tr><td colspan="4" class="muted">no answers yet</td></tr>{% endfor %}</table></div></div></section>
+<td><code>{{ c.description }}</code></td></tr>{% endfor %}</table></div></details>
+{% else %}<p class="muted">no answers yet</p>{% endfor %}</div></div></section>
 {% endfor %}{% endblock %}"""
 
 # Sorting and search of the student table; no inline script, so the CSP can forbid inline code.
@@ -141,10 +155,26 @@ SCRIPT = """(function () {
 env = Environment(loader=DictLoader({"base": BASE, "login": LOGIN, "forbidden": FORBIDDEN, "me": ME,
                                      "student": STUDENT, "gradebook": GRADEBOOK}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
+OPEN_GROUP = 5  # a failing group of at most this many cases starts open; larger ones and passing ones collapsed
+
+
+def points(value: float) -> str:
+    """7.5, 10, 2.33: at most two decimals, no trailing zeros."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def breakable(name: str) -> Markup:
+    """A name that may wrap after each '_' (compute_<wbr>gradient), escaped."""
+    return Markup("_<wbr>").join(escape(part) for part in name.split("_"))
+
+
+env.filters["points"] = points
+env.filters["breakable"] = breakable
 
 
 def render(name: str, **context) -> str:
     context.setdefault("user", None)
     context.setdefault("script", False)
     context.setdefault("time_format", "%Y-%m-%d %H:%M UTC")
+    context.setdefault("open_group", OPEN_GROUP)
     return env.get_template(name).render(**context)
