@@ -42,7 +42,7 @@ from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
 from grader.handout import labels
 from grader.handout.leaks import secrets_of
 from grader.handout.markers import strip_source
-from grader.grading.causes import diagnose, store as causes_store
+from grader.grading.causes import catalogue, diagnose, store as causes_store
 from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line
 from grader.grading.shrink import reference as shrink_reference, spec as shrink_spec
 from grader.untrusted import github_ci, likely_cause, smallest
@@ -198,7 +198,8 @@ def _bug_result(result) -> dict:
 def _known_bugs(folder: Path, assignment: Assignment):
     """causes.json: per public value case of a question the catalogue
     covers, the bugs whose result differs from the reference's, those with
-    one result in one entry; each bug's message once. `make test` names the
+    one result in one entry; each bug's diagnosis once (catalogue.diagnosis:
+    the mistake, not its fix). `make test` names the
     one that matches a failing case, by the grader's rule."""
     config = RunConfig(assignment=assignment, seed=seeds.PUBLIC)
     answers = _reference_values(assignment, expected.cache_key(assignment))
@@ -212,7 +213,7 @@ def _known_bugs(folder: Path, assignment: Assignment):
             if likely_cause.reaches(diagnose.agreeing(case), reference, bug.result):
                 shipped = _bug_result(bug.result)
                 entries.setdefault(json.dumps(shipped, sort_keys=True), (shipped, []))[1].append(bug.name)
-                bugs[bug.name] = {"message": bug.message, "shape_tells": bug.shape_tells}
+                bugs[bug.name] = {"message": catalogue.diagnosis(bug.message), "shape_tells": bug.shape_tells}
         if entries:
             cases[case.value_key] = [{**shipped, "bugs": names} for shipped, names in entries.values()]
     doc = {"bugs": bugs, "cases": cases}
