@@ -24,6 +24,11 @@ class Mutant:
     shape_tells: bool = False
 
 
+def covers(assignment) -> bool:
+    """The catalogue's edits are of hw1's reference: no other assignment has causes."""
+    return assignment.name == ASSIGNMENT
+
+
 def diagnosis(message: str) -> str:
     """A message's first part: the mistake, without the fix after its colon.
     The handout ships only these (its data is readable before any bug is
