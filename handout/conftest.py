@@ -87,8 +87,10 @@ def pytest_runtest_makereport(item, call):
     if name is None or not report.failed or call.excinfo is None:
         return
     properties = dict(item.user_properties)
-    # the `Smallest failing input:` line (test_cases.py) goes under the message, as in the grader's reports
-    why = "\n".join(filter(None, [_why(item, call.excinfo), properties.get("smallest", "")[:MAX_MESSAGE]]))
+    # the `Likely cause:` and `Smallest failing input:` lines (test_cases.py) go under the
+    # message, as in the grader's reports
+    why = "\n".join(filter(None, [_why(item, call.excinfo), properties.get("cause", "")[:MAX_MESSAGE],
+                                   properties.get("smallest", "")[:MAX_MESSAGE]]))
     _failures.setdefault(name, (why, properties.get("where", "")))
     if call.when != "call":
         return

@@ -80,18 +80,36 @@ def synthetic_class(root: Path, count: int = SUBMISSIONS, seed: int = 300) -> Pa
     return folder
 
 
-def _measured(argv) -> tuple:
-    """(wall seconds, CPU seconds, peak RSS in MB) of one process."""
+# Runs a module as __main__ and reports its own peak RSS (VmHWM) last on
+# stderr: the kernel's rusage of a child starts from the RSS of the process
+# that forked it (a test runner's gigabyte), /proc's high-water mark of the
+# exec'd image does not.
+PEAK = "PEAK_RSS_KB"
+_WRAPPER = f"""import runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+finally:
+    hwm = [l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+    sys.stderr.write("\\n{PEAK} " + (hwm[0] if hwm else "0") + "\\n")
+"""
+
+
+def _measured(module, *args) -> tuple:
+    """(wall seconds, CPU seconds, peak RSS in MB) of `python -m module args`."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=one_thread_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, module, *map(str, args)], env=one_thread_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     errors = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, argv[:5]))}... exited {proc.returncode}: {errors[-500:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # Linux reports kilobytes
+        raise RuntimeError(f"python -m {module} {' '.join(map(str, args[:3]))}... exited {proc.returncode}: "
+                           f"{errors[-500:]}")
+    peak_kb = int(errors.rsplit(PEAK, 1)[1].split()[0])
+    return seconds, usage.ru_utime + usage.ru_stime, peak_kb / 1024
 
 
 def tokenize_only(folder: Path) -> int:
@@ -111,8 +129,8 @@ def speed(count: int = SUBMISSIONS) -> bool:
     other work puts on these shared cores)."""
     with tempfile.TemporaryDirectory(prefix="bench-similarity-") as tmp:
         folder = synthetic_class(Path(tmp), count)
-        base = _measured([sys.executable, "-m", "grader.bench.similarity", "--tokenize-only", str(folder)])
-        run = _measured([sys.executable, "-m", "grader", "similarity", str(folder), "--out", str(Path(tmp) / "out")])
+        base = _measured("grader.bench.similarity", "--tokenize-only", folder)
+        run = _measured("grader", "similarity", folder, "--out", Path(tmp) / "out")
     pairs = count * (count - 1) // 2
     ok = run[1] <= SECONDS_TARGET and run[2] <= RSS_TARGET_MB
     print(f"grader similarity, {count} submissions ({pairs} pairs): {run[1]:.1f} CPU s ({run[0]:.1f} s wall), "

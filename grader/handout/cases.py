@@ -16,6 +16,10 @@ Written under tests/NAME/NAME_cases/ (hw1: tests/hw1/hw1_cases/):
 - smaller.json: each public case's smaller inputs (the grader's "Smallest
   failing input" candidates) with the reference's values on them, and
   smallest.py, the line's wording and choice rule;
+- causes.json: the known bugs' results on the public inputs (the grader's
+  "Likely cause" catalogue), per public value case only those that differ
+  from the reference's, with each bug's message, and likely_cause.py, the
+  matching rule the grader applies to them;
 - points.json: each public case's points as the grader splits them, and
   each question's hidden cases and their points;
 - GENERATED.txt: the label of the data files above, which cannot hold one
@@ -38,13 +42,16 @@ from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
 from grader.handout import labels
 from grader.handout.leaks import secrets_of
 from grader.handout.markers import strip_source
+from grader.grading.causes import catalogue, diagnose, store as causes_store
 from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line
 from grader.grading.shrink import reference as shrink_reference, spec as shrink_spec
-from grader.untrusted import github_ci, smallest
+from grader.untrusted import github_ci, likely_cause, smallest
 
 GITHUB_CI = Path(inspect.getsourcefile(github_ci))  # renders the results of the student's workflow
 SMALLEST = Path(inspect.getsourcefile(smallest))  # words and picks the `Smallest failing input:` line
 SMALLER = "smaller.json"  # the public cases' smaller inputs and the reference's values on them
+LIKELY_CAUSE = Path(inspect.getsourcefile(likely_cause))  # the `Likely cause:` line's matching rule
+CAUSES = "causes.json"  # the known bugs' results on the public inputs, where they differ from the reference's
 
 # What GENERATED.txt says of the files that cannot hold a label (patterns
 # relative to the cases folder).
@@ -53,6 +60,8 @@ INDEX_ENTRIES = {
     "points.json": "each public case's points and each question's hidden points (the case registry)",
     STUDENT_CODE: "the student files and their given functions (the reference's, without solution blocks)",
     SMALLER: "the public cases' smaller inputs and the reference's values on them (the grader's shrink candidates)",
+    CAUSES: "the known bugs' results on the public inputs where they differ from the reference's, and their "
+            "messages (the grader's likely-cause catalogue, run on the public seed)",
 }
 # (import in the grader's file, what the handout's copy imports instead).
 # Each must match exactly once, so a changed import stops the build.
@@ -63,6 +72,7 @@ REWRITES = {
     "where.py": (),
     "github_ci.py": (),
     "smallest.py": (),
+    "likely_cause.py": (),
 }
 # Lines that the leak check would flag but that reveal nothing: the case
 # code's own lines that happen to equal a solution line, and hidden-case
@@ -99,7 +109,8 @@ def _case_sources(out: Path, assignment: Assignment):
 
 
 def _comparison_code(out: Path, assignment: Assignment):
-    for path in [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)] + [WHERE, GITHUB_CI, SMALLEST]:
+    copied = [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)]
+    for path in copied + [WHERE, GITHUB_CI, SMALLEST, LIKELY_CAUSE]:
         text = path.read_text(encoding="utf-8")
         for old, new in REWRITES[path.name]:
             if text.count(old) != 1:
@@ -175,6 +186,40 @@ def _smaller_inputs(folder: Path, assignment: Assignment):
     (folder / SMALLER).write_text(json.dumps(doc, sort_keys=True) + "\n")
 
 
+def _bug_result(result) -> dict:
+    """One bug's result as shipped: a gradient record's analytic part only
+    (the only part its check compares), or the error's text."""
+    if not result.ok:
+        return {"error": result.error}
+    value = result.value
+    return {"value": _plain_json({"analytic": value["analytic"]} if isinstance(value, dict) else value)}
+
+
+def _known_bugs(folder: Path, assignment: Assignment):
+    """causes.json: per public value case of a question the catalogue
+    covers, the bugs whose result differs from the reference's, those with
+    one result in one entry; each bug's diagnosis once (catalogue.diagnosis:
+    the mistake, not its fix). `make test` names the
+    one that matches a failing case, by the grader's rule."""
+    bugs, cases = {}, {}
+    config = RunConfig(assignment=assignment, seed=seeds.PUBLIC)
+    answers = _reference_values(assignment, expected.cache_key(assignment))
+    values = causes_store.load(config) if catalogue.covers(assignment) else {}
+    for case in public_cases(assignment.registry()) if values else ():
+        if case.check not in likely_cause.VALUE_CHECKS or case.question not in diagnose.COVERED:
+            continue
+        reference, entries = diagnose.result(answers[case.value_key]), {}
+        for bug in diagnose.known(case, values):
+            if likely_cause.reaches(diagnose.agreeing(case), reference, bug.result):
+                shipped = _bug_result(bug.result)
+                entries.setdefault(json.dumps(shipped, sort_keys=True), (shipped, []))[1].append(bug.name)
+                bugs[bug.name] = {"message": catalogue.diagnosis(bug.message), "shape_tells": bug.shape_tells}
+        if entries:
+            cases[case.value_key] = [{**shipped, "bugs": names} for shipped, names in entries.values()]
+    doc = {"bugs": bugs, "cases": cases}
+    (folder / CAUSES).write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
+
+
 def points_table(registry) -> dict:
     """Public cases' points, and each question's hidden cases, as the grader counts them."""
     scores = max_scores(registry)
@@ -196,6 +241,7 @@ def write_cases(out: Path, assignment: Assignment):
     (folder / STUDENT_CODE).write_text(json.dumps(student_code(assignment), indent=1, sort_keys=True) + "\n")
     _expected_values(folder, assignment)
     _smaller_inputs(folder, assignment)
+    _known_bugs(folder, assignment)
     (folder / "points.json").write_text(json.dumps(points_table(assignment.registry()), indent=1) + "\n")
     index = labels.sentence(labels.source_name(assignment.cases_dir, assignment) + "/", labels.command_of(assignment))
     (folder / labels.INDEX).write_text(labels.index_text(index, INDEX_ENTRIES))

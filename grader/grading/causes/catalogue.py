@@ -24,6 +24,20 @@ class Mutant:
     shape_tells: bool = False
 
 
+def covers(assignment) -> bool:
+    """The catalogue's edits are of hw1's reference: no other assignment has causes."""
+    return assignment.name == ASSIGNMENT
+
+
+def diagnosis(message: str) -> str:
+    """A message's first part: the mistake, without the fix after its colon.
+    The handout ships only these (its data is readable before any bug is
+    made, and the fixes spell out derivatives students are asked to derive);
+    the grader's reports give the whole message. Distinct messages keep
+    distinct diagnoses (tests/handout/test_handout_causes.py)."""
+    return message.split(": ", 1)[0]
+
+
 def gradient(cls, code):
     return Body(OPS, f"{cls}.gradient", code)
 

@@ -49,7 +49,7 @@ def prepare(config) -> None:
     """Build the known bugs' values for config's seed now if the catalogue
     covers its assignment: grade-batch does, once, before its pool, so that
     no pool process builds them."""
-    if config.assignment.name == catalogue.ASSIGNMENT:
+    if catalogue.covers(config.assignment):
         causes_dir(config)
 
 

@@ -77,6 +77,9 @@ def reference_dir(config) -> Path:
     final = expected.cache_root() / f"shrink-{expected.cache_key(config.assignment)}-{key}"
 
     def build(folder):
+        if not chosen:  # an assignment without shrinkable cases: nothing to run, nothing to show
+            (folder / META).write_text(json.dumps({"seconds": 0.0, "workload_seconds": 0.0}))
+            return
         reference = config.assignment.reference
         files = {rel: reference / rel for rel in config.assignment.student_files}
         workload = time_limits.workload_seconds()

@@ -10,6 +10,7 @@ same points from the grader; the grader adds hidden cases (the table at the
 end says how many). Cases marked advisory go beyond the assignment and
 never cost points.
 """
+import functools
 import inspect
 import json
 import sys
@@ -27,10 +28,11 @@ from hw1_cases import BEYOND, BY_NAME, CASES, CONTRACT, read_test_set  # noqa: E
 from hw1_cases.checks import check  # noqa: E402
 from hw1_cases.compare import describe  # noqa: E402
 from hw1_cases.where import STUDENT_CODE, load_code, where as find_where  # noqa: E402
-from hw1_cases import calls, smallest  # noqa: E402
+from hw1_cases import calls, likely_cause, smallest  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "hw1_cases" / "expected"
+CAUSES = HERE / "hw1_cases" / "causes.json"
 ROOT = Path.cwd().resolve()
 _values = {}  # value key -> (True, value) or (False, exception): each case function runs once
 _tracebacks = {}  # value key -> its exception's traceback where the case function raised it
@@ -173,6 +175,57 @@ def smallest_line(case, how):
     return smallest.public_line(c["call"], inputs, out_grad, want, None if error else got, error)
 
 
+@functools.lru_cache(maxsize=1)
+def _shipped_causes():
+    return json.loads(CAUSES.read_text()) if CAUSES.is_file() else {"bugs": {}, "cases": {}}
+
+
+def _known(case):
+    """The known bugs' results on a public case (hw1_cases/causes.json: only
+    those that differ from the reference's), as the shared rule reads them."""
+    shipped = _shipped_causes()
+    known = []
+    for entry in shipped["cases"].get(case.value_key, []):
+        result = (likely_cause.Result(True, _from_json(entry["value"])) if "value" in entry
+                  else likely_cause.Result(False, error=entry["error"]))
+        known += [likely_cause.Known(name, shipped["bugs"][name]["message"], result,
+                                     shipped["bugs"][name]["shape_tells"]) for name in entry["bugs"]]
+    return known
+
+
+def _agree(case):
+    return lambda want, got: check(case, want, got).passed
+
+
+def _ruled_out(names):
+    """Of the bugs `names`, those that break a public case your code passes
+    (your code runs those cases too, as the grader's runs every case)."""
+    passed = []
+    for other in CASES:
+        known = [k for k in _known(other) if k.name in names]
+        if not known or other.check not in likely_cause.VALUE_CHECKS:
+            continue
+        ok, value = computed(other)
+        want = expected_value(other)
+        if ok and check(other, want, value).passed:
+            passed.append((_agree(other), likely_cause.Result(True, want), known))
+    return likely_cause.ruled_out(passed)
+
+
+def cause_line(case, ok, value):
+    """`Likely cause: ...` for a failing case, as the grader names it: the
+    one known bug (hw1_cases/causes.json, run on these inputs) that gives
+    your result; "" when none or several do."""
+    known = _known(case)
+    error = "" if ok else likely_cause.error_text(f"{type(value).__name__}: {value}")
+    student = likely_cause.Result(ok, value if ok else None, error)
+    if not known or not likely_cause.eligible(case, student):
+        return ""
+    reference = likely_cause.Result(True, expected_value(case))
+    found = likely_cause.cause(_agree(case), student, reference, known, _ruled_out({k.name for k in known}))
+    return likely_cause.PREFIX + found if found else ""
+
+
 def contract_line(case):
     if case.advisory:
         return f"beyond the assignment (no points): {BEYOND[case.contract]}"
@@ -185,19 +238,24 @@ def test_case(case, record_property):
     if not ok:
         place = where(value, case)
         record_property("where", place)  # for the annotation on your line in CI (see conftest.py)
+        cause = cause_line(case, ok, value)
+        record_property("cause", cause)
         smaller = "" if isinstance(value, NotImplementedError) else smallest_line(case, type(value).__name__)
         record_property("smallest", smaller)
-        print("\n".join(filter(None, [case.description, smaller, contract_line(case), f"where: {place}"])))
+        print("\n".join(filter(None, [case.description, cause, smaller, contract_line(case), f"where: {place}"])))
         raise value
     want = expected_value(case)
     verdict = check(case, want, value, lambda: read_test_set(ROOT / "data"))
     if not verdict.passed:
         record_property("where", student_code(case))
+        cause = cause_line(case, ok, value)
+        record_property("cause", cause)
         smaller = smallest_line(case, smallest.VALUE)
         record_property("smallest", smaller)
         # No traceback: it would show this file, not yours; `where` names your code.
-        pytest.fail("\n".join(filter(None, [f"{case.description}: {verdict.message}", smaller, contract_line(case),
-                                            *shapes(want, value), f"where: {student_code(case)}"])), pytrace=False)
+        pytest.fail("\n".join(filter(None, [f"{case.description}: {verdict.message}", cause, smaller,
+                                            contract_line(case), *shapes(want, value),
+                                            f"where: {student_code(case)}"])), pytrace=False)
 
 
 def shapes(want, value):
