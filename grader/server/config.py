@@ -39,6 +39,9 @@ class ServerConfig:
     # a burst of `pages_burst`. Four tabs reloading /me once cost others seconds.
     pages_per_second: float = 2.0
     pages_burst: int = 6
+    # Rendered results pages kept per process (one per student shown, least recently
+    # used dropped first); each is reused only while nothing it shows has changed.
+    page_cache_entries: int = 256
     # Bytes one student key may store (submissions and kept values); 0 for no quota.
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds

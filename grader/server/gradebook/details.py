@@ -9,6 +9,7 @@ publication the submission was graded against, with the same comparison
 results carry their grader's feedback as is.
 """
 from dataclasses import dataclass
+from typing import Optional
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.engine import Connection
@@ -39,9 +40,10 @@ class SubmissionView:
     cases: tuple
 
 
-def submissions(conn: Connection, student: str) -> tuple:
-    """Every submission of `student`, server and imported, newest first."""
-    attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
+def submissions(conn: Connection, student: str, attempts: Optional[list] = None) -> tuple:
+    """Every submission of `student`, server and imported, newest first; `attempts`: theirs,
+    when the caller has read them already (`load.attempts`)."""
+    attempts = list(load.attempts(conn, student) if attempts is None else attempts)
     attempts.sort(key=lambda a: load.question_order(a.question))  # within one imported result
     attempts.sort(key=lambda a: (a.when, a.key), reverse=True)  # stable: newest first
     server = _server_cases(conn, [a for a in attempts if a.source == "server"])

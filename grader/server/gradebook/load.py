@@ -89,6 +89,12 @@ def students(conn: Connection) -> dict:
     return found
 
 
+def attempts(conn: Connection, student: Optional[str] = None) -> list:
+    """Server and imported attempts of every student, or of the one named `student`: read once
+    per page and handed to both the scores and the submission details."""
+    return server_attempts(conn, student) + batch_attempts(conn, student)
+
+
 def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
     """Lateness is per answer: a case answered after the deadline is late,
     and a submission started late has only late answers."""
@@ -121,11 +127,14 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
              .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
     if student is not None:
         query = query.where(batch_results.c.name == student)
+    per_case = select(batch_cases.c.result_id, batch_cases.c.question,
+                      func.sum(case((batch_cases.c.passed, 1), else_=0)), func.count()) \
+        .group_by(batch_cases.c.result_id, batch_cases.c.question)
+    if student is not None:  # one student's page counts that student's cases, not the class's
+        per_case = per_case.where(batch_cases.c.result_id.in_(
+            select(batch_results.c.id).where(batch_results.c.name == student)))
     counts = {}
-    for rid, question, passed, total in conn.execute(
-            select(batch_cases.c.result_id, batch_cases.c.question,
-                   func.sum(case((batch_cases.c.passed, 1), else_=0)), func.count())
-            .group_by(batch_cases.c.result_id, batch_cases.c.question)).all():
+    for rid, question, passed, total in conn.execute(per_case).all():
         counts[(rid, question)] = (int(passed), int(total))
     replaced = _replaced(conn, student)
     out = []

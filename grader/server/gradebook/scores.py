@@ -109,13 +109,15 @@ def best(attempts) -> Cell:
     return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous)
 
 
-def build(conn: Connection, student: Optional[str] = None) -> Gradebook:
-    """The gradebook of every student, or of the one named `student`."""
+def build(conn: Connection, student: Optional[str] = None, attempts: Optional[list] = None) -> Gradebook:
+    """The gradebook of every student, or of the one named `student`; `attempts`: theirs,
+    when the caller has read them already (`load.attempts`)."""
     questions = load.questions(conn)
     people = load.students(conn)
     if student is not None:
         people = {student: people.get(student)}
-    attempts = load.server_attempts(conn, student) + load.batch_attempts(conn, student)
+    if attempts is None:
+        attempts = load.attempts(conn, student)
     counts = load.case_counts(conn) if student is None else []
     notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
     return assemble(questions, people, attempts, counts, notes)

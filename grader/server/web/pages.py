@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from grader.server.accounts import users
-from grader.server.gradebook import details, scores
+from grader.server.gradebook import details, freshness, load, scores
 
 from . import casenotes, charts
 from .refused import Refused
@@ -135,12 +135,31 @@ async def me(request: Request):
     user = await _session_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    book, subs = await _one_student_judged(svc, user.name)
-    return _page("me", title="My results", user=user, **_results(book, subs))
+    html = await _results_page(svc, "me", user, user.name, title="My results")
+    return HTMLResponse(html, headers=HEADERS)
+
+
+async def _results_page(svc, template: str, user, name: str, **context) -> Optional[str]:
+    """The rendered results page of student `name` as `user` sees it, reused while
+    `freshness.student_version` is unchanged (the cache is per process: each process
+    checks the database's version on every load, so none serves a stale page).
+    None: no such student (not cached)."""
+    key = (template, user.id, user.name, user.role, name)
+    version = await svc.read(freshness.student_version, name)  # before the data: never older than it
+    hit = svc.pages.get(key)
+    if hit is not None and hit[0] == version:
+        return hit[1]
+    book, subs = await _one_student_judged(svc, name)
+    if template == "student" and not subs and not any(r.user_id for r in book.rows):
+        return None
+    html = await run_in_threadpool(render, template, user=user, **context, **_results(book, subs))
+    svc.pages.put(key, (version, html))
+    return html
 
 
 def _one_student(conn, name: str):
-    return scores.build(conn, name), details.submissions(conn, name)
+    attempts = load.attempts(conn, name)  # read once, for the scores and for the details
+    return scores.build(conn, name, attempts), details.submissions(conn, name, attempts)
 
 
 async def _one_student_judged(svc, name: str):
@@ -203,11 +222,11 @@ async def student_page(request: Request, name: str = ""):
     user, refusal = await _instructor_page(request)
     if refusal:
         return refusal
-    book, subs = await _one_student_judged(request.app.state.services, name)
-    if not subs and not any(r.user_id for r in book.rows):
+    html = await _results_page(request.app.state.services, "student", user, name, title=f"Student: {name}")
+    if html is None:
         return _page("forbidden", status=404, title="Not found", user=user,
                      message=f"no student named {name!r}: pick one in the gradebook")
-    return _page("student", title=f"Student: {name}", user=user, **_results(book, subs))
+    return HTMLResponse(html, headers=HEADERS)
 
 
 @router.get("/gradebook.csv")
