@@ -158,3 +158,34 @@ def test_the_version_changes_with_each_write_a_page_shows(db_url, tmp_path):
     finally:
         engine.dispose()
     assert len(set(seen)) == len(seen)
+
+
+def test_tabs_that_miss_together_share_one_rendering(tmp_path, monkeypatch):
+    """Four tabs opened at once render the page once (four renderings at once stalled others)."""
+    import asyncio
+    from grader.server.config import ServerConfig
+    from grader.server.web import app, pages
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    add_user(url, "ann")
+    services = app.Services(ServerConfig(db_url=url))
+    renders = []
+    real = pages._one_student_judged
+
+    async def counted(svc, name):
+        renders.append(name)
+        await asyncio.sleep(0.05)  # still rendering when the other tabs ask
+        return await real(svc, name)
+    monkeypatch.setattr(pages, "_one_student_judged", counted)
+
+    class Ann:
+        id, name, role, is_instructor = 1, "ann", "student", False
+
+    async def tabs(n):
+        return await asyncio.gather(*(pages._results_page(services, "me", Ann, "ann", title="My results")
+                                      for _ in range(n)))
+    try:
+        first = asyncio.run(tabs(4))
+        assert len(set(first)) == 1 and "No submissions yet." in first[0] and renders == ["ann"]
+        assert asyncio.run(tabs(2)) == first[:2] and renders == ["ann"]  # then from the cache
+    finally:
+        services.engine.dispose()

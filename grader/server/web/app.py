@@ -81,6 +81,7 @@ class Services:
         self.pages_by_session = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
         self._users = {}  # key hash -> (user, time read)
         self.pages = protocol.LRU(self.config.page_cache_entries)  # (page, whose) -> (version, html)
+        self.rendering = {}  # (page, whose), version -> the task rendering it
         self._submissions = protocol.LRU(100_000)
         self._publications = protocol.LRU(512)
         self._loading = {}  # publication id -> the task loading it

@@ -7,6 +7,7 @@ itself lives in the database, so signing out ends it. POSTs to /login and
 /logout must come from this server's own pages (`_same_origin`): otherwise a
 hostile page could sign a visitor in as the attacker (login CSRF).
 """
+import asyncio
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
@@ -149,6 +150,17 @@ async def _results_page(svc, template: str, user, name: str, **context) -> Optio
     hit = svc.pages.get(key)
     if hit is not None and hit[0] == version:
         return hit[1]
+    # Tabs opened together miss together: they share one rendering of this version
+    # (four renderings at once once stalled other students for ~100 ms).
+    pending = svc.rendering.get((key, version))
+    if pending is None:
+        pending = asyncio.ensure_future(_render_results(svc, template, user, name, key, version, context))
+        svc.rendering[(key, version)] = pending
+        pending.add_done_callback(lambda _: svc.rendering.pop((key, version), None))
+    return await asyncio.shield(pending)  # a tab that gives up does not cancel the others' page
+
+
+async def _render_results(svc, template: str, user, name: str, key, version, context: dict) -> Optional[str]:
     book, subs = await _one_student_judged(svc, name)
     if template == "student" and not subs and not any(r.user_id for r in book.rows):
         return None
