@@ -3,7 +3,9 @@ grade-batch results (`importer`, its folders matched to accounts by
 `matching`) into the same plain records, `scores` does
 the arithmetic (scores, lateness, CSV), `details` lists one student's cases
 with the reasons they were wrong; `declared` reads what the assignment's
-registry says of its questions and cases (their order, descriptions).
+registry says of its questions and cases (their order, descriptions);
+`freshness` reads, in one query, a version of all one student's page shows
+(a cached page is reused while it holds).
 
 The core idea: one record type for both sources, and the arithmetic a pure
 function of those records, tested without a server.
