@@ -48,3 +48,17 @@ def stub_client(tmp_path, monkeypatch):
     (folder / "mugrade.py").write_text("def submit(value):\n    pass\n")
     monkeypatch.setattr(handout_manifest, "grader_dir", lambda: folder)
     return folder
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's (tools/system-deps.sh): Playwright downloads no browser here
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless chromium per test module, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

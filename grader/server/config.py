@@ -42,6 +42,12 @@ class ServerConfig:
     # Rendered results pages kept per process (one per student shown, least recently
     # used dropped first); each is reused only while nothing it shows has changed.
     page_cache_entries: int = 256
+    # Answer bytes one key may send per second and process (`answer_bytes_per_second`,
+    # a burst of `answer_bytes_burst`, then 429 with Retry-After, which the client
+    # waits out): a key storing 1 MB answers as fast as it can, within its quota,
+    # fsyncs megabytes a second and slows everyone's answers. 0 for no limit.
+    answer_bytes_per_second: float = 256 * 1024
+    answer_bytes_burst: int = 4 * 1024 * 1024
     # Bytes one student key may store (submissions and kept values); 0 for no quota.
     quota_bytes: int = 64 * 1024 * 1024
     # Connections: a request's headers must arrive within header_timeout seconds

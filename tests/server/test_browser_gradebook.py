@@ -20,8 +20,6 @@ from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import QUESTIONS  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 WIDE = {"width": 1400, "height": 900}  # the instructor's window the gradebook must fit
@@ -80,15 +78,6 @@ def srv(tmp_path_factory):
     ARTIFACTS.mkdir(exist_ok=True)
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -89,3 +89,32 @@ def test_the_quota_counts_utf8_bytes_not_characters(srv):
     (used,), = db_rows(srv.db_url, "select stored_bytes from usage join users on users.id = usage.user_id "
                                    "where users.name = 'emoji'")
     assert used == ROW_BYTES + fit * (ROW_BYTES + len(body)) <= quota
+
+
+def test_a_key_sending_answer_bytes_too_fast_waits_and_others_do_not(tmp_path):
+    """Answers within every size limit and the quota, sent as fast as one key
+    can: past its burst of answer bytes it gets 429 with Retry-After (the
+    client waits it out), while another key's answer goes through at once."""
+    config = ServerConfig()
+    server = Server(tmp_path / "grader.db", "--quota-mb", "1000")
+    keys = {"prof": add_user(server.db_url, "prof", "instructor"), "fast": add_user(server.db_url, "fast"),
+            "other": add_user(server.db_url, "other")}
+    server.start()
+    try:
+        assert server.post("publish", keys["prof"], ["x"] * 5, assignment="hw1", problem="text").status_code == 200
+        answer = json.dumps("y" * (config.min_answer_bytes - 16))
+        statuses, sent = [], 0
+        while sent <= 2 * config.answer_bytes_burst and 429 not in statuses:
+            sid = server.post("submit", keys["fast"], assignment="hw1", problem="text").json()["submission_id"]
+            for index in range(5):
+                r = server.post("submit_test", keys["fast"], answer, submission_id=sid, test_case_index=index)
+                statuses.append(r.status_code)
+                sent += len(answer)
+        assert statuses[0] == 200 and statuses[-1] == 429, statuses
+        assert sent >= config.answer_bytes_burst * 0.9          # not before its burst was spent
+        assert int(r.headers["Retry-After"]) >= 1 and "answer bytes" in r.text
+        sid = server.post("submit", keys["other"], assignment="hw1", problem="text").json()["submission_id"]
+        assert server.post("submit_test", keys["other"], answer, submission_id=sid,
+                               test_case_index=0).status_code == 200
+    finally:
+        server.stop()

@@ -17,8 +17,6 @@ from grader.assignment import Assignment
 from grader.similarity.template import load_template
 
 pytestmark = [pytest.mark.browser]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 HOSTILE = "<img src=x onerror=alert(1)>"
 BREAKOUT = '"</code></pre><script>alert(2)</script>"'
@@ -39,15 +37,6 @@ def page_file(tmp_path_factory):
                              str(root / "out")], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return root / "out" / "index.html"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

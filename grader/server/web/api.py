@@ -122,11 +122,16 @@ async def submit_test(request: Request):
     pub = await svc.publication(sub.publication_id)
     cfg = svc.config
     limit = pub.answer_limit(index, cfg.answer_bytes_factor, cfg.min_answer_bytes, cfg.max_body_bytes)
+    declared = _content_length(request)
+    if declared is not None:  # charged before the body is read: a refused answer costs no reading
+        _charge_answer_bytes(svc, user, min(declared, limit))
     # Only now, once the key is known; bounded by the published answer's size, so a
     # huge value is refused from its Content-Length, before it is read or decoded.
     body = await read_body(request, limit, f"answer to case {index}",
                            f" ({cfg.answer_bytes_factor:g} times the published answer's, at least "
                            f"{cfg.min_answer_bytes}); check the value's shape")
+    if declared is None:
+        _charge_answer_bytes(svc, user, len(body))
     verdict, digest, keep = await _grade(svc.config, body, pub, index)
     write = protocol.CaseWrite(sid, index, verdict.correct, digest, keep,
                                user.id, svc.quota(user), "" if verdict.correct else verdict.reason or "wrong")
@@ -142,6 +147,19 @@ async def submit_test(request: Request):
     if not record.correct and verdict.reason:
         answer["reason"] = await casenotes.named_reason(svc, sub.publication_id, index, verdict.reason)
     return JSONResponse(answer)
+
+
+def _content_length(request: Request) -> Optional[int]:
+    text = request.headers.get("content-length", "")
+    return int(text) if text.isdigit() else None
+
+
+def _charge_answer_bytes(svc, user, size: int):
+    """Spend `size` of the key's answer bytes (ServerConfig.answer_bytes_per_second), or 429."""
+    wait = svc.answer_bytes.retry_after(user.id, size)
+    if wait:
+        raise Refused(429, f"too many answer bytes from this key: try again in {wait} s (at most "
+                           f"{svc.config.answer_bytes_per_second / 1024:g} KB a second)", {"Retry-After": str(wait)})
 
 
 def _over_quota(svc) -> Refused:

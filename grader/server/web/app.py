@@ -79,6 +79,7 @@ class Services:
         per_address = self.config.login_per_minute_per_address
         self.login_by_address = LocalRateLimiter(per_address / 60.0, per_address)
         self.pages_by_session = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
+        self.answer_bytes = LocalRateLimiter(self.config.answer_bytes_per_second, self.config.answer_bytes_burst)
         self._users = {}  # key hash -> (user, time read)
         self.pages = protocol.LRU(self.config.page_cache_entries)  # (page, whose) -> (version, html)
         self.rendering = {}  # (page, whose), version -> the task rendering it

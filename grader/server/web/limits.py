@@ -156,7 +156,8 @@ class SharedRateLimiter:
 
 class LocalRateLimiter:
     """Token bucket per name (`rate` tokens a second up to `burst`) in this process only:
-    for sign-ins per client address, before any key is known, and for page loads per user.
+    for sign-ins per client address, before any key is known, for page loads per user,
+    and for the bytes of answers per key (a request's cost: its body's size).
 
     At most `max_names` buckets are kept; the least recently used goes first
     (a name forgotten starts with a full bucket).
@@ -166,14 +167,17 @@ class LocalRateLimiter:
         self.rate, self.burst, self.max_names = rate, float(burst), max_names
         self._buckets = collections.OrderedDict()  # name -> (tokens, time)
 
-    def retry_after(self, name) -> int:
-        """0 when the request may go ahead (a token is spent), else seconds to wait."""
+    def retry_after(self, name, cost: float = 1) -> int:
+        """0 when the request may go ahead (`cost` tokens are spent), else
+        seconds to wait. A cost above the burst counts as the burst, so that
+        it can pass once the bucket is full."""
         if self.rate <= 0:
             return 0
+        cost = min(cost, self.burst)
         t = time.monotonic()
         tokens, then = self._buckets.pop(name, (self.burst, t))
         tokens = min(self.burst, tokens + (t - then) * self.rate)
-        self._buckets[name] = (tokens - 1, t) if tokens >= 1 else (tokens, t)
+        self._buckets[name] = (tokens - cost, t) if tokens >= cost else (tokens, t)
         if len(self._buckets) > self.max_names:
             self._buckets.popitem(last=False)
-        return 0 if tokens >= 1 else max(1, math.ceil((1 - tokens) / self.rate))
+        return 0 if tokens >= cost else max(1, math.ceil((cost - tokens) / self.rate))
