@@ -105,6 +105,10 @@ def _serve(parser):
                         help="largest request body in bytes")
     parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
                         help="most array elements in one submitted value")
+    parser.add_argument("--answer-kbps", type=float, default=ServerConfig.answer_bytes_per_second / 1024,
+                        help="answer KB one key may send per second and process, after its burst (0: no limit)")
+    parser.add_argument("--answer-burst-mb", type=float, default=ServerConfig.answer_bytes_burst / 2**20,
+                        help="answer MB one key may send at once before --answer-kbps applies")
     parser.add_argument("--quota-mb", type=float, default=ServerConfig.quota_bytes / 2**20,
                         help="storage one student key may use, in MB (0 for no quota)")
     parser.add_argument("--workers", type=int, default=1,

@@ -43,6 +43,8 @@ def _serve_problem(args):
                          (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes"),
                          (args.max_array < 1, f"--max-array {args.max_array}: use at least 1"),
                          (args.quota_mb < 0, f"--quota-mb {args.quota_mb:g}: use a number >= 0 (0: no quota)"),
+                         (args.answer_kbps < 0, f"--answer-kbps {args.answer_kbps:g}: use a number >= 0 (0: no limit)"),
+                         (args.answer_burst_mb <= 0, f"--answer-burst-mb {args.answer_burst_mb:g}: use a positive number"),
                          (not 1 <= args.workers <= 64, f"--workers {args.workers}: use 1-64"),
                          (args.header_timeout <= 0, f"--header-timeout {args.header_timeout:g}: use a positive number"),
                          (args.body_timeout <= 0, f"--body-timeout {args.body_timeout:g}: use a positive number"),
@@ -67,7 +69,9 @@ def _serve(args) -> int:
     config = ServerConfig(db_url=args.db, rate_per_second=args.rate, rate_burst=args.burst,
                           max_body_bytes=args.max_body, max_array_elements=args.max_array,
                           quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
-                          body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client)
+                          body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client,
+                          answer_bytes_per_second=args.answer_kbps * 1024,
+                          answer_bytes_burst=int(args.answer_burst_mb * 2**20))
     busy = _port_problem(args.host, args.port)
     if busy:
         print(f"grader serve: {busy}", file=sys.stderr)
