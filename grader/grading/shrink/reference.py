@@ -18,16 +18,16 @@ from grader.grading.outcomes import Budget, read_outcome
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import spec
 from grader.grading.workers import run_mode
+from grader.untrusted import likely_cause
 
 META = "meta.json"
-VALUE_CHECKS = ("close", "analytic")  # a value of its own, compared entry by entry
 FILES_PER_CANDIDATE = 8  # its record and its arrays (grad2 of a binary op: 6)
 
 
 def shrinkable(case) -> bool:
     """A scored value case that is one op call (advisories are never shrunk:
     a correct solution may fail them on purpose)."""
-    return not case.advisory and case.check in VALUE_CHECKS and case.fn is not None and bool(cands.candidates(case))
+    return not case.advisory and case.check in likely_cause.VALUE_CHECKS and case.fn is not None and bool(cands.candidates(case))
 
 
 def all_candidates(registry) -> tuple:

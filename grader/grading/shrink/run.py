@@ -15,16 +15,14 @@ import threading
 from grader.grading import checks, compare
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import line, reference
-from grader.untrusted import smallest as smallest_rule
-
-NOT_IMPLEMENTED = "NotImplementedError"
+from grader.untrusted import likely_cause, smallest as smallest_rule
 
 
 def _failure(case, outcome, expected):
     """How `outcome` fails the case: smallest.VALUE, an exception's type, or
     None (passes, a stub, or no result to compare)."""
     if not outcome.ok:
-        return outcome.error_type if outcome.error_type and outcome.error_type != NOT_IMPLEMENTED else None
+        return outcome.error_type if outcome.error_type and outcome.error_type != likely_cause.NOT_IMPLEMENTED else None
     return None if checks.check(case, expected.value, outcome.value).passed else smallest_rule.VALUE
 
 
@@ -33,7 +31,7 @@ def failing(registry, answers, runs) -> dict:
     out = {}
     for case in registry.cases:
         run = runs.get(case.question)
-        if run is None or run.import_error or case.advisory or case.check not in reference.VALUE_CHECKS:
+        if run is None or run.import_error or case.advisory or case.check not in likely_cause.VALUE_CHECKS:
             continue
         how = _failure(case, run.outcomes[case.value_key], answers[case.value_key])
         if how and reference.shrinkable(case):  # candidates only for a failure: a correct submission pays nothing

@@ -27,7 +27,7 @@ from grader.server.answers import values
 from grader.server.store import protocol
 
 from . import casenotes
-from .limits import read_body
+from .limits import content_length, read_body
 from .refused import Refused
 
 # Bodies bigger than this are decoded and graded in a worker thread, so one
@@ -122,7 +122,7 @@ async def submit_test(request: Request):
     pub = await svc.publication(sub.publication_id)
     cfg = svc.config
     limit = pub.answer_limit(index, cfg.answer_bytes_factor, cfg.min_answer_bytes, cfg.max_body_bytes)
-    declared = _content_length(request)
+    declared = content_length(request.scope)
     if declared is not None:  # charged before the body is read: a refused answer costs no reading
         _charge_answer_bytes(svc, user, min(declared, limit))
     # Only now, once the key is known; bounded by the published answer's size, so a
@@ -147,11 +147,6 @@ async def submit_test(request: Request):
     if not record.correct and verdict.reason:
         answer["reason"] = await casenotes.named_reason(svc, sub.publication_id, index, verdict.reason)
     return JSONResponse(answer)
-
-
-def _content_length(request: Request) -> Optional[int]:
-    text = request.headers.get("content-length", "")
-    return int(text) if text.isdigit() else None
 
 
 def _charge_answer_bytes(svc, user, size: int):

@@ -37,7 +37,7 @@ class BodyLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = self.by_path.get(scope["path"], self.max_bytes)  # e.g. the sign-in form: a few KB
-        declared = _content_length(scope)
+        declared = content_length(scope)
         if declared is not None and declared > limit:
             return await too_large(send, limit)  # here, before any routing: the cheapest refusal
         size = 0
@@ -65,7 +65,7 @@ async def too_large(send, limit: int):
 async def read_body(request, limit: int, what: str = "request body", why: str = "") -> bytes:
     """The request body, refused with BodyTooLarge as soon as it passes `limit` bytes
     (at once, unread, when its Content-Length says so)."""
-    declared = _content_length(request.scope)
+    declared = content_length(request.scope)
     if declared is not None and declared > limit:
         raise BodyTooLarge(limit, what, why)
     chunks, size = [], 0
@@ -77,13 +77,11 @@ async def read_body(request, limit: int, what: str = "request body", why: str = 
     return b"".join(chunks)
 
 
-def _content_length(scope):
+def content_length(scope):
+    """The request's declared body size, or None (absent, or not a count of bytes)."""
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
+            return int(value) if value.isdigit() else None
     return None
 
 
