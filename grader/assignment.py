@@ -20,7 +20,7 @@ path globals.
     "handout_files/README.md" = "README.md"
 
     [environment]                     # optional: what student code runs against
-    packages = ["numpy==1.26.4"]      # pinned; pip installs them into the sandbox's Python
+    packages = ["numpy==2.0.2"]       # pinned; pip installs them into the sandbox's Python
 
 Without [environment], workers get a copy of the grader's own numpy.
 
@@ -30,6 +30,7 @@ listed); the questions and cases come from the registry package
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ class Assignment:
     manifest: Manifest = Manifest(())
     packages: tuple = ()  # [environment] packages: pip requirements for the sandbox's Python; () = the grader's numpy
     toml: Path = ROOT / "assignment.toml"  # where it was read from, for messages
+    packages_from: str = "assignment.toml"  # who chose `packages`: the declaration, or --packages for one run
 
     @classmethod
     def hw1(cls) -> "Assignment":
@@ -109,6 +111,13 @@ class Assignment:
     def cases_dest(self) -> str:
         """Where the public cases ship, as the package NAME_cases."""
         return _cases_dest(self.name)
+
+    def with_packages(self, text: str | None, option: str = "--packages") -> "Assignment":
+        """This assignment with its [environment] packages replaced for one run
+        by `text` ("numpy==1.26.4 tqdm==4.66.1", e.g. to grade an earlier
+        cohort in its own environment); None or "" keeps the declaration."""
+        packages = packages_option(text, option)
+        return self if packages is None else dataclasses.replace(self, packages=packages, packages_from=option)
 
     def registry(self) -> Registry:
         from grader.registry import load_registry
@@ -181,19 +190,32 @@ def _packages(path, raw) -> tuple:
     packages = raw.get("packages")
     if not isinstance(packages, list) or not packages:
         raise AssignmentError(f"{path}: field 'environment.packages': give a non-empty list such as "
-                              '["numpy==1.26.4"]')
+                              '["numpy==2.0.2"]')
+    return _pinned(f"{path}: field 'environment.packages'", packages)
+
+
+def packages_option(text: str | None, option: str = "--packages") -> tuple | None:
+    """What a command's --packages gives ("numpy==1.26.4 tqdm==4.66.1"),
+    checked as the [environment] field is; None when it gives nothing."""
+    if not text or not text.strip():
+        return None
+    return _pinned(option, text.split())
+
+
+def _pinned(where: str, packages: list) -> tuple:
+    """Pinned requirements, numpy among them, each package once; `where`
+    (a file's field, or a command's option) starts every error."""
     names = []
     for requirement in packages:
         match = PINNED.match(requirement) if isinstance(requirement, str) else None
         if match is None:
-            raise AssignmentError(f"{path}: field 'environment.packages': {requirement!r} is not pinned; "
-                                  'write NAME==VERSION, e.g. "numpy==1.26.4"')
+            raise AssignmentError(f"{where}: {requirement!r} is not pinned; "
+                                  'write NAME==VERSION, e.g. "numpy==2.0.2"')
         names.append(re.sub(r"[-_.]+", "-", match.group(1)).lower())  # PyPI's normalized name
     if "numpy" not in names:
-        raise AssignmentError(f"{path}: field 'environment.packages': add numpy (NAME==VERSION): "
-                              "the worker and the cases import it")
+        raise AssignmentError(f"{where}: add numpy (NAME==VERSION): the worker and the cases import it")
     if len(set(names)) < len(names):
-        raise AssignmentError(f"{path}: field 'environment.packages': a package is listed twice")
+        raise AssignmentError(f"{where}: a package is listed twice")
     return tuple(packages)
 
 

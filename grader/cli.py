@@ -61,12 +61,15 @@ def _grade_batch(parser):
 
 
 def _regrade(parser):
+    from grader.grading.workers import add_packages_argument
+
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (it remembers the submissions folder)")
     parser.add_argument("--apply", action="store_true",
                         help="put the new results in place (old ones kept as results.prev-TIME.json), rewrite "
                         "gradebook.csv and append to audit.log (default: a dry run writing regrade.csv only)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded at once (default: number of cores)")
+    add_packages_argument(parser)
 
 
 def _similarity(parser):

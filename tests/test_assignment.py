@@ -89,7 +89,26 @@ def test_the_environment_lists_pinned_packages(tmp_path, environment, packages):
 
 
 def test_hw1_declares_the_courses_numpy():
-    assert "numpy==1.26.4" in Assignment.hw1().packages  # the course's numpy (its 2023-2024 environment)
+    assert "numpy==2.0.2" in Assignment.hw1().packages  # Colab's numpy, as the course is taught now
+
+
+@pytest.mark.parametrize("text, packages", [
+    (None, ("numpy==2.0.2", "tqdm==4.67.1")), ("  ", ("numpy==2.0.2", "tqdm==4.67.1")),
+    ("numpy==1.26.4 tqdm==4.66.1", ("numpy==1.26.4", "tqdm==4.66.1"))])
+def test_packages_option_replaces_the_declaration_for_one_run(text, packages):
+    hw1 = Assignment.hw1()
+    chosen = hw1.with_packages(text)
+    assert chosen.packages == packages and chosen.reference == hw1.reference
+    assert chosen.packages_from == ("--packages" if text and text.strip() else "assignment.toml")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("numpy>=1.26", "--packages: 'numpy>=1.26' is not pinned; write NAME==VERSION"),
+    ("tqdm==4.66.1", "--packages: add numpy (NAME==VERSION)"),
+    ("numpy==1.26.4 NumPy==2.0.0", "--packages: a package is listed twice")])
+def test_a_bad_packages_option_is_one_line_naming_it(text, message):
+    with pytest.raises(AssignmentError, match=re.escape(message)):
+        Assignment.hw1().with_packages(text)
 
 
 def test_the_handout_names_the_packages_the_grader_provides():

@@ -3,9 +3,14 @@
 # bubblewrap: the grading sandbox; chromium + chromium-driver: browser tests;
 # wrk: the server load benchmark's load generator; postgresql: the server's
 # PostgreSQL test (a throwaway cluster on loopback); openssl: the TLS Dask
-# cluster test's certificates.
+# cluster test's certificates; python3-tk: tkinter, which Debian ships
+# apart from its python3 (the sandbox copies the whole standard library, and
+# a student's stray `from tkinter import NO` must import there).
 set -euo pipefail
 need=()
+if [ -x /usr/bin/python3 ] && command -v dpkg >/dev/null && ! /usr/bin/python3 -c "import tkinter" 2>/dev/null; then
+    need+=(python3-tk)
+fi
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)

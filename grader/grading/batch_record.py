@@ -4,9 +4,11 @@ options (the batch's seed stays in OUTDIR/.grading-seed, never here).
 
     {"format": 1, "submissions": "/abs/path/of/DIR", "assignment": null,
      "options": {"memory_mb": 1024, "timeout": null, "tier": null,
-                 "insecure": false, "score_advisories": false}}
+                 "insecure": false, "score_advisories": false, "packages": null}}
 
-`assignment` is null for this repository's hw1, else the assignment folder.
+`assignment` is null for this repository's hw1, else the assignment folder;
+`packages` is null for the assignment's declared [environment], else the
+list --packages gave (a record without it: null).
 """
 import json
 from dataclasses import dataclass
@@ -34,25 +36,32 @@ class BatchRecord:
     tier: str | None = None
     insecure: bool = False
     score_advisories: bool = False
+    packages: tuple | None = None  # None: the assignment's [environment]; else --packages
 
     def config(self) -> RunConfig:
         """The RunConfig the batch graded with (one question at a time, its seed settled later)."""
+        assignment = Assignment.option(self.assignment)
+        if self.packages is not None:
+            assignment = assignment.with_packages(" ".join(self.packages))
         return RunConfig(jobs=1, tier=self.tier, insecure=self.insecure,
                          limits=QuestionLimits(self.memory_mb, self.timeout),
-                         score_advisories=self.score_advisories, assignment=Assignment.option(self.assignment))
+                         score_advisories=self.score_advisories, assignment=assignment)
 
 
 def from_config(folder, config: RunConfig) -> BatchRecord:
     toml = config.assignment.toml
     assignment = None if toml == ROOT / "assignment.toml" else str(toml.parent)
+    chosen = config.assignment.packages_from == "--packages"
     return BatchRecord(str(Path(folder).resolve()), assignment, config.limits.memory_mb, config.limits.seconds,
-                       config.tier, config.insecure, config.score_advisories)
+                       config.tier, config.insecure, config.score_advisories,
+                       tuple(config.assignment.packages) if chosen else None)
 
 
 def render(record: BatchRecord) -> str:
     """The file's text (pure)."""
     options = {"memory_mb": record.memory_mb, "timeout": record.timeout, "tier": record.tier,
-               "insecure": record.insecure, "score_advisories": record.score_advisories}
+               "insecure": record.insecure, "score_advisories": record.score_advisories,
+               "packages": None if record.packages is None else list(record.packages)}
     doc = {"format": FORMAT, "submissions": record.submissions, "assignment": record.assignment, "options": options}
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
@@ -89,4 +98,11 @@ def read(out_root: Path) -> BatchRecord:
     return BatchRecord(_field(path, doc, "submissions", (str,)), _field(path, doc, "assignment", (str,), False),
                        _field(path, options, "memory_mb", (int,)), _field(path, options, "timeout", (int, float), False),
                        _field(path, options, "tier", (str,), False), _field(path, options, "insecure", (bool,)),
-                       _field(path, options, "score_advisories", (bool,)))
+                       _field(path, options, "score_advisories", (bool,)), _packages(path, options))
+
+
+def _packages(path, options) -> tuple | None:
+    value = _field(path, options, "packages", (list,), False)
+    if value is not None and not all(isinstance(p, str) and p for p in value):
+        raise RecordError(f"{path}: field 'packages': give a list of NAME==VERSION strings, or null")
+    return None if value is None else tuple(value)

@@ -138,7 +138,7 @@ def regrade_command(args) -> int:
         return 2
     start = time.monotonic()
     try:
-        outcome = regrade(out_root, args.jobs, args.apply)
+        outcome = regrade(out_root, args.jobs, args.apply, packages=args.packages)
     except (batch_record.RecordError, seeds.SeedError, ValueError) as exc:
         print(f"grader regrade: {exc}", file=sys.stderr)
         return 2

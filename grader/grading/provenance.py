@@ -32,7 +32,7 @@ INPUTS = ("grader_version", "cases_sha256", "reference_sha256", "submission_sha2
           "sandbox_packages", "python", "scoring")
 # Why a result is graded again, by the input that differs.
 WHY = {"submission_sha256": "submission changed", "cases_sha256": "cases changed",
-       "reference_sha256": "reference changed"}
+       "reference_sha256": "reference changed", "sandbox_packages": "packages changed"}
 GRADER_CHANGED = "grader changed"
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 MAX_GIT_FILE = 1 << 20
@@ -53,6 +53,7 @@ class Provenance:
     scoring: str = "contract"
     status: str = GRADED     # graded, refused (the submission could not be read), grader error
     git_commit: str = ""     # a git submission's HEAD commit
+    packages_from: str = "assignment.toml"  # who chose sandbox_packages: the declaration, or --packages
 
     def to_json(self) -> dict:
         doc = dataclasses.asdict(self)
@@ -166,7 +167,7 @@ def make(assignment, submission: Path, digest: str, seed_id: str, tier: str, sco
     commit = git_commit(submission) if Path(submission).is_dir() else ""
     return Provenance(grader_version(), cases_sha256(assignment), reference_sha256(assignment), digest, seed_id,
                       np.__version__, sandbox_packages(assignment), sys.version.split()[0], tier, now_iso(),
-                      scoring, status, commit)
+                      scoring, status, commit, assignment.packages_from)
 
 
 def inputs(doc: dict) -> dict:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import csvsafe
+from grader.assignment import packages_option
 from grader.files import write_atomic
 from grader.grading import batch_record, expected, provenance, report, seeds
 from grader.grading.batch import Progress, run_jobs
@@ -184,10 +185,15 @@ def _put_in_place(staged: Path, dest: Path, stamp: str) -> None:
             os.replace(staged / name, dest / name)
 
 
-def regrade(out_root: Path, jobs: int, apply: bool, stream=None) -> Outcome:
-    """Grade again what changed; write regrade.csv, and with `apply` the new results."""
+def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str | None = None) -> Outcome:
+    """Grade again what changed; write regrade.csv, and with `apply` the new
+    results. `packages` ("numpy==1.26.4 ...") replaces the environment the
+    batch was graded in (batch.json keeps the new one once applied)."""
     out_root = Path(out_root)
+    chosen = packages_option(packages)  # a bad --packages says so before anything is read
     record = batch_record.read(out_root)
+    if chosen is not None:
+        record = dataclasses.replace(record, packages=chosen)
     folder = Path(record.submissions)
     if not folder.is_dir():
         raise batch_record.RecordError(f"{out_root / batch_record.RECORD}: field 'submissions': {folder} is not "
@@ -208,6 +214,7 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None) -> Outcome:
         write_atomic(out_root / REGRADE_CSV, render_csv(changes))
         if apply:
             _apply(out_root, staging, changes, config)
+            batch_record.write(out_root, record)  # a --packages regrade: later ones keep its environment
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Outcome(tuple(changes), standing, orphans)

@@ -89,13 +89,23 @@ def add_limit_arguments(parser):
                         "student code (a non-root user without user namespaces); the report says so")
     parser.add_argument("--score-advisories", action="store_true",
                         help="also score the checks beyond the course's contract (default: listed, no points)")
+    add_packages_argument(parser)
+
+
+def add_packages_argument(parser):
+    """--packages: the environment student code runs against, for one run (grade, grade-batch, regrade)."""
+    parser.add_argument("--packages", metavar='"NAME==VERSION ..."',
+                        help="run student code and the reference against these pinned packages instead of "
+                        "assignment.toml's [environment], e.g. \"numpy==1.26.4 tqdm==4.66.1\" to grade an "
+                        "earlier cohort as it was taught; results record which was used")
 
 
 def config_from_args(args, jobs, assignment: Assignment):
     if (args.timeout is not None and args.timeout <= 0) or args.memory_mb < 128:
         raise ValueError("--timeout must be positive and --memory-mb at least 128")
     return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
-                     insecure=args.insecure, score_advisories=args.score_advisories, assignment=assignment)
+                     insecure=args.insecure, score_advisories=args.score_advisories,
+                     assignment=assignment.with_packages(getattr(args, "packages", None)))
 
 
 @dataclass(frozen=True)
@@ -190,7 +200,9 @@ def sandbox_environment(assignment: Assignment) -> Path:
     try:
         return sandbox.environment(assignment.packages)
     except sandbox.PackageError as exc:
-        raise AssignmentError(f"{shown(assignment.toml)}: field 'environment.packages': {exc}") from None
+        where = "--packages" if assignment.packages_from == "--packages" else \
+            f"{shown(assignment.toml)}: field 'environment.packages'"
+        raise AssignmentError(f"{where}: {exc}") from None
 
 
 def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_limits.TimeLimit,

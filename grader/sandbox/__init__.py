@@ -2,7 +2,7 @@
 
 Generic: knows nothing about needle. The parent calls `run(script, args,
 student_dir=..., out_dir=..., shared=..., limits=...)`; the worker runs as
-`python -I script args...` from a copy of the interpreter, its standard
+`python -I -S script args...` from a copy of the interpreter, its standard
 library and the packages the caller names (env.py: `environment(packages)`;
 none: the grader's numpy), in a per-run stage of copies (regular files only), under a
 uid of its own (root) or a user namespace, with rlimits, a control group
@@ -79,7 +79,7 @@ WORKER_ENV = {
 
 def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shared: dict | None = None,
         limits: Limits = Limits(), tier: str | None = None, group=None, packages: tuple = ()) -> RunResult:
-    """Run `python -I script args...` in the sandbox; wait, kill, report.
+    """Run `python -I -S script args...` in the sandbox; wait, kill, report.
 
     The worker sees a copy of `student_dir` (regular files only) as its
     working directory, writable up to Limits.tmp_mb; a copy of the script's
@@ -184,7 +184,7 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
     """Start the worker (and its namespace wrappers) in a new session.
     `disk_capped`: its writable folders are capped mounts, not polled."""
     spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
-    cmd = [f"{view.env}/bin/python3", "-I", f"{view.env}/entry.py", json.dumps(spec),
+    cmd = [f"{view.env}/bin/python3", "-I", "-S", f"{view.env}/entry.py", json.dumps(spec),
            f"{view.runner}/{script_name}", *args]
     env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
     root = os.geteuid() == 0

@@ -1,8 +1,13 @@
 """The first code a sandboxed worker runs (standard library only).
 
-    python -I entry.py SPEC_JSON SCRIPT ARGS...
+    python -I -S entry.py SPEC_JSON SCRIPT ARGS...
 
-Copied into the sandbox environment; no grader module imports it. It locks
+Copied into the sandbox environment; no grader module imports it. It
+decides the worker's sys.path itself (`-S`: the host's site.py never runs,
+whatever its layout: Debian's patched one looks for dist-packages and would
+miss ours, and could add the system's own): the standard library beside the
+copied interpreter, then this environment's site-packages, then (below) the
+working directory. It locks
 the process down with Landlock where the kernel has it (file access only
 beneath the paths in SPEC: "read" and "write"; no TCP bind or connect; no
 signals or abstract sockets outside the sandbox), puts the working
@@ -75,7 +80,22 @@ def landlock(read, write):
     return ""
 
 
+def set_path():
+    """sys.path: the copied standard library (what the interpreter found
+    beside itself), then our site-packages (its .pth files read, as site
+    would), and the builtins site adds for an interactive habit (exit, quit,
+    help, copyright) so that a student's stray exit() behaves as at home."""
+    home = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if p.startswith(home + os.sep)]
+    import site  # under -S: imported for its helpers only, its main() never runs
+
+    site.addsitedir(os.path.join(home, "lib", "python%d.%d" % sys.version_info[:2], "site-packages"))
+    for helper in ("setquit", "setcopyright", "sethelper"):
+        getattr(site, helper, lambda: None)()
+
+
 def main():
+    set_path()
     spec = json.loads(sys.argv[1])
     if spec.get("landlock", "off") != "off":
         problem = landlock(spec.get("read", []), spec.get("write", []))

@@ -96,7 +96,8 @@ def environment(packages: tuple = ()) -> Path:
     or, when none are given, a copy of the grader's own numpy."""
     packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
-    key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *(packages or _own_numpy()[1])])
+    key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(),
+                   *(packages or _own_numpy()[1])])
     if key in _BUILT and (_BUILT[key] / ".complete").is_file():  # (a temp cleaner may have removed it)
         return _BUILT[key]
 
@@ -116,6 +117,14 @@ def environment(packages: tuple = ()) -> Path:
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
     _BUILT[key] = _cached(f"python-{key}", build)
     return _BUILT[key]
+
+
+def _stdlib_names() -> list[str]:
+    """What the standard library holds now, for the cache key: a module the
+    system adds later (Debian's python3-tk puts tkinter beside its python3)
+    makes a new copy."""
+    stdlib = Path(os.__file__).resolve().parent
+    return sorted(os.listdir(stdlib)) + sorted(os.listdir(stdlib / "lib-dynload"))
 
 
 def _say(line: str) -> None:
@@ -146,8 +155,9 @@ def _copy_interpreter(exe: Path, dest: Path) -> Path:
 
 
 def site_packages(env: Path) -> Path:
-    """Where an environment's packages are: on sys.path even under `python -I`
-    (site adds it; -I only drops the user's own)."""
+    """Where an environment's packages are: entry.py puts this folder on the
+    worker's sys.path itself (the host's site.py, which may look elsewhere,
+    never runs)."""
     return env / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
 
 

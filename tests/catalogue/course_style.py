@@ -10,7 +10,12 @@ canonical base), and with extra files some students leave behind.
 """
 from dataclasses import dataclass
 
+from grader.assignment import Assignment
+
 from .build import AUTOGRAD, OPS, SIMPLE_ML, Body, Replace
+
+# The numpy student code is graded with (assignment.toml's [environment]).
+NUMPY_MAJOR = int(dict(p.split("==") for p in Assignment.hw1().packages)["numpy"].split(".")[0])
 
 
 @dataclass(frozen=True)
@@ -51,14 +56,16 @@ for i in range(0, num_examples, batch):
 return W1, W2
 """
 
-# Float widths as the course's numpy (1.26, assignment.toml's [environment])
-# makes them: an array with a numpy float64 scalar keeps float32 there
-# (value-based casting: so `a / np.float64(s)` passes), while a 0-d result
-# with a Python number becomes float64 (so the notebook's `.sum() /
-# batch_size` loss is float64). numpy 2 (NEP 50) has it the other way round.
+# Float widths as the graded numpy makes them. numpy 1 (value-based casting):
+# an array with a numpy float64 scalar keeps float32 (so `a / np.float64(s)`
+# passes), while a 0-d result with a Python number becomes float64 (so the
+# notebook's `.sum() / batch_size` loss is float64). numpy 2 (NEP 50) has
+# it the other way round.
 FLOAT64_WEIGHTS = {"forward_power_scalar_float32", "forward_log_float32"}
 WEIGHTS_F64 = {"nn_epoch_ndl_weights_float32"}
-LOSS_F64 = {"softmax_loss_ndl_value_float32"}
+LOSS_FLOAT32 = {"softmax_loss_ndl_value_float32"}  # the loss comes back float64
+LOSS_F64 = LOSS_FLOAT32 if NUMPY_MAJOR == 1 else set()  # ... from a 0-d sum divided by an int
+F64_SCALAR = set() if NUMPY_MAJOR == 1 else {"forward_divide_scalar_float32"}  # a / np.float64(s) is float64
 
 TUPLE_ONLY_SUMMATION = Body(OPS, "Summation.gradient", """
     shape = list(node.inputs[0].shape)
@@ -75,12 +82,12 @@ COURSE_STYLE = [
                  Body(SIMPLE_ML, "softmax_loss", SOFTMAX_NOTEBOOK), Body(SIMPLE_ML, "nn_epoch", NN_EPOCH_STUDENT),
                  advisories=WEIGHTS_F64 | LOSS_F64),
     course_style("float64_internals", "ops computed in float64 (astype), weights returned float64; its "
-                 "np.float64 divisor keeps float32 arrays float32 under numpy 1",
+                 "np.float64 divisor keeps float32 arrays float32 under numpy 1, not under numpy 2",
                  Body(OPS, "PowerScalar.compute", "return array_api.power(a.astype(array_api.float64), self.scalar)"),
                  Body(OPS, "DivScalar.compute", "return a / array_api.float64(self.scalar)"),
                  Body(OPS, "Log.compute", "return array_api.log(a.astype('float64'))"),
                  Body(SIMPLE_ML, "nn_epoch", NN_EPOCH_STUDENT),
-                 advisories=FLOAT64_WEIGHTS | WEIGHTS_F64 | LOSS_F64),
+                 advisories=FLOAT64_WEIGHTS | WEIGHTS_F64 | LOSS_FLOAT32 | F64_SCALAR),
     course_style("tuple_only_summation", "Summation.gradient iterates over self.axes: a tuple, as the handout "
                  "types it; an int axis breaks it", TUPLE_ONLY_SUMMATION,
                  advisories={"backward_summation_int_axis"}),

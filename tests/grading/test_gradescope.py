@@ -49,7 +49,8 @@ def test_bundle_has_the_scripts_and_the_source_only(bundle):
 def test_setup_script_installs_what_the_grader_needs(bundle):
     with zipfile.ZipFile(bundle) as archive:
         setup = archive.read("setup.sh").decode()
-    assert "apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap" in setup
+    assert "for package in python3 python3-venv python3-pip python3-tk bubblewrap; do" in setup
+    assert 'apt-get install -y -q --no-install-recommends "${need[@]}"' in setup
     assert 'pip" install --quiet -e "$SRC"' in setup
     assert "reference/tools/fetch_mnist.py data" in setup and "expected.expected_dir" in setup
     assert setup.rstrip().endswith('chmod 0750 "$SRC"')  # modes hide the reference where nothing else can
@@ -126,3 +127,82 @@ def test_run_autograder_refuses_links_restored_from_the_upload(bundle, tmp_path)
     assert proc.returncode == 0
     doc = json.loads((root / "results" / "results.json").read_text())
     assert doc["score"] == 0 and "python: a symbolic link in the submission; refused" in doc["output"]
+
+
+# ---------------------------------------------------------------- setup.sh for real
+
+PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def debian_layout(python: str) -> str:
+    """"" when `python` is a Debian/Ubuntu system Python (dist-packages, a
+    patched site.py), else why not."""
+    if not Path(python).is_file():
+        return f"no {python} here"
+    out = subprocess.run([python, "-c", "import sys; print(sys.path)"], capture_output=True, text=True).stdout
+    return "" if "dist-packages" in out else f"{python} is not a Debian-layout Python (no dist-packages on its path)"
+
+
+def plain_env(tmp_path: Path, **more) -> dict:
+    """A machine's plain environment: python3 is whatever its PATH gives (Debian's own here)."""
+    return {"PATH": PLAIN_PATH, "HOME": os.environ.get("HOME", str(tmp_path)), **more}
+
+
+@pytest.fixture(scope="module")
+def set_up(bundle, tmp_path_factory):
+    """An /autograder tree after the bundle's own setup.sh ran in a plain
+    environment, and results.json of the reference and the handout graded by
+    its run_autograder (no GRADER_PYTHON: the venv setup.sh made)."""
+    root = tmp_path_factory.mktemp("gradescope") / "autograder"
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(root / "source")
+    for script in ("setup.sh", "run_autograder"):
+        (root / "source" / script).chmod(0o755)
+    shutil.copyfile(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "run_autograder").chmod(0o755)
+    env = plain_env(root, MNIST_DIR=str(DATA.resolve()))
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                           timeout=900)
+    assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    results = {}
+    for name, tree in (("reference", REFERENCE), ("handout", HANDOUT)):
+        submission = root / "submission"
+        shutil.rmtree(submission, ignore_errors=True)
+        submission.mkdir()
+        for rel in STUDENT_FILES:
+            shutil.copyfile(tree / rel, submission / Path(rel).name)
+        proc = subprocess.run([str(root / "run_autograder")], env={**env, "AUTOGRADER_ROOT": str(root)},
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        results[name] = json.loads((root / "results" / "results.json").read_text())
+    return root, results
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_setup_sh_then_run_autograder_grade_the_reference_100_and_the_handout_0(set_up):
+    root, results = set_up
+    assert results["reference"]["score"] == 100, results["reference"]["output"]
+    assert results["handout"]["score"] == 0
+    assert all(t["status"] == "passed" for t in results["reference"]["tests"])
+    venv = root / "source" / ".venv" / "bin" / "python"
+    assert venv.exists() and list((root / "source" / "data").glob("*.gz"))  # setup.sh made both
+    assert stat.S_IMODE((root / "source").stat().st_mode) == 0o750
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_grading_works_with_debians_own_python(set_up):
+    """The venv setup.sh built comes from /usr/bin/python3, Debian's (the
+    sandbox's copy of it never runs its site.py), and grades as any other."""
+    why_not = debian_layout("/usr/bin/python3")
+    if why_not:
+        pytest.skip(why_not)
+    root, results = set_up
+    base = subprocess.run([str(root / "source" / ".venv" / "bin" / "python"), "-c",
+                           "import sys; print(sys._base_executable, sys.version.split()[0])"],
+                          capture_output=True, text=True).stdout.split()
+    assert Path(base[0]).resolve() == Path("/usr/bin/python3").resolve(), base
+    provenance = results["reference"]["extra_data"]["provenance"]
+    assert provenance["python"] == base[1] and provenance["sandbox_packages"] == list(Assignment.hw1().packages)
+    assert (results["reference"]["score"], results["handout"]["score"]) == (100, 0)

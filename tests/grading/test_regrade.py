@@ -34,6 +34,7 @@ def test_reasons_name_each_input_that_differs():
     assert provenance.why_changed(inputs(), inputs(cases_sha256="y", numpy="2.0")) == \
         ("cases changed", "grader changed")
     assert provenance.why_changed(inputs(), inputs(scoring="strict")) == ("grader changed",)
+    assert provenance.why_changed(inputs(), inputs(sandbox_packages=["numpy==2.0.2"])) == ("packages changed",)
     assert provenance.why_changed({}, inputs()) == ("graded by an older grader (no provenance)",)
     assert provenance.why_changed(inputs(status="grader error"), inputs()) == ("the grader failed on it before",)
     doc = {"extra_data": {"scoring": "contract", "provenance": {**inputs(), "scoring": "contract", "tier": "bwrap"}}}
@@ -83,6 +84,24 @@ def test_batch_record_round_trips_and_names_a_bad_field(tmp_path):
     (tmp_path / "batch.json").write_text((tmp_path / "batch.json").read_text().replace('"memory_mb": 2048',
                                                                                      '"memory_mb": "lots"'))
     with pytest.raises(batch_record.RecordError, match=r"batch.json: field 'memory_mb': missing or of the wrong"):
+        batch_record.read(tmp_path)
+
+
+def test_batch_record_keeps_the_packages_option_and_reads_an_older_record_without_it(tmp_path):
+    chosen = RunConfig(jobs=1, assignment=Assignment.hw1().with_packages("numpy==1.26.4 tqdm==4.66.1"))
+    record = batch_record.from_config(tmp_path / "subs", chosen)
+    assert record.packages == ("numpy==1.26.4", "tqdm==4.66.1")
+    batch_record.write(tmp_path, record)
+    again = batch_record.read(tmp_path).config().assignment
+    assert again.packages == record.packages and again.packages_from == "--packages"
+    declared = batch_record.from_config(tmp_path / "subs", RunConfig(jobs=1))
+    assert declared.packages is None  # the declaration, whatever assignment.toml says when regraded
+    text = batch_record.render(declared).replace(',\n    "packages": null', "")
+    assert '"packages"' not in text
+    (tmp_path / "batch.json").write_text(text)
+    assert batch_record.read(tmp_path).packages is None
+    (tmp_path / "batch.json").write_text(batch_record.render(record).replace('"numpy==1.26.4"', "3"))
+    with pytest.raises(batch_record.RecordError, match=r"batch.json: field 'packages': give a list"):
         batch_record.read(tmp_path)
 
 

@@ -43,7 +43,7 @@ def test_handout_layout(tmp_path, stub_client):
     assert set(built.files) - cases == {
         "tests/hw1/test_cases.py", ".gitignore", "Makefile", "README.md", "conftest.py", "pytest.ini", "mugrade.py",
         "hw1.ipynb", "hw1_check.py", ".github/workflows/grade.yml",
-        "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py",
+        "apps/simple_ml.py", "tests/hw1/test_autograd_hw.py", "tools/fetch_mnist.py", "tools/graded_with.py",
         "python/needle/__init__.py", "python/needle/autograd.py", "python/needle/backend_numpy.py",
         "python/needle/init/__init__.py", "python/needle/init/init_basic.py",
         "python/needle/ops/__init__.py", "python/needle/ops/ops_mathematic.py"}

@@ -26,7 +26,7 @@ import pytest
 
 from grader import REFERENCE, ROOT, sandbox
 from grader.sandbox import security as sandbox_security
-from grader.sandbox.env import environment
+from grader.sandbox.env import environment, site_packages
 
 pytestmark = pytest.mark.sandbox
 
@@ -80,7 +80,9 @@ def arena():
 def scenario(setting: str, arena) -> dict:
     base, repo, student, targets = arena
     env_dir = environment()  # a copied interpreter any uid can run (the venv may sit under /root)
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LD_LIBRARY_PATH": str(env_dir / "lib")}
+    # (its numpy named explicitly: a copy of Debian's python3 never looks in site-packages by itself)
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LD_LIBRARY_PATH": str(env_dir / "lib"),
+           "PYTHONPATH": str(site_packages(env_dir))}
     cmd = [*SETTINGS[setting], str(env_dir / "bin" / "python3"), str(repo / "fixtures" / "tier_scenario.py"),
            str(repo), str(student), json.dumps(targets)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd="/", timeout=300)

@@ -8,8 +8,19 @@ SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export DEBIAN_FRONTEND=noninteractive
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-apt-get update -q
-apt-get install -y -q --no-install-recommends python3 python3-venv python3-pip bubblewrap
+# Ubuntu's own python3 (dist-packages, a patched site.py: the sandbox
+# decides its workers' sys.path itself), its venv, tkinter (Debian and
+# Ubuntu ship it apart; student code may import it) and bubblewrap; apt runs
+# only for what is missing.
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+need=()
+for package in python3 python3-venv python3-pip python3-tk bubblewrap; do
+    installed "$package" || need+=("$package")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
 
 python3 -m venv "$SRC/.venv"
 "$SRC/.venv/bin/pip" install --quiet --upgrade pip
