@@ -111,12 +111,22 @@ def test_dry_run_lists_who_moves_and_why_then_apply_then_nothing(graded):
     assert "dry run" in r.stdout
     assert {n: (out / n / "results.json").read_bytes() for n in before} == before  # nothing changed
     assert (out / "gradebook.csv").read_bytes() == gradebook and not (out / "audit.log").exists()
-    assert not list(out.glob(".regrade-*"))  # no staging left behind
+    assert [p.name for p in out.glob(".regrade-*")] == [".regrade-staged"]  # the dry run's results, kept
+    staged = {n: (out / ".regrade-staged" / n / "results.json").read_bytes() for n in before}
+    assert book(out).keys() == before.keys()  # (a hidden folder is never a gradebook row)
 
+    student_copy(toy, subs / "dave", square="np.asarray(x, dtype=np.float64) ** 2 + 1")  # after the dry run
+    expected[1:] = sorted(expected[1:] + [["dave", "40", "100", "square_range: failed -> passed",
+                                           "submission changed; reference changed"]])
     r = grader(tmp, "regrade", out, "--apply", "--jobs", "2")
     assert r.returncode == 0, r.stderr
+    assert "3 taken from the dry run as it graded them, 1 graded now" in r.stdout
+    for name in ("alice", "bob", "carol"):  # applied as the dry run graded them, not graded again
+        assert (out / name / "results.json").read_bytes() == staged[name]
+    assert (out / "dave" / "results.json").read_bytes() != staged["dave"]  # changed since: graded now
+    assert not list(out.glob(".regrade-*"))  # nothing staged left behind
     assert regrade_rows(out) == expected
-    assert {n: r["total"] for n, r in book(out).items()} == {"alice": "40", "bob": "40", "carol": "100", "dave": "40"}
+    assert {n: r["total"] for n, r in book(out).items()} == {"alice": "40", "bob": "40", "carol": "100", "dave": "100"}
     assert results(out, "alice")["score"] == 40
     kept = list((out / "alice").glob("results.prev-*.json"))
     assert len(kept) == 1 and kept[0].read_bytes() == before["alice"]

@@ -19,6 +19,8 @@ GRADEBOOK = "gradebook.csv"   # batch_book.py
 RECORD = "batch.json"         # batch_record.py: what `grader regrade` grades again
 REGRADE_CSV = "regrade.csv"   # regrade.py
 AUDIT_LOG = "audit.log"       # regrade.py
+STAGED = ".regrade-staged"    # regrade.py: the last dry run's results, which --apply puts in place (hidden:
+                              # never a submission's name)
 RESERVED = {GRADEBOOK, RECORD, REGRADE_CSV, AUDIT_LOG}
 
 

@@ -13,11 +13,16 @@ inputs that differ (submission, cases, reference, grader changed).
 
 A dry run (the default) changes no result: it writes OUTDIR/regrade.csv,
 one row per submission whose score or any case's verdict changed (name,
-old total, new total, the cases whose verdict changed, why), and prints a
-summary. `--apply` also puts the new results in place, keeping each
-replaced results.json beside it as results.prev-<time>.json, rewrites
-gradebook.csv and appends what changed to OUTDIR/audit.log (who, when).
-A new result that is a grader error never replaces a graded one.
+old total, new total, the cases whose verdict changed, why), prints a
+summary, and keeps the results it graded in OUTDIR/.regrade-staged.
+`--apply` puts the new results in place, keeping each replaced
+results.json beside it as results.prev-<time>.json, rewrites gradebook.csv
+and appends what changed to OUTDIR/audit.log (who, when). It grades
+nothing that the dry run already graded on the same inputs (a staged
+result whose provenance inputs equal those of grading it now is applied as
+it is; a submission or case changed since is graded again), so a dry run
+followed by --apply costs one grading. A new result that is a grader error
+never replaces a graded one.
 """
 import dataclasses
 import datetime as dt
@@ -36,7 +41,7 @@ from grader.grading import batch_record, expected, provenance, report, seeds
 from grader.grading.batch import Progress, run_jobs
 from grader.grading.batch_book import BatchGradebook
 from grader.grading.batch_jobs import Job
-from grader.grading.batch_names import AUDIT_LOG, GRADEBOOK, REGRADE_CSV, find_submissions
+from grader.grading.batch_names import AUDIT_LOG, GRADEBOOK, REGRADE_CSV, STAGED, find_submissions
 from grader.grading.orchestrate import submission_digest
 from grader.grading.writing import REPORT_FILES, RESULTS
 
@@ -73,6 +78,7 @@ class Outcome:
     changes: tuple     # Change per submission graded again
     standing: tuple    # names whose result stands (not graded again)
     orphans: tuple     # result folders with no submission in the folder any more (kept)
+    reused: tuple = ()  # --apply: names whose dry-run result was applied without grading again
 
 
 def _read_results(folder: Path):
@@ -203,10 +209,12 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
     changes = []
     staging = Path(tempfile.mkdtemp(prefix=".regrade-", dir=out_root))
     try:
-        if todo:
+        reused = _reuse_staged(out_root / STAGED, staging, todo, config) if apply else ()
+        grade = [p for p in todo if p.name not in reused]
+        if grade:
             expected.expected_dir(config)  # the answers, once, before the pool
-            progress = Progress(len(todo), stream)
-            run_jobs([Job(p.name, p.path, staging / p.name, config) for p in todo], jobs, on_done=progress.update)
+            progress = Progress(len(grade), stream)
+            run_jobs([Job(p.name, p.path, staging / p.name, config) for p in grade], jobs, on_done=progress.update)
         for item in todo:
             new = _read_results(staging / item.name)
             if new is not None:
@@ -215,9 +223,38 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
         if apply:
             _apply(out_root, staging, changes, config)
             batch_record.write(out_root, record)  # a --packages regrade: later ones keep its environment
+            shutil.rmtree(out_root / STAGED, ignore_errors=True)
+        else:
+            _keep_staged(out_root, staging)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return Outcome(tuple(changes), standing, orphans)
+    return Outcome(tuple(changes), standing, orphans, tuple(sorted(reused)))
+
+
+def _reuse_staged(staged: Path, staging: Path, todo, config) -> tuple:
+    """Move into `staging` each result of the last dry run that grading now
+    would reproduce (the same provenance inputs, graded); their names."""
+    reused = []
+    for item in todo:
+        doc = _read_results(staged / item.name)
+        found = provenance.inputs(doc) if doc is not None else {}
+        if not found or found.get("status") != provenance.GRADED:
+            continue
+        if provenance.why_changed(found, current_inputs(config, item.path)) == ():
+            shutil.move(staged / item.name, staging / item.name)
+            reused.append(item.name)
+    return tuple(reused)
+
+
+def _keep_staged(out_root: Path, staging: Path) -> None:
+    """The dry run's results replace the previous dry run's, for --apply."""
+    old = out_root / STAGED
+    if old.exists():
+        trash = Path(tempfile.mkdtemp(prefix=".regrade-old-", dir=out_root))
+        os.replace(old, trash / "x")
+        shutil.rmtree(trash, ignore_errors=True)
+    os.replace(staging, old)
+    staging.mkdir()  # (the finally clause removes it again)
 
 
 def _apply(out_root: Path, staging: Path, changes, config) -> None:
@@ -249,6 +286,8 @@ def summary(outcome: Outcome, out_root: Path, apply: bool) -> str:
         lines.append(f"{len(outcome.orphans)} result(s) without a submission any more, kept: "
                      f"{', '.join(outcome.orphans)}")
     if apply:
+        lines.append(f"{len(outcome.reused)} taken from the dry run as it graded them, "
+                     f"{len(changes) - len(outcome.reused)} graded now")
         lines.append(f"applied: new results in place (old ones kept as results.prev-*.json), "
                      f"{out_root / GRADEBOOK} rewritten, logged in {out_root / AUDIT_LOG}")
     else:
