@@ -32,7 +32,7 @@ def _grade(parser):
                         "(default %(default)s)")
     parser.add_argument("--format", choices=("auto", "plain", "github"), default="auto",
                         help="github: also print annotations on the student's lines and write the job "
-                        "summary and GitHub Classroom result ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT); "
+                        "summary ($GITHUB_STEP_SUMMARY); "
                         "auto (default): github on a GitHub Actions runner, else plain")
     parser.add_argument("--fail-under", type=float, metavar="POINTS",
                         help="exit 1 when the score is below POINTS (for CI; default: never)")
