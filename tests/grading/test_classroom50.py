@@ -134,7 +134,7 @@ def bundle(tmp_path_factory):
     return out
 
 
-def run_autograder(bundle: Path, repo: Path, tmp: Path, owner="alice", env_drop=()):
+def run_autograder(bundle: Path, repo: Path, tmp: Path, owner="alice", env_drop=(), cases_python=sys.executable):
     """autograder.py as runner.py's run_entrypoint runs it: (exit, log, GITHUB_OUTPUT text)."""
     sha = _git(repo, "rev-parse", "HEAD")
     tag = f"submit/2026-11-26T19-00-00Z-{sha[:7]}"
@@ -158,7 +158,7 @@ def run_autograder(bundle: Path, repo: Path, tmp: Path, owner="alice", env_drop=
            "RELEASE_URL": f"{server}/{repository}/releases/tag/{urllib.parse.quote(tag, safe='')}",
            "REVIEW_URL": f"{server}/{repository}/compare/{_git(repo, 'rev-parse', 'HEAD~1')}...{sha}",
            # the cases' interpreter and data, as `make test PYTHON=... MNIST_DIR=...`
-           "PYTHON": sys.executable, "MNIST_DIR": str(DATA), "OPENBLAS_NUM_THREADS": "1"}
+           "PYTHON": cases_python, "MNIST_DIR": str(DATA), "OPENBLAS_NUM_THREADS": "1"}
     for name in env_drop:
         env.pop(name)
     proc = subprocess.run([runner_python(), str(bundle / "autograder.py")], cwd=repo, env=env,
@@ -250,7 +250,10 @@ def test_the_release_body_has_the_points_table_and_the_likely_cause(buggy):
     assert f"| Q2 backward | {q2['cases-passed']} FAIL | {q2['score']}/{q2['max-score']} |" in body
     assert "| Q1 forward | 25/25 PASS | 6/6 | 6.25/6.25 |" in body
     assert "39.31 more points" in body   # the hidden cases: said, never run
-    assert "Likely cause:" in log or "Smallest failing input:" in log   # make test's own feedback, in the log
+    # make test's own feedback in the log, and in the annotation as the GitHub path words it
+    assert "Likely cause: PowerScalar.gradient keeps the exponent" in log
+    (annotation,) = [m for name, _, m in commands(log) if name == "error"]
+    assert "%0ALikely cause: PowerScalar.gradient keeps the exponent%0ASmallest failing input: " in annotation
 
 
 def test_the_student_cannot_change_the_tests_that_grade_them(bundle, tmp_path):
@@ -276,6 +279,34 @@ def test_without_the_runners_variables_it_writes_nothing_and_says_which(bundle, 
         "autograder.py: CLASSROOM, SUBMISSION_TAG not set: run it from Classroom 50's runner, which sets them "
         "(see the README's Classroom 50 section)"]
     assert not (repo / "result.json").exists() and not (repo / "release-body.md").exists()
+
+
+def test_a_setup_that_fails_is_an_error_for_the_runner_and_writes_nothing(bundle, tmp_path):
+    repo = student_repo(tmp_path / "dl-hw1-alice", build.reference_sources())
+    # $PYTHON without numpy: `make setup` refuses it
+    status, log, _ = run_autograder(bundle, repo, tmp_path, cases_python=runner_python())
+    assert status == 1
+    errors = [(props, m) for name, props, m in commands(log) if name == "error"]
+    assert errors == [({"title": "not graded"}, "make setup data failed (exit 2); the public cases did not run")]
+    assert not (repo / "result.json").exists() and not (repo / "release-body.md").exists()
+
+
+def test_a_submission_that_hangs_is_stopped_and_scored_0(bundle, tmp_path):
+    slow = tmp_path / "bundle"
+    shutil.copytree(bundle, slow)
+    config = json.loads((slow / "bundle.json").read_text())
+    (slow / "bundle.json").write_text(json.dumps({**config, "timeout": 5}))
+    sources = build.reference_sources()
+    sources[build.SIMPLE_ML] = "import time\nwhile True:\n    time.sleep(1)\n" + sources[build.SIMPLE_ML]
+    repo = student_repo(tmp_path / "dl-hw1-alice", sources)
+    status, log, _ = run_autograder(slow, repo, tmp_path)
+    assert status == 0, log
+    result = result_of(repo)
+    validate_result(result, "dl", "hw1", "alice")
+    assert result["score"] == 0 and result["max-score"] == PUBLIC_POINTS
+    assert any("did not finish within 5 s" in m for name, _, m in commands(log) if name == "error")
+    running = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp_path / "runner") not in running   # make, pytest and the student's loop are gone
 
 
 def test_grader_classroom50_refuses_a_folder_in_use(tmp_path):
