@@ -99,9 +99,9 @@ def set_up(work: Path, env, out) -> bool:
     return False
 
 
-def run_cases(work: Path, results: Path, env, timeout: float, out) -> str:
-    """`make test RESULTS=...` with student output shown, never obeyed;
-    returns "" once it finished, else why not."""
+def run_cases(work: Path, results: Path, env, timeout: float, out) -> tuple:
+    """`make test RESULTS=...` with student output shown, never obeyed:
+    (True, "" or its failing exit) once it finished, else (False, why not)."""
     out.flush()
     with github_ci.commands_stopped(out):
         try:
@@ -109,14 +109,14 @@ def run_cases(work: Path, results: Path, env, timeout: float, out) -> str:
                                     env=case_env(env), stdout=out.fileno(), stderr=subprocess.STDOUT,
                                     start_new_session=True)
         except OSError as exc:
-            return f"the public cases could not start: {exc}"
+            return False, f"the public cases could not start: {exc}"
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)   # the whole tree: make, pytest, anything they started
             proc.wait()
-            return f"the public cases did not finish within {timeout:g} s"
-    return "" if proc.returncode == 0 else f"make test exited {proc.returncode}"
+            return False, f"the public cases did not finish within {timeout:g} s"
+    return True, "" if proc.returncode == 0 else f"make test exited {proc.returncode}"
 
 
 QUESTION_FIELDS = ("key", "label", "score", "max_score", "passed", "total")
@@ -168,9 +168,11 @@ def grade(checkout: Path, env, out, bundle: Path = BUNDLE):
         if not set_up(work, env, out):
             return None, None
         results = Path(tmp) / "results.json"
-        why = run_cases(work, results, env, config["timeout"], out)
+        finished, why = run_cases(work, results, env, config["timeout"], out)
         points = json.loads((work / config["points"]).read_text(encoding="utf-8"))
-        doc = read_document(results, points, why, config["unit"])
+        # a run stopped midway wrote no results of its own: whatever is there is not the cases'
+        doc = read_document(results, points, why, config["unit"]) if finished else \
+            empty_document(points, why, config["unit"])
     doc["notes"] = notes + list(doc.get("notes", ()))
     return doc, config["unit"]
 

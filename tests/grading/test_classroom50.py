@@ -281,6 +281,22 @@ def test_without_the_runners_variables_it_writes_nothing_and_says_which(bundle, 
     assert not (repo / "result.json").exists() and not (repo / "release-body.md").exists()
 
 
+def test_a_student_file_that_does_not_import_scores_0_and_points_at_its_line(bundle, tmp_path):
+    sources = build.reference_sources()
+    lines = sources[build.AUTOGRAD].splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("def find_topo_sort("))
+    lines[at] = lines[at].replace("def find_topo_sort(", "def find_topo_sort((", 1)
+    sources[build.AUTOGRAD] = "\n".join(lines) + "\n"
+    repo = student_repo(tmp_path / "dl-hw1-alice", sources)
+    status, log, _ = run_autograder(bundle, repo, tmp_path)
+    assert status == 0, log
+    result = result_of(repo)
+    validate_result(result, "dl", "hw1", "alice")
+    assert result["score"] == 0 and result["max-score"] == PUBLIC_POINTS
+    errors = {(p.get("file"), p.get("line"), p.get("title")) for name, p, _ in commands(log) if name == "error"}
+    assert errors == {(build.AUTOGRAD, str(at + 1), "not run")}
+
+
 def test_a_setup_that_fails_is_an_error_for_the_runner_and_writes_nothing(bundle, tmp_path):
     repo = student_repo(tmp_path / "dl-hw1-alice", build.reference_sources())
     # $PYTHON without numpy: `make setup` refuses it
