@@ -1,7 +1,7 @@
 """The grading commands: `grader grade`, `grade-batch`, `regrade`,
-`gradescope-bundle` and `classroom50`. Each parses what the CLI gave it, calls the module that
-does the work, prints the outcome and returns the exit status; nothing
-imports from here.
+`gradescope-bundle` and `classroom50`. Each parses what the CLI gave it,
+calls the module that does the work, prints the outcome and returns the
+exit status; nothing imports from here.
 """
 import sys
 import time
