@@ -32,7 +32,7 @@ def _grade(parser):
                         "(default %(default)s)")
     parser.add_argument("--format", choices=("auto", "plain", "github"), default="auto",
                         help="github: also print annotations on the student's lines and write the job "
-                        "summary and GitHub Classroom result ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT); "
+                        "summary ($GITHUB_STEP_SUMMARY); "
                         "auto (default): github on a GitHub Actions runner, else plain")
     parser.add_argument("--fail-under", type=float, metavar="POINTS",
                         help="exit 1 when the score is below POINTS (for CI; default: never)")
@@ -86,6 +86,12 @@ def _similarity(parser):
 
 def _gradescope_bundle(parser):
     parser.add_argument("out", help="the zip to write, e.g. autograder.zip (upload it to Gradescope)")
+
+
+def _classroom50(parser):
+    parser.add_argument("outdir", help="the folder to write (absent or empty); put it at "
+                        "CLASSROOM/autograders/ASSIGNMENT/ in your classroom50 repository")
+    _assignment(parser)
 
 
 def _db(parser):
@@ -223,6 +229,8 @@ COMMANDS = {
                    "rank pairs of submissions (and public solutions) by the solution code they share"),
     "gradescope-bundle": (_gradescope_bundle, "grader.grading.commands:gradescope_bundle_command",
                           "build a Gradescope autograder zip"),
+    "classroom50": (_classroom50, "grader.grading.commands:classroom50_command",
+                    "write a Classroom 50 autograder folder (autograder.py) grading the public cases"),
     "handout": (_handout, "grader.handout.commands:handout_command",
                 "generate handout/ from reference/ (solutions stripped, leak-checked)"),
     "check-handout": (_folders, "grader.handout.commands:check_handout_command",

@@ -15,8 +15,8 @@ stubs those cases reached.
 `--results-json FILE` (make test RESULTS=FILE) also writes every case's
 result, its points and the line of yours it points at, as JSON: the GitHub
 workflow (.github/workflows/grade.yml) renders it with
-tests/hw1/hw1_cases/github_ci.py into annotations, the job summary and the
-GitHub Classroom result.
+tests/hw1/hw1_cases/github_ci.py into annotations and the job summary, and
+Classroom 50's autograder (`grader classroom50`) into its result.json.
 """
 import json
 import os

@@ -1,5 +1,6 @@
-"""CI outputs of a Report: GitHub annotations, job summary and Classroom
-result (`grader grade --format github`, or on any GitHub Actions runner).
+"""CI outputs of a Report: GitHub annotations and job summary (`grader
+grade --format github`, or on any GitHub Actions runner); the legacy GitHub
+Classroom result (classroom_result) is no longer written, only rendered.
 
 The rendering lives in grader/untrusted/github_ci.py, which also ships in
 the handout (the student's workflow renders its public cases with it); here
@@ -57,5 +58,5 @@ commands_stopped = github_ci.commands_stopped
 
 
 def emit_github(report: rep.Report, env=None, out=None):
-    """Annotations to `out`, the summary and result to the runner's files."""
+    """Annotations to `out`, the summary to the runner's file."""
     github_ci.emit(document(report), os.environ if env is None else env, out or sys.stdout)

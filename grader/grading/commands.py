@@ -1,7 +1,7 @@
-"""The grading commands: `grader grade`, `grade-batch`, `regrade` and
-`gradescope-bundle`. Each parses what the CLI gave it, calls the module that
-does the work, prints the outcome and returns the exit status; nothing
-imports from here.
+"""The grading commands: `grader grade`, `grade-batch`, `regrade`,
+`gradescope-bundle` and `classroom50`. Each parses what the CLI gave it,
+calls the module that does the work, prints the outcome and returns the
+exit status; nothing imports from here.
 """
 import sys
 import time
@@ -11,6 +11,7 @@ from grader.assignment import Assignment
 from grader.grading import batch_record, ci, cluster, report, seeds
 from grader.grading.batch import grade_batch
 from grader.grading.batch_names import GRADEBOOK, find_submissions
+from grader.grading.classroom50 import Classroom50Error, write_autograder
 from grader.grading.gradescope import BundleError, build_bundle
 from grader.grading.orchestrate import grade_to, refusal
 from grader.grading.regrade import regrade, summary
@@ -160,4 +161,16 @@ def gradescope_bundle_command(args) -> int:
         return 1
     size = Path(args.out).stat().st_size
     print(f"{args.out}: {count} files, {size / 1024:.0f} KB; upload it as the Gradescope autograder")
+    return 0
+
+
+def classroom50_command(args) -> int:
+    """`grader classroom50 OUTDIR`: Classroom 50's autograder folder for the public cases."""
+    try:
+        count = write_autograder(Path(args.outdir), Assignment.option(args.assignment))
+    except Classroom50Error as exc:
+        print(f"grader classroom50: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.outdir}: {count} files; commit it as CLASSROOM/autograders/ASSIGNMENT/ in your "
+          "classroom50 repository (README: Classroom 50)")
     return 0

@@ -1,6 +1,8 @@
 """GitHub Actions outputs for a grading run: annotations on the student's
-lines, the points table for the job summary, and the result GitHub
-Classroom's autograding reporter reads.
+lines and the points table for the job summary (and, only when asked, the
+legacy result GitHub Classroom's autograding reporter read: GitHub
+Classroom was discontinued on 2026-08-28; Classroom 50 takes result.json
+instead, classroom50_result.py).
 
 Standard library only, and one input for both sides: a *results document*
 (a plain dict, below). The grader builds it from its Report
@@ -10,6 +12,7 @@ and a copy of this file, shipped as tests/hw1/hw1_cases/github_ci.py, renders
 it on the student's runner:
 
     python3 tests/hw1/hw1_cases/github_ci.py .hw1-results.json
+    python3 tests/hw1/hw1_cases/github_ci.py .hw1-results.json --legacy-github-classroom   # + result=
 
 The document ("version": 1):
     title      "needle hw1 (public cases)"
@@ -155,7 +158,8 @@ def summary(doc):
 
 
 def classroom_result(doc):
-    """GitHub Classroom's autograding reporter input (its `result` output):
+    """LEGACY (GitHub Classroom, discontinued 2026-08-28): the autograding
+    reporter's input (its `result` output):
     base64 of JSON, version 1, one test per question carrying its own
     max_score and score, so the Classroom gets weighted partial credit."""
     score, most = total(doc)
@@ -194,25 +198,31 @@ def _append(path, text):
         f.write(text)
 
 
-def emit(doc, env=None, out=None):
-    """Print the annotations; append the summary to $GITHUB_STEP_SUMMARY and
-    `result=...` to $GITHUB_OUTPUT when the runner set them."""
+LEGACY_CLASSROOM = "--legacy-github-classroom"  # also write GitHub Classroom's `result=` (discontinued)
+
+
+def emit(doc, env=None, out=None, legacy_classroom=False):
+    """Print the annotations; append the summary to $GITHUB_STEP_SUMMARY when
+    the runner set it, and with legacy_classroom `result=...` to $GITHUB_OUTPUT."""
     env, out = os.environ if env is None else env, out or sys.stdout
     for line in annotations(doc):
         print(line, file=out)
     if env.get("GITHUB_STEP_SUMMARY"):
         _append(env["GITHUB_STEP_SUMMARY"], summary(doc))
-    if env.get("GITHUB_OUTPUT"):
+    if legacy_classroom and env.get("GITHUB_OUTPUT"):
         _append(env["GITHUB_OUTPUT"], f"result={classroom_result(doc)}\n")
     out.flush()
 
 
 def main(argv=None):
-    """`python3 github_ci.py RESULTS_JSON`: the GitHub outputs of a results document."""
-    args = sys.argv[1:] if argv is None else argv
+    """`python3 github_ci.py RESULTS_JSON [--legacy-github-classroom]`: the
+    GitHub outputs of a results document."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    legacy = LEGACY_CLASSROOM in args
+    args = [a for a in args if a != LEGACY_CLASSROOM]
     if len(args) != 1:
-        print("usage: python3 github_ci.py RESULTS_JSON (written by `make test RESULTS=RESULTS_JSON`)",
-              file=sys.stderr)
+        print(f"usage: python3 github_ci.py RESULTS_JSON [{LEGACY_CLASSROOM}] "
+              "(RESULTS_JSON written by `make test RESULTS=RESULTS_JSON`)", file=sys.stderr)
         return 2
     try:
         with open(args[0], encoding="utf-8") as f:
@@ -221,7 +231,7 @@ def main(argv=None):
         print(f"github_ci.py: {args[0]}: cannot read ({type(exc).__name__}); run "
               f"`make test RESULTS={args[0]}` first", file=sys.stderr)
         return 2
-    emit(doc)
+    emit(doc, legacy_classroom=legacy)
     return 0
 
 

@@ -109,6 +109,13 @@ def test_emit_writes_the_runners_files(tmp_path):
     ci.emit_github(sample_report(), env, out)
     assert out.getvalue() == ci.annotations(sample_report())
     assert (tmp_path / "summary").read_text() == ci.step_summary(sample_report())
+    assert (tmp_path / "output").read_text() == "earlier=1\n"   # no GitHub Classroom result (discontinued)
+
+
+def test_the_github_classroom_result_is_written_only_when_asked_for_as_legacy(tmp_path):
+    env = {"GITHUB_OUTPUT": str(tmp_path / "output")}
+    (tmp_path / "output").write_text("earlier=1\n")
+    github_ci.emit(ci.document(sample_report()), env, io.StringIO(), legacy_classroom=True)
     earlier, result = (tmp_path / "output").read_text().splitlines()
     assert earlier == "earlier=1" and decoded(result.removeprefix("result="))["max_score"] == 100
 
@@ -186,8 +193,7 @@ def test_grade_on_a_runner_annotates_the_bug_and_fails_under(tmp_path, monkeypat
     assert first.startswith(f"::error file={build.OPS},line={bug_line},title=Q2 backward"), first
     summary = (tmp_path / "GITHUB_STEP_SUMMARY").read_text()
     assert summary.startswith(f"## needle hw1: {score:.2f} / 100".replace(".00 ", " "))
-    result = decoded((tmp_path / "GITHUB_OUTPUT").read_text().strip().removeprefix("result="))
-    assert round(sum(t["score"] for t in result["tests"]), 4) == score and len(result["tests"]) == 6
+    assert not (tmp_path / "GITHUB_OUTPUT").exists()   # no GitHub Classroom result (discontinued)
     table = out.split("::stop-commands::", 1)[1]  # everything after the annotations is bracketed
     assert "| total |" in table and table.rstrip().splitlines()[-1].startswith("::stop-")
     monkeypatch.delenv("GITHUB_ACTIONS")

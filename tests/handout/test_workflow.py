@@ -3,11 +3,12 @@
 The shipped .github/workflows/grade.yml is parsed and each `run:` step runs
 in order (bash -eo pipefail, as GitHub's default shell) in a copy of the
 handout holding a catalogue bug, with the runner's GITHUB_* variables
-pointing at temporary files. `uses:` steps (checkout, setup-python, cache,
-Classroom's reporter) are GitHub's own actions and are skipped: the copy is
-the checkout, this Python stands in for setup-python (PYTHON=, so `make
-setup` makes no .venv) and MNIST comes from $MNIST_DIR. What the reporter
-would read, the `result` output, is decoded and checked here instead.
+pointing at temporary files. `uses:` steps (checkout, setup-python, cache)
+are GitHub's own actions and are skipped: the copy is the checkout, this
+Python stands in for setup-python (PYTHON=, so `make setup` makes no .venv)
+and MNIST comes from $MNIST_DIR. GitHub Classroom's reporter is gone with
+GitHub Classroom (discontinued 2026-08-28): its `result` output is written
+only on request (--legacy-github-classroom), checked here too.
 
 Each step's log is read as the runner reads it (`::stop-commands::` and
 its token honoured), so the annotations checked are the ones GitHub would
@@ -102,7 +103,7 @@ def run(planted, tmp_path_factory):
 
 
 def test_the_workflow_is_valid_against_githubs_schema():
-    for path in (HANDOUT / WORKFLOW, TEMPLATES / "github-deadline.yml"):
+    for path in (HANDOUT / WORKFLOW, TEMPLATES / "classroom50-deadline.yml"):
         proc = subprocess.run([str(CHECK_JSONSCHEMA), "--builtin-schema", "vendor.github-workflows", str(path)],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -116,10 +117,10 @@ def test_the_gitlab_template_is_valid_against_gitlabs_schema():
     assert job["artifacts"]["reports"]["junit"] == "out/junit.xml" and job["artifacts"]["when"] == "always"
 
 
-def test_the_workflow_hands_the_result_to_classrooms_reporter():
-    reporter = next(s for s in steps(HANDOUT / WORKFLOW) if "autograding-grading-reporter" in s.get("uses", ""))
-    runner = reporter["with"]["runners"]
-    assert reporter["env"] == {f"{runner.upper()}_RESULTS": f"${{{{ steps.{runner}.outputs.result }}}}"}
+def test_the_workflow_has_no_github_classroom_left(run):
+    text = (HANDOUT / WORKFLOW).read_text()
+    assert "autograding-grading-reporter" not in text and "github-classroom" not in text and "checks:" not in text
+    assert "result" not in run["hw1"][1]   # the step writes no Classroom result by default
 
 
 def test_annotations_land_on_the_bugs_lines(run, planted):
@@ -141,8 +142,15 @@ def test_the_summary_has_the_points_table_with_make_tests_total(run):
     assert "39.31 more points" in summary  # the hidden cases' points, said, never run
 
 
-def test_the_classroom_result_has_one_weighted_test_per_question(run):
-    result = json.loads(base64.b64decode(run["hw1"][1]["result"]))
+def test_the_legacy_classroom_result_has_one_weighted_test_per_question(run, planted, tmp_path):
+    root, _ = planted
+    output = tmp_path / "GITHUB_OUTPUT"
+    output.touch()
+    proc = subprocess.run([sys.executable, "tests/hw1/hw1_cases/github_ci.py", ".hw1-results.json",
+                           "--legacy-github-classroom"], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GITHUB_OUTPUT": str(output)})
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(base64.b64decode(output.read_text().strip().removeprefix("result=")))
     points = json.loads((HANDOUT / "tests/hw1/hw1_cases/points.json").read_text())
     assert result["version"] == 1 and result["status"] == "fail"
     assert [t["name"] for t in result["tests"]] == [f"{q['label']} {q['key']}" for q in points["questions"]]
