@@ -24,8 +24,13 @@ def gradebook_command(args) -> int:
 def _with_db(function, args, command) -> int:
     """Run a command, turning a bad --db into one line."""
     from sqlalchemy.exc import ArgumentError, OperationalError
+
+    from .store.migrate import UpgradeFailed
     try:
         return function(args)
+    except UpgradeFailed as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
+        return 1
     except ArgumentError as e:
         print(f"grader {command}: --db {args.db!r} is not a database URL ({e}); "
               "use e.g. sqlite:///grader.db", file=sys.stderr)

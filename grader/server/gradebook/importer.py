@@ -285,6 +285,7 @@ def import_batch_command(args) -> int:
     from sqlalchemy.exc import ArgumentError, OperationalError
     command = "import-batch"
     from grader.server.store.db import make_engine, now
+    from grader.server.store.migrate import UpgradeFailed
     outdir = Path(args.outdir)
     source = args.source or outdir.resolve().name
     for flag, value in (("--assignment", args.assignment), ("--source", source)):
@@ -315,7 +316,7 @@ def import_batch_command(args) -> int:
             if not args.dry_run:
                 counts = store_results(conn, source, args.assignment, results, now())
         engine.dispose()
-    except (BadResult, matching.MappingError, users.AccountError) as e:
+    except (BadResult, matching.MappingError, users.AccountError, UpgradeFailed) as e:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError:
