@@ -144,10 +144,12 @@ def _import_batch(parser):
     parser.add_argument("--assignment", default="hw1", metavar="NAME",
                         help="the assignment's name on the server, as `grader publish` and the students' "
                         "submit name it (for a folder's assignment: the name in its assignment.toml)")
-    parser.add_argument("--source", help="label of this batch (default: the folder's name); "
-                                         "importing under the same label replaces regraded results")
+    parser.add_argument("--source", help="label the gradebook shows for this batch (default: the folder's "
+                                         "name); the batch itself is identified by its batch.json and "
+                                         "--assignment, and its regraded results replace its earlier ones")
     parser.add_argument("--dry-run", action="store_true",
-                        help="print each student's old and new scores and write nothing")
+                        help="print what the import would change (new, replaced and unchanged results, old "
+                        "and new scores) and write nothing")
     parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
                         "of each result folder that its name, e-mail or key does not match")
     parser.add_argument("--create-missing", action="store_true",

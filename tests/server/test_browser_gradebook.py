@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
-from server_harness import REPO, Server, add_user, child_env, enc  # noqa: E402
+from server_harness import REPO, Server, add_user, child_env, enc, record_batch  # noqa: E402
 
 from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import QUESTIONS  # noqa: E402
@@ -42,6 +42,7 @@ def batch_outdir(root: Path) -> Path:
         (root / name).mkdir(parents=True)
         rep = report.Report(name, tuple(cases), report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
         (root / name / "results.json").write_text(report.gradescope_json(rep))
+    record_batch(root)
     return root
 
 

@@ -8,17 +8,26 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import MetaData, Table, inspect, insert, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, REPO, child_env, database_url, db_rows  # noqa: E402
 
 from grader.server.store import migrate  # noqa: E402
-from grader.server.store.db import engine_for  # noqa: E402
+from grader.server.store.db import engine_for, metadata  # noqa: E402
 
 pytestmark = pytest.mark.server
 
-REVISIONS = ["0001", "0002", "0003", "0004", "0005", "0006"]
+def _earlier_revisions() -> list:
+    """Every revision before the head, oldest first."""
+    from alembic.script import ScriptDirectory
+    script = ScriptDirectory.from_config(migrate.alembic_config())
+    return [r.revision for r in reversed(list(script.walk_revisions())) if r.revision != migrate.head()]
+
+
+REVISIONS = _earlier_revisions()
 
 
 def t(day, hour=0):
@@ -51,12 +60,15 @@ ROWS = {
     "usage": [dict(user_id=1, stored_bytes=0), dict(user_id=2, stored_bytes=120), dict(user_id=3, stored_bytes=7)],
     "case_notes": [dict(id=1, publication_id=1, test_case_index=0, name="c0", description="first case")],
     "batch_results": [dict(id=1, source="out", name="ann", assignment="hw1", digest="d" * 64, graded_at=t(5),
-                           imported_at=t(6), score=35.0, output="ok")],
+                           imported_at=t(6), score=35.0, output="ok", batch="run:1"),
+                      dict(id=2, source="out2", name="ann", assignment="hw1", digest="f" * 64, graded_at=t(5),
+                           imported_at=t(6), score=20.0, output="", batch="run:2")],
     "batch_questions": [dict(id=1, result_id=1, question="forward", score=10.0, max_score=10.0)],
     "batch_cases": [dict(id=1, result_id=1, position=0, question="forward", name="case a", number="1.1",
                          score=10.0, max_score=10.0, passed=True, hidden=False, output="")],
     "batch_history": [dict(id=1, source="out", name="ann", assignment="hw1", digest="e" * 64, graded_at=t(4),
-                           imported_at=t(4), replaced_at=t(6), score=30.0, questions='{"forward": [5, 10]}')],
+                           imported_at=t(4), replaced_at=t(6), score=30.0, questions='{"forward": [5, 10]}',
+                           batch="run:1")],
 }
 
 
@@ -92,6 +104,9 @@ def expected_at_head(inserted: dict) -> dict:
         r.pop("deadline", None)  # 0005: moved to each question
     for r in rows["users"]:
         r.setdefault("email", None)  # 0005
+    for name in ("batch_results", "batch_history"):
+        for r in rows.get(name, []):
+            r.setdefault("batch", "label:" + r["source"])  # 0007: the label stands for the batch
     return rows
 
 
@@ -125,6 +140,8 @@ def test_a_populated_database_at_each_revision_upgrades_to_head_keeping_every_ro
     assert migrate.current(engine) == revision
     migrate.upgrade(engine)
     assert migrate.current(engine) == migrate.head()
+    with engine.connect() as conn:  # the schema db.py declares, constraints and indexes included
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
     expected = expected_at_head(inserted)
     found = all_rows(engine)
     assert set(found) == set(ROWS), "a table was added or removed: give ROWS a row for it"
