@@ -21,6 +21,8 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.server.store.db import now, sessions, usage, users
 
+from . import identity
+
 ROLES = ("student", "instructor")
 KEY_PREFIX = "mg_"
 
@@ -68,6 +70,10 @@ def _check(name: str, role: str, where: str = "", email: Optional[str] = None):
         raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
     if email is not None and (len(email) > 200 or not EMAIL.match(email)):
         raise AccountError(f"{where}email {email[:60]!r}: give an address like ada@example.org (or leave it empty)")
+    for field, value in (("name", name), ("email", email)):
+        problem = value and identity.refused(value)
+        if problem:
+            raise AccountError(f"{where}{field} {value!r} {problem}; retype it without that character")
 
 
 EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+$")
@@ -93,10 +99,14 @@ def add_users(engine: Engine, people) -> list:
 
 
 def insert_users(conn: Connection, people) -> list:
-    """Create users from (name, role[, email]) entries in the caller's transaction; their keys."""
+    """Create users from (name, role[, email]) entries in the caller's transaction; their keys.
+    Names and e-mails are stored in NFC; one that is already an account's (ignoring case and
+    Unicode form) is refused, naming that account."""
     people = [_person(p) for p in people]
     for name, role, email in people:
         _check(name, role, email=email)
+    _refuse_taken(conn, people)
+    people = [(identity.nfc(n), r, identity.nfc(e) if e else None) for n, r, e in people]
     keys = [new_key() for _ in people]
     for (name, role, email), key in zip(people, keys):
         uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key), email=email,
@@ -106,10 +116,30 @@ def insert_users(conn: Connection, people) -> list:
     return keys
 
 
-def accounts(conn: Connection, role: str = "student") -> list:
-    """(name, email, key_hash) of every account with `role`."""
-    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash)
-                                           .where(users.c.role == role)).all()]
+def _refuse_taken(conn: Connection, people):
+    """AccountError when a new name or e-mail is one of another account, or of another new one
+    (compared ignoring case and Unicode form)."""
+    taken = {}
+    for name, email in conn.execute(select(users.c.name, users.c.email)).all():
+        taken.setdefault(("name", identity.key(name)), (name, f"account {name!r}"))
+        if email:
+            taken.setdefault(("email", identity.key(email)), (email, f"account {name!r} (e-mail {email!r})"))
+    for name, _, email in people:
+        for field, value in (("name", name), ("email", email)):
+            if not value:
+                continue
+            held, other = taken.get((field, identity.key(value)), (None, None))
+            if other:
+                how = "" if held == value else " (ignoring case and Unicode form)"
+                raise AccountError(f"{field} {value!r} is already {other}{how}; pick another, or leave that "
+                                   "person's account as it is")
+            taken[(field, identity.key(value))] = (value, f"new account {name!r}")
+
+
+def accounts(conn: Connection) -> list:
+    """(name, email, key_hash, role) of every account."""
+    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash,
+                                                  users.c.role)).all()]
 
 
 def _existing_names(engine, names, emails=()):
@@ -134,9 +164,9 @@ def read_roster(path: Path) -> list:
         name, role = (row.get("name") or "").strip(), (row.get("role") or "student").strip()
         email = (row.get("email") or "").strip() or None
         _check(name, role, where=f"{path}:{line}: ", email=email)
-        if name in seen:
-            raise AccountError(f"{path}:{line}: name {name!r} appears twice")
-        seen.add(name)
+        if identity.key(name) in seen:
+            raise AccountError(f"{path}:{line}: name {name!r} appears twice (ignoring case and Unicode form)")
+        seen.add(identity.key(name))
         people.append((name, role, email))
     return people
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from sqlalchemy.engine import Connection
 
 from grader.grading.writing import RESULTS
-from grader.server.accounts import users
+from grader.server.accounts import identity, users
 
 from . import batch_identity, import_plan, matching
 from .import_plan import SLACK
@@ -218,7 +218,8 @@ def import_batch_command(args) -> int:
                       "nothing was imported", file=sys.stderr)
                 return 1
             if unmatched and not args.dry_run:
-                print(_new_accounts(unmatched, users.insert_users(conn, [(f, "student") for f in unmatched])))
+                print(_new_accounts(unmatched, users.insert_users(conn, [(identity.nfc(f), "student")
+                                                                         for f in unmatched])))
             planned = import_plan.plan(conn, who, results)
             print(import_plan.render(who, planned))
             if not args.dry_run:
@@ -252,8 +253,8 @@ def _match(conn: Connection, results: list, mapping: dict, args) -> tuple:
     text = matching.render_matches(found, unmatched, args.create_missing)
     if text:
         print(text)
-    student = {m.folder: m.user for m in found}
-    return [replace(r, name=student.get(r.name, r.name)) for r in results], unmatched
+    student = {m.folder: m.user for m in found}  # a folder matching nobody names its new account, in NFC
+    return [replace(r, name=student.get(r.name, identity.nfc(r.name))) for r in results], unmatched
 
 
 def _new_accounts(names, keys) -> str:
