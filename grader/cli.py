@@ -119,6 +119,9 @@ def _serve(parser):
                         help="seconds a client has to send a request's body")
     parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
                         help="open connections one client address may hold per process")
+    parser.add_argument("--trusted-proxy", action="append", metavar="ADDR",
+                        help="a reverse proxy's address or network (repeatable) whose X-Forwarded-For and "
+                        "X-Forwarded-Proto are believed; without it they are ignored")
     parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
     parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
     parser.add_argument("--ssl-certfile", help="the certificate for --ssl-keyfile")

@@ -59,6 +59,17 @@ def _serve_problem(args):
                           "give both --ssl-keyfile and --ssl-certfile, or neither")):
         if bad:
             return message
+    return _proxy_problem(args.trusted_proxy or [])
+
+
+def _proxy_problem(proxies):
+    import ipaddress
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            return (f"--trusted-proxy {proxy[:60]!r}: not an IP address or network; give the reverse proxy's "
+                    "address, e.g. 127.0.0.1 or 10.0.0.0/8")
     return None
 
 
@@ -76,7 +87,8 @@ def _serve(args) -> int:
                           quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
                           body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client,
                           answer_bytes_per_second=args.answer_kbps * 1024,
-                          answer_bytes_burst=int(args.answer_burst_mb * 2**20))
+                          answer_bytes_burst=int(args.answer_burst_mb * 2**20),
+                          trusted_proxies=",".join(args.trusted_proxy or []))
     busy = _port_problem(args.host, args.port)
     if busy:
         print(f"grader serve: {busy}", file=sys.stderr)
@@ -87,6 +99,8 @@ def _serve(args) -> int:
     uvicorn.run("grader.server.web.app:app_from_environment", factory=True, workers=args.workers,
                 http="grader.server.web.connections:GuardedHttp", host=args.host, port=args.port,
                 access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
+                # X-Forwarded-* only from the declared proxies (uvicorn believes 127.0.0.1 by default)
+                proxy_headers=bool(config.trusted_proxies), forwarded_allow_ips=config.trusted_proxies or None,
                 timeout_graceful_shutdown=10, log_level="info")
     return 0
 

@@ -64,6 +64,10 @@ class ServerConfig:
     max_headers: int = 100
     # The sign-in form is a key and little else.
     max_form_bytes: int = 4096
+    # Reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For and
+    # X-Forwarded-Proto are believed, as uvicorn's forwarded_allow_ips; "" believes no one,
+    # so a client cannot pick the address its sign-ins are counted against.
+    trusted_proxies: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
