@@ -129,11 +129,18 @@ def _serve(parser):
 
 def _users(parser):
     _db(parser)
-    parser.add_argument("action", choices=["add", "import"])
-    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role][,email] (import)")
-    parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("action", choices=["add", "import", "list", "reissue-key", "revoke", "remove"],
+                        help="add NAME; import ROSTER (adds new people, updates changed ones, lists who is "
+                        "missing, removes nobody); list; reissue-key NAME (a new key, the old one ends); "
+                        "revoke NAME (the key ends until reissued); remove NAME (for good, history kept)")
+    parser.add_argument("target", nargs="?", help="the user name, or the roster CSV (import) with columns "
+                        "name[,role][,email]")
+    parser.add_argument("--role", choices=["student", "ta", "instructor"], default="student",
+                        help="add: their role (a TA reads the gradebook and students' pages, and changes nothing)")
     parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
-    parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
+    parser.add_argument("--out", help="import: write the new people's name,role,key CSV here (mode 600) "
+                        "instead of stdout")
+    parser.add_argument("--dry-run", action="store_true", help="import: print what would change, change nothing")
 
 
 def _gradebook(parser):
@@ -230,7 +237,8 @@ COMMANDS = {
     "check-handout": (_folders, "grader.handout.commands:check_handout_command",
                       "fail if the committed handout/ differs from a fresh build"),
     "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
-    "users": (_users, "grader.server.commands:users_command", "add or import users of the grading server"),
+    "users": (_users, "grader.server.commands:users_command",
+              "add, import (sync a roster), list, reissue-key, revoke or remove users of the grading server"),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
     "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),

@@ -1,6 +1,7 @@
-"""`grader serve`, `grader users add|import`, `grader gradebook`."""
+"""`grader serve`, `grader users add|import|list|reissue-key|revoke|remove`, `grader gradebook`."""
 import os
 import sys
+import time
 from pathlib import Path
 
 from grader import csvsafe
@@ -128,30 +129,82 @@ def _raise_open_files_limit():
 
 
 def _users(args) -> int:
-    from .accounts import users
+    from .accounts import identity, lifecycle, roster, users
     from .store.db import make_engine
 
+    if args.action != "list" and not args.target:
+        print(f"grader users: {args.action} needs a {'roster CSV' if args.action == 'import' else 'user name'}",
+              file=sys.stderr)
+        return 2
     if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
         print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
               file=sys.stderr)
         return 1
+    engine = None
     try:
-        people = [(args.target, args.role, args.email)] if args.action == "add" else users.read_roster(Path(args.target))
-        keys = users.add_users(make_engine(args.db), people)
+        people = roster.read(Path(args.target)) if args.action == "import" else None  # before any database
+        engine = make_engine(args.db)
+        if args.action == "list":
+            with engine.connect() as conn:
+                print(_listing(lifecycle.listing(conn)), end="")
+            return 0
+        if args.action == "import":
+            return _import_roster(engine, args, roster, people)
+        with engine.begin() as conn:
+            if args.action == "add":
+                keys = users.insert_users(conn, [(args.target, args.role, args.email)])
+                done = f"added {args.role} {identity.nfc(args.target)}"
+            elif args.action == "reissue-key":
+                name, key = lifecycle.reissue_key(conn, args.target)
+                keys, done = [key], f"new key for {name}; the old key and its sessions no longer work"
+            else:
+                name, keys = getattr(lifecycle, args.action)(conn, args.target), []
+                done = (f"revoked the key of {name}: it and its sessions no longer work (reissue-key gives a new one)"
+                        if args.action == "revoke" else
+                        f"removed {name}: signed out, history kept, the name stays taken")
     except users.AccountError as e:
-        print(f"grader users: {e}", file=sys.stderr)
+        for line in str(e).splitlines():
+            print(f"grader users: {line}", file=sys.stderr)
         return 1
-    if args.action == "add":
-        print(f"added {args.role} {args.target}; their key (shown only once):")
-        print(keys[0])
+    finally:
+        if engine is not None:
+            engine.dispose()
+    if args.action != "add":
+        time.sleep(users.KEY_CACHE_SECONDS)  # until no server process trusts the old key
+    print(done + ("; their key (shown only once):" if keys else ""))
+    for key in keys:
+        print(key)
+    return 0
+
+
+def _listing(accounts) -> str:
+    """name,role,email,status,created CSV of every account (pure; never a key)."""
+    return csvsafe.render([["name", "role", "email", "status", "created"],
+                           *([a.name, a.role, a.email or "", a.status, a.created_at.strftime("%Y-%m-%d %H:%M")]
+                             for a in accounts)])
+
+
+def _import_roster(engine, args, roster, people) -> int:
+    """users import: the roster's changes printed, then applied (unless --dry-run); new keys to
+    --out, else to stdout (the changes then go to stderr)."""
+    path = Path(args.target)
+    with engine.connect() if args.dry_run else engine.begin() as conn:
+        diff = roster.compare(conn, people, path)
+        keys = [] if args.dry_run else roster.apply(conn, diff)
+    text = roster.render(diff, path)
+    if args.dry_run:
+        print(text)
+        print("dry run: nothing changed; run the same command without --dry-run to apply it")
         return 0
-    # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
-    table = csvsafe.render([["name", "role", "key"], *((n, r, k) for (n, r, _), k in zip(people, keys))])
+    rows = [["name", "role", "key"], *((p.name, p.role or "student", k) for p, k in zip(diff.new, keys))]
     if args.out:
-        write_atomic(Path(args.out), table, mode=0o600)
-        print(f"added {len(people)} users; keys in {args.out}")
+        write_atomic(Path(args.out), csvsafe.render(rows), mode=0o600)
+        print(text)
+        print(f"added {len(keys)} users; keys in {args.out}")
     else:
-        print(table, end="")
+        print(text, file=sys.stderr)
+        # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
+        print(csvsafe.render(rows), end="")
     return 0
 
 

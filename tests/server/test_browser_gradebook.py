@@ -272,7 +272,7 @@ def test_student_cannot_open_gradebook(page, srv):
     log_in(page, srv, "bob")
     response = page.goto(srv.url + "gradebook")
     assert response.status == 403
-    assert "only instructors can read the gradebook" in page.inner_text("#error")
+    assert "only instructors and TAs can read the gradebook" in page.inner_text("#error")
     assert "alice" not in page.content()
     assert page.goto(srv.url + "gradebook/student?name=alice").status == 403
     assert page.goto(srv.url + "gradebook.csv").status == 403

@@ -71,7 +71,7 @@ def test_users_import_keys_file_quotes_formula_names(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("who\nalice\n", "needs a header line with a 'name' column"),
-    ("name,role\nalice,admin\n", "roster.csv:2: role 'admin': use one of student, instructor"),
+    ("name,role\nalice,admin\n", "roster.csv:2: role 'admin': use one of student, ta, instructor"),
     ("name\nalice\nalice\n", "roster.csv:3: name 'alice' appears twice"),
 ])
 def test_users_import_rejects_bad_rosters(tmp_path, text, message):

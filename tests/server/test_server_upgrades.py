@@ -104,6 +104,7 @@ def expected_at_head(inserted: dict) -> dict:
         r.pop("deadline", None)  # 0005: moved to each question
     for r in rows["users"]:
         r.setdefault("email", None)  # 0005
+        r.setdefault("status", "active")  # 0008
     for name in ("batch_results", "batch_history"):
         for r in rows.get(name, []):
             r.setdefault("batch", "label:" + r["source"])  # 0007: the label stands for the batch

@@ -5,14 +5,12 @@ session is a random token in a cookie whose sha256 is a row of `sessions`:
 every server process accepts it, a restart does not log anyone out, and
 signing out deletes the row, so a copied cookie stops working at once.
 """
-import csv
 import datetime as dt
 import hashlib
 import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
 from sqlalchemy import delete, insert, select
@@ -23,8 +21,13 @@ from grader.server.store.db import now, sessions, usage, users
 
 from . import identity
 
-ROLES = ("student", "instructor")
+ROLES = ("student", "ta", "instructor")  # a TA reads the gradebook and students' pages, and changes nothing
+STAFF = ("ta", "instructor")
+ACTIVE, REVOKED, REMOVED = "active", "revoked", "removed"
 KEY_PREFIX = "mg_"
+# How long a server process trusts a key it has looked up; commands that end a key wait
+# this long before saying so, so that no process accepts it once they return.
+KEY_CACHE_SECONDS = 1.0
 
 
 class AccountError(ValueError):
@@ -41,6 +44,11 @@ class User:
     def is_instructor(self) -> bool:
         return self.role == "instructor"
 
+    @property
+    def is_staff(self) -> bool:
+        """Reads the gradebook and every student's page (instructors and TAs)."""
+        return self.role in STAFF
+
 
 def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(24)
@@ -52,17 +60,18 @@ def hash_key(key: str) -> str:
 
 def find_user(conn: Connection, key: str):
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.key_hash == hash_key(key))).first()
+                       .where(users.c.key_hash == hash_key(key), users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 
 def user_by_id(conn: Connection, user_id: int):
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.id == user_id)).first()
+                       .where(users.c.id == user_id, users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 
-def _check(name: str, role: str, where: str = "", email: Optional[str] = None):
+def check_person(name: str, role: str, where: str = "", email: Optional[str] = None):
+    """AccountError naming the field and fix when a name, role or e-mail cannot be an account's."""
     if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
         raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
                            "or control characters")
@@ -104,7 +113,7 @@ def insert_users(conn: Connection, people) -> list:
     Unicode form) is refused, naming that account."""
     people = [_person(p) for p in people]
     for name, role, email in people:
-        _check(name, role, email=email)
+        check_person(name, role, email=email)
     _refuse_taken(conn, people)
     people = [(identity.nfc(n), r, identity.nfc(e) if e else None) for n, r, e in people]
     keys = [new_key() for _ in people]
@@ -120,10 +129,11 @@ def _refuse_taken(conn: Connection, people):
     """AccountError when a new name or e-mail is one of another account, or of another new one
     (compared ignoring case and Unicode form)."""
     taken = {}
-    for name, email in conn.execute(select(users.c.name, users.c.email)).all():
-        taken.setdefault(("name", identity.key(name)), (name, f"account {name!r}"))
+    for name, email, status in conn.execute(select(users.c.name, users.c.email, users.c.status)).all():
+        whose = f"account {name!r}" + (" (removed: its name is never reused)" if status == REMOVED else "")
+        taken.setdefault(("name", identity.key(name)), (name, whose))
         if email:
-            taken.setdefault(("email", identity.key(email)), (email, f"account {name!r} (e-mail {email!r})"))
+            taken.setdefault(("email", identity.key(email)), (email, f"{whose} (e-mail {email!r})"))
     for name, _, email in people:
         for field, value in (("name", name), ("email", email)):
             if not value:
@@ -147,28 +157,6 @@ def _existing_names(engine, names, emails=()):
         taken = {r[0] for r in conn.execute(select(users.c.name).where(users.c.name.in_(names))).all()}
         taken |= {r[0] for r in conn.execute(select(users.c.email).where(users.c.email.in_(list(emails)))).all()}
     return sorted(taken)
-
-
-def read_roster(path: Path) -> list:
-    """(name, role, email) entries from a CSV with a `name` column and optional `role` and
-    `email` columns (an empty e-mail is None)."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise AccountError(f"{path}: cannot read roster ({e})") from None
-    if not rows or "name" not in rows[0]:
-        raise AccountError(f"{path}: needs a header line with a 'name' column (and optionally 'role', 'email')")
-    people, seen = [], set()
-    for line, row in enumerate(rows, start=2):
-        name, role = (row.get("name") or "").strip(), (row.get("role") or "student").strip()
-        email = (row.get("email") or "").strip() or None
-        _check(name, role, where=f"{path}:{line}: ", email=email)
-        if identity.key(name) in seen:
-            raise AccountError(f"{path}:{line}: name {name!r} appears twice (ignoring case and Unicode form)")
-        seen.add(identity.key(name))
-        people.append((name, role, email))
-    return people
 
 
 def has_control_characters(text: str) -> bool:
@@ -199,7 +187,8 @@ def session_user(conn: Connection, token: str):
         return None
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
                        .join(sessions, sessions.c.user_id == users.c.id)
-                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now())).first()
+                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now(),
+                              users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 

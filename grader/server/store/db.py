@@ -33,6 +33,9 @@ users = Table(
     Column("created_at", DateTime, nullable=False),
     # Optional; `import-batch` matches a result to its student by it.
     Column("email", String(200), nullable=True, unique=True, index=True),
+    # active; revoked (its key replaced by a hash no key has, until one is reissued); removed
+    # (kept with its history, its name never reused): see accounts/users.py.
+    Column("status", String(20), nullable=False, server_default="active"),
 )
 
 settings = Table(
