@@ -122,6 +122,9 @@ def _serve(parser):
     parser.add_argument("--trusted-proxy", action="append", metavar="ADDR",
                         help="a reverse proxy's address or network (repeatable) whose X-Forwarded-For and "
                         "X-Forwarded-Proto are believed; without it they are ignored")
+    parser.add_argument("--max-connections", type=int, default=ServerConfig.max_connections,
+                        help="connections one server process holds at most (0: its open-files limit less "
+                        f"{ServerConfig.connection_reserve}); beyond it the oldest that sent no request yet is closed")
     parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
     parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
     parser.add_argument("--ssl-certfile", help="the certificate for --ssl-keyfile")

@@ -56,6 +56,9 @@ def _serve_problem(args):
                          (args.body_timeout <= 0, f"--body-timeout {args.body_timeout:g}: use a positive number"),
                          (args.max_conns_per_client < 1,
                           f"--max-conns-per-client {args.max_conns_per_client}: use at least 1"),
+                         (args.max_connections < 0,
+                          f"--max-connections {args.max_connections}: use a number >= 0 (0: from the open-files "
+                          "limit)"),
                          (bool(args.ssl_keyfile) != bool(args.ssl_certfile),
                           "give both --ssl-keyfile and --ssl-certfile, or neither")):
         if bad:
@@ -89,7 +92,8 @@ def _serve(args) -> int:
                           body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client,
                           answer_bytes_per_second=args.answer_kbps * 1024,
                           answer_bytes_burst=int(args.answer_burst_mb * 2**20),
-                          trusted_proxies=",".join(args.trusted_proxy or []))
+                          trusted_proxies=",".join(args.trusted_proxy or []),
+                          max_connections=args.max_connections)
     busy = _port_problem(args.host, args.port)
     if busy:
         print(f"grader serve: {busy}", file=sys.stderr)
@@ -102,7 +106,7 @@ def _serve(args) -> int:
                 access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
                 # X-Forwarded-* only from the declared proxies (uvicorn believes 127.0.0.1 by default)
                 proxy_headers=bool(config.trusted_proxies), forwarded_allow_ips=config.trusted_proxies or None,
-                timeout_graceful_shutdown=10, log_level="info")
+                backlog=config.listen_backlog, timeout_graceful_shutdown=10, log_level="info")
     return 0
 
 
