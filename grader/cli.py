@@ -128,6 +128,12 @@ def _serve(parser):
                         help="seconds a client has to send a request's body")
     parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
                         help="open connections one client address may hold per process")
+    parser.add_argument("--trusted-proxy", action="append", metavar="ADDR",
+                        help="a reverse proxy's address or network (repeatable) whose X-Forwarded-For and "
+                        "X-Forwarded-Proto are believed; without it they are ignored")
+    parser.add_argument("--max-connections", type=int, default=ServerConfig.max_connections,
+                        help="connections one server process holds at most (0: its open-files limit less "
+                        f"{ServerConfig.connection_reserve}); beyond it the oldest that sent no request yet is closed")
     parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
     parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
     parser.add_argument("--ssl-certfile", help="the certificate for --ssl-keyfile")
@@ -135,11 +141,18 @@ def _serve(parser):
 
 def _users(parser):
     _db(parser)
-    parser.add_argument("action", choices=["add", "import"])
-    parser.add_argument("target", help="the user name (add) or a roster CSV with columns name[,role][,email] (import)")
-    parser.add_argument("--role", choices=["student", "instructor"], default="student", help="add: their role")
+    parser.add_argument("action", choices=["add", "import", "list", "reissue-key", "revoke", "remove"],
+                        help="add NAME; import ROSTER (adds new people, updates changed ones, lists who is "
+                        "missing, removes nobody); list; reissue-key NAME (a new key, the old one ends); "
+                        "revoke NAME (the key ends until reissued); remove NAME (for good, history kept)")
+    parser.add_argument("target", nargs="?", help="the user name, or the roster CSV (import) with columns "
+                        "name[,role][,email]")
+    parser.add_argument("--role", choices=["student", "ta", "instructor"], default="student",
+                        help="add: their role (a TA reads the gradebook and students' pages, and changes nothing)")
     parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
-    parser.add_argument("--out", help="import: write name,role,key CSV here (mode 600) instead of stdout")
+    parser.add_argument("--out", help="import: write the new people's name,role,key CSV here (mode 600) "
+                        "instead of stdout")
+    parser.add_argument("--dry-run", action="store_true", help="import: print what would change, change nothing")
 
 
 def _gradebook(parser):
@@ -153,10 +166,12 @@ def _import_batch(parser):
     parser.add_argument("--assignment", default="hw1", metavar="NAME",
                         help="the assignment's name on the server, as `grader publish` and the students' "
                         "submit name it (for a folder's assignment: the name in its assignment.toml)")
-    parser.add_argument("--source", help="label of this batch (default: the folder's name); "
-                                         "importing under the same label replaces regraded results")
+    parser.add_argument("--source", help="label the gradebook shows for this batch (default: the folder's "
+                                         "name); the batch itself is identified by its batch.json and "
+                                         "--assignment, and its regraded results replace its earlier ones")
     parser.add_argument("--dry-run", action="store_true",
-                        help="print each student's old and new scores and write nothing")
+                        help="print what the import would change (new, replaced and unchanged results, old "
+                        "and new scores) and write nothing")
     parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
                         "of each result folder that its name, e-mail or key does not match")
     parser.add_argument("--create-missing", action="store_true",
@@ -236,7 +251,8 @@ COMMANDS = {
     "check-handout": (_folders, "grader.handout.commands:check_handout_command",
                       "fail if the committed handout/ differs from a fresh build"),
     "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
-    "users": (_users, "grader.server.commands:users_command", "add or import users of the grading server"),
+    "users": (_users, "grader.server.commands:users_command",
+              "add, import (sync a roster), list, reissue-key, revoke or remove users of the grading server"),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
     "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),

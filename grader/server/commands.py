@@ -1,6 +1,7 @@
-"""`grader serve`, `grader users add|import`, `grader gradebook`."""
+"""`grader serve`, `grader users add|import|list|reissue-key|revoke|remove`, `grader gradebook`."""
 import os
 import sys
+import time
 from pathlib import Path
 
 from grader import csvsafe
@@ -24,8 +25,13 @@ def gradebook_command(args) -> int:
 def _with_db(function, args, command) -> int:
     """Run a command, turning a bad --db into one line."""
     from sqlalchemy.exc import ArgumentError, OperationalError
+
+    from .store.migrate import UpgradeFailed
     try:
         return function(args)
+    except UpgradeFailed as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
+        return 1
     except ArgumentError as e:
         print(f"grader {command}: --db {args.db!r} is not a database URL ({e}); "
               "use e.g. sqlite:///grader.db", file=sys.stderr)
@@ -50,10 +56,24 @@ def _serve_problem(args):
                          (args.body_timeout <= 0, f"--body-timeout {args.body_timeout:g}: use a positive number"),
                          (args.max_conns_per_client < 1,
                           f"--max-conns-per-client {args.max_conns_per_client}: use at least 1"),
+                         (args.max_connections < 0,
+                          f"--max-connections {args.max_connections}: use a number >= 0 (0: from the open-files "
+                          "limit)"),
                          (bool(args.ssl_keyfile) != bool(args.ssl_certfile),
                           "give both --ssl-keyfile and --ssl-certfile, or neither")):
         if bad:
             return message
+    return _proxy_problem(args.trusted_proxy or [])
+
+
+def _proxy_problem(proxies):
+    import ipaddress
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            return (f"--trusted-proxy {proxy[:60]!r}: not an IP address or network; give the reverse proxy's "
+                    "address, e.g. 127.0.0.1 or 10.0.0.0/8")
     return None
 
 
@@ -71,7 +91,9 @@ def _serve(args) -> int:
                           quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
                           body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client,
                           answer_bytes_per_second=args.answer_kbps * 1024,
-                          answer_bytes_burst=int(args.answer_burst_mb * 2**20))
+                          answer_bytes_burst=int(args.answer_burst_mb * 2**20),
+                          trusted_proxies=",".join(args.trusted_proxy or []),
+                          max_connections=args.max_connections)
     busy = _port_problem(args.host, args.port)
     if busy:
         print(f"grader serve: {busy}", file=sys.stderr)
@@ -82,7 +104,9 @@ def _serve(args) -> int:
     uvicorn.run("grader.server.web.app:app_from_environment", factory=True, workers=args.workers,
                 http="grader.server.web.connections:GuardedHttp", host=args.host, port=args.port,
                 access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
-                timeout_graceful_shutdown=10, log_level="info")
+                # X-Forwarded-* only from the declared proxies (uvicorn believes 127.0.0.1 by default)
+                proxy_headers=bool(config.trusted_proxies), forwarded_allow_ips=config.trusted_proxies or None,
+                backlog=config.listen_backlog, timeout_graceful_shutdown=10, log_level="info")
     return 0
 
 
@@ -109,30 +133,83 @@ def _raise_open_files_limit():
 
 
 def _users(args) -> int:
-    from .accounts import users
+    from .accounts import identity, lifecycle, roster, users
     from .store.db import make_engine
 
+    if args.action != "list" and not args.target:
+        print(f"grader users: {args.action} needs a {'roster CSV' if args.action == 'import' else 'user name'}",
+              file=sys.stderr)
+        return 2
     if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
         print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
               file=sys.stderr)
         return 1
+    engine = None
     try:
-        people = [(args.target, args.role, args.email)] if args.action == "add" else users.read_roster(Path(args.target))
-        keys = users.add_users(make_engine(args.db), people)
+        people = roster.read(Path(args.target)) if args.action == "import" else None  # before any database
+        engine = make_engine(args.db)
+        if args.action == "list":
+            with engine.connect() as conn:
+                print(_listing(lifecycle.listing(conn)), end="")
+            return 0
+        if args.action == "import":
+            return _import_roster(engine, args, roster, people)
+        with engine.begin() as conn:
+            if args.action == "add":
+                keys = users.insert_users(conn, [(args.target, args.role, args.email)])
+                done = f"added {args.role} {identity.nfc(args.target)}"
+            elif args.action == "reissue-key":
+                name, key = lifecycle.reissue_key(conn, args.target)
+                keys, done = [key], f"new key for {name}; the old key and its sessions no longer work"
+            else:
+                name, keys = getattr(lifecycle, args.action)(conn, args.target), []
+                done = (f"revoked the key of {name}: it and its sessions no longer work (reissue-key gives a new one)"
+                        if args.action == "revoke" else
+                        f"removed {name}: signed out, history kept, the name stays taken")
     except users.AccountError as e:
-        print(f"grader users: {e}", file=sys.stderr)
+        for line in str(e).splitlines():
+            print(f"grader users: {line}", file=sys.stderr)
         return 1
-    if args.action == "add":
-        print(f"added {args.role} {args.target}; their key (shown only once):")
-        print(keys[0])
+    finally:
+        if engine is not None:
+            engine.dispose()
+    if args.action != "add":
+        time.sleep(users.KEY_CACHE_SECONDS)  # until no server process trusts the old key
+    print(done + ("; their key (shown only once):" if keys else ""))
+    for key in keys:
+        print(key)
+    return 0
+
+
+def _listing(accounts) -> str:
+    """name,role,email,status,created CSV of every account (pure; never a key)."""
+    return csvsafe.render([["name", "role", "email", "status", "created"],
+                           *([a.name, a.role, a.email or "", a.status, a.created_at.strftime("%Y-%m-%d %H:%M")]
+                             for a in accounts)])
+
+
+def _import_roster(engine, args, roster, people) -> int:
+    """users import: the roster's changes printed, then applied (unless --dry-run); new keys to
+    --out, else to stdout (the changed and missing people then go to stderr)."""
+    path = Path(args.target)
+    with engine.connect() if args.dry_run else engine.begin() as conn:
+        diff = roster.compare(conn, people, path)
+        keys = [] if args.dry_run else roster.apply(conn, diff)
+    text = roster.render(diff, path)
+    if args.dry_run:
+        print(text)
+        print("dry run: nothing changed; run the same command without --dry-run to apply it")
         return 0
-    # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
-    table = csvsafe.render([["name", "role", "key"], *((n, r, k) for (n, r, _), k in zip(people, keys))])
+    rows = [["name", "role", "key"], *((p.name, p.role or "student", k) for p, k in zip(diff.new, keys))]
     if args.out:
-        write_atomic(Path(args.out), table, mode=0o600)
-        print(f"added {len(people)} users; keys in {args.out}")
+        write_atomic(Path(args.out), csvsafe.render(rows), mode=0o600)
+        print(text)
+        print(f"added {len(keys)} users; keys in {args.out}")
     else:
-        print(table, end="")
+        if diff.changed or diff.missing:  # what the table on stdout does not show
+            print(text, file=sys.stderr)
+        # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
+        print(csvsafe.render(rows), end="")
     return 0
 
 

@@ -59,11 +59,23 @@ class ServerConfig:
     body_timeout: float = 30.0
     max_conns_per_client: int = 256
     max_heads_per_client: int = 32
+    # All connections of a process: at most max_connections (0: the process's open-files
+    # limit less connection_reserve descriptors, kept for the database and logs and for the
+    # connections accepted before the budget sees them: asyncio accepts up to listen_backlog
+    # at once). At the cap, a new connection closes the oldest one that has not yet sent a
+    # complete request; when every one has, the new one is refused (web/connections.py).
+    max_connections: int = 0
+    connection_reserve: int = 512
+    listen_backlog: int = 128
     # A request head (request line and headers) over this many bytes or header lines: 431.
     max_header_bytes: int = 64 * 1024
     max_headers: int = 100
     # The sign-in form is a key and little else.
     max_form_bytes: int = 4096
+    # Reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For and
+    # X-Forwarded-Proto are believed, as uvicorn's forwarded_allow_ips; "" believes no one,
+    # so a client cannot pick the address its sign-ins are counted against.
+    trusted_proxies: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
-from server_harness import REPO, Server, add_user, child_env, enc  # noqa: E402
+from server_harness import REPO, Server, add_user, child_env, enc, record_batch  # noqa: E402
 
 from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import QUESTIONS  # noqa: E402
@@ -42,6 +42,7 @@ def batch_outdir(root: Path) -> Path:
         (root / name).mkdir(parents=True)
         rep = report.Report(name, tuple(cases), report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
         (root / name / "results.json").write_text(report.gradescope_json(rep))
+    record_batch(root)
     return root
 
 
@@ -271,7 +272,7 @@ def test_student_cannot_open_gradebook(page, srv):
     log_in(page, srv, "bob")
     response = page.goto(srv.url + "gradebook")
     assert response.status == 403
-    assert "only instructors can read the gradebook" in page.inner_text("#error")
+    assert "only instructors and TAs can read the gradebook" in page.inner_text("#error")
     assert "alice" not in page.content()
     assert page.goto(srv.url + "gradebook/student?name=alice").status == 403
     assert page.goto(srv.url + "gradebook.csv").status == 403

@@ -54,7 +54,7 @@ def test_gradebook_csv_role_matrix(srv, who, status):
     r = requests.get(srv.url + "gradebook.csv", headers=headers, timeout=10)
     assert r.status_code == status
     if status == 403:
-        assert r.text == "only instructors can read the gradebook; students see their results at /me\n"
+        assert r.text == "only instructors and TAs can read the gradebook; students see their results at /me\n"
 
 
 def test_bearer_header_is_accepted_instead_of_query_key(srv):

@@ -29,7 +29,8 @@ def test_users_add_prints_key_last_and_refuses_duplicates(tmp_path):
     engine.dispose()
     again = grader("users", "add", "Ada Lovelace", "--db", db)
     assert again.returncode == 1
-    assert again.stderr == "grader users: user name or e-mail already exists: Ada Lovelace; pick another\n"
+    assert again.stderr == ("grader users: name 'Ada Lovelace' is already account 'Ada Lovelace'; pick another, "
+                            "or leave that person's account as it is\n")
 
 
 def test_users_import_roster_writes_keys_file(tmp_path):
@@ -70,7 +71,7 @@ def test_users_import_keys_file_quotes_formula_names(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("who\nalice\n", "needs a header line with a 'name' column"),
-    ("name,role\nalice,admin\n", "roster.csv:2: role 'admin': use one of student, instructor"),
+    ("name,role\nalice,admin\n", "roster.csv:2: role 'admin': use one of student, ta, instructor"),
     ("name\nalice\nalice\n", "roster.csv:3: name 'alice' appears twice"),
 ])
 def test_users_import_rejects_bad_rosters(tmp_path, text, message):

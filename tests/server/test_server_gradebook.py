@@ -4,11 +4,15 @@ failure rate with their names, CSV; grade-batch results imported beside the
 server's submissions; every case's reason on a student's page."""
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from grader.grading import report
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
+from server_harness import record_batch  # noqa: E402
+
+from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import CASES, QUESTION, QUESTIONS
 from grader.cli import main as grader_main
 from grader.server.accounts import users as accounts
@@ -133,6 +137,8 @@ def write_outdir(root, people):
         (root / name).mkdir(parents=True, exist_ok=True)
         (root / name / "results.json").write_text(results_json(cases))
     (root / "gradebook.csv").write_text("ignored\n")
+    if not (root / "batch.json").exists():
+        record_batch(root)
     return root
 
 
@@ -181,6 +187,7 @@ def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
     for name, source in (("alice", golden / "results.json"), ("bob", golden / "error" / "results.json")):
         (tmp_path / "out" / name).mkdir(parents=True)
         shutil.copyfile(source, tmp_path / "out" / name / "results.json")
+    record_batch(tmp_path / "out")
     assert import_batch(tmp_path, tmp_path / "out", "--create-missing") == 0, capsys.readouterr().err
     rows = {r.name: r for r in build(engine).rows}
     assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33

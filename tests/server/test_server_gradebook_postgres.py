@@ -8,6 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_server_postgres import postgres_url  # noqa: E402,F401  (the throwaway cluster fixture)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
+from server_harness import record_batch  # noqa: E402
 
 from grader.grading import report  # noqa: E402
 from grader.untrusted.cases import QUESTIONS  # noqa: E402
@@ -37,6 +39,7 @@ def test_gradebook_with_imports_on_postgresql(postgres_url, tmp_path, capsys):  
         (tmp_path / "out" / "cy").mkdir(parents=True)
         (tmp_path / "out" / "cy" / "results.json").write_text(report.gradescope_json(
             report.Report("cy", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)))
+        record_batch(tmp_path / "out")
         for _ in range(2):  # the second import changes nothing
             assert grader_main(["import-batch", str(tmp_path / "out"), "--db", postgres_url, "--create-missing"]) == 0
         assert "0 new, 0 replaced, 1 unchanged" in capsys.readouterr().out

@@ -155,4 +155,5 @@ def test_users_refuse_a_bad_or_taken_email(db, tmp_path, capsys):
     assert grader_main(["users", "add", "dan", "--email", "not an address", "--db", db]) == 1
     assert "email 'not an address': give an address like ada@example.org" in capsys.readouterr().err
     assert grader_main(["users", "add", "dan", "--email", "bob@uni.edu", "--db", db]) == 1
-    assert "already exists: bob@uni.edu" in capsys.readouterr().err
+    assert "email 'bob@uni.edu' is already account 'Bob Stone' (e-mail 'bob@uni.edu'); pick another" \
+        in capsys.readouterr().err

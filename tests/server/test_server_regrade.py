@@ -14,7 +14,7 @@ from server_harness import db_rows  # noqa: E402
 
 from grader.cli import main as grader_main  # noqa: E402
 from grader.server.gradebook import scores as gradebook  # noqa: E402
-from grader.server.gradebook import importer  # noqa: E402
+from grader.server.gradebook import batch_identity, import_plan, importer  # noqa: E402
 from grader.server.store import migrate  # noqa: E402
 from grader.server.web import templates  # noqa: E402
 from grader.server.store.db import make_engine  # noqa: E402
@@ -50,7 +50,9 @@ def test_a_regrade_shows_old_and_new_before_importing_and_keeps_history(db, tmp_
     write_outdir(out, {"ann": REGRADED})  # ann's Q1.2 now passes: 25 -> 30
     assert import_batch(db, out, "--dry-run") == 0
     dry = capsys.readouterr().out.splitlines()
-    assert dry == ["1 student(s) with new scores (old -> new):",
+    assert dry == [f"assignment 'hw1', batch 'batch1' (graded from {out}-submissions): 0 new, 1 replaced, "
+                   "1 unchanged",
+                   "1 student(s) with new scores (old -> new):",
                    "  ann   25.00 -> 30.00   (forward 5.00 -> 10.00)",
                    "dry run: nothing imported; run the same command without --dry-run to import 2 results "
                    f"from {out} as 'batch1'"]
@@ -59,7 +61,7 @@ def test_a_regrade_shows_old_and_new_before_importing_and_keeps_history(db, tmp_
 
     assert import_batch(db, out) == 0
     real = capsys.readouterr().out.splitlines()
-    assert real[:2] == dry[:2] and "0 new, 1 replaced, 1 unchanged" in real[2]
+    assert real[:3] == dry[:3] and "0 new, 1 replaced, 1 unchanged" in real[3]
     assert db_rows(db, "select score from batch_results where name = 'ann'") == [(30.0,)]
     (name, score, questions), = db_rows(db, "select name, score, questions from batch_history")
     assert (name, score) == ("ann", 25.0)  # the old scores stay
@@ -73,16 +75,29 @@ def test_a_regrade_shows_old_and_new_before_importing_and_keeps_history(db, tmp_
     assert all(c.previous is None for i, c in enumerate(rows["ann"].cells) if i != forward)  # unchanged cells
     page = templates.render("gradebook", book=built, timelines=[], histograms=[""] * len(built.questions))
     assert page.count('class="regraded"') == 1 and 'title="regraded: was 50%"' in page
-    assert import_batch(db, out) == 0 and "no score changes (2 result(s) unchanged)" in capsys.readouterr().out
+    assert import_batch(db, out) == 0
+    assert "0 new, 0 replaced, 2 unchanged\nno score changes\n" in capsys.readouterr().out
 
 
-def test_render_changes_is_plain_text():
-    changes = [importer.ScoreChange("bob", None, 40.0, ()),
-               importer.ScoreChange("al", 100.0, 40.0, (("square", 60.0, 0.0),))]
-    assert importer.render_changes(changes, 3).splitlines() == [
+def _imported(name, score, questions, digest="d"):
+    return importer.Imported(name, digest, None, score, "", tuple((k, s, 100.0) for k, s in questions), ())
+
+
+def test_the_plan_renders_as_plain_text():
+    who = batch_identity.BatchIdentity("hw1", "run:x", "out", "/subs")
+    planned = [import_plan.Planned(_imported("bob", 40.0, [("square", 40.0)]), import_plan.NEW, None),
+               import_plan.Planned(_imported("al", 40.0, [("square", 0.0)]), import_plan.REPLACED,
+                                   import_plan.Stored(1, "run:x", "old", 100.0, (("square", 60.0),))),
+               import_plan.Planned(_imported("cy", 5.0, [("square", 5.0)]), import_plan.REPLACED,
+                                   import_plan.Stored(2, "run:x", "old", 5.0, (("square", 5.0),))),
+               import_plan.Planned(_imported("di", 5.0, [("square", 5.0)]), import_plan.UNCHANGED,
+                                   import_plan.Stored(3, "run:x", "d", 5.0, (("square", 5.0),)))]
+    assert import_plan.render(who, planned).splitlines() == [
+        "assignment 'hw1', batch 'out' (graded from /subs): 1 new, 2 replaced, 1 unchanged",
         "2 student(s) with new scores (old -> new):",
         "  al   100.00 -> 40.00   (square 60.00 -> 0.00)",
-        "  bob       - -> 40.00   (new)"]
+        "  bob       - -> 40.00   (new)",
+        "1 regraded result(s) with the same scores: cy"]
 
 
 def test_a_database_at_the_previous_revision_keeps_its_imports(tmp_path):

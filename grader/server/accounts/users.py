@@ -5,14 +5,12 @@ session is a random token in a cookie whose sha256 is a row of `sessions`:
 every server process accepts it, a restart does not log anyone out, and
 signing out deletes the row, so a copied cookie stops working at once.
 """
-import csv
 import datetime as dt
 import hashlib
 import re
 import secrets
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional
 
 from sqlalchemy import delete, insert, select
@@ -21,8 +19,15 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.server.store.db import now, sessions, usage, users
 
-ROLES = ("student", "instructor")
+from . import identity
+
+ROLES = ("student", "ta", "instructor")  # a TA reads the gradebook and students' pages, and changes nothing
+STAFF = ("ta", "instructor")
+ACTIVE, REVOKED, REMOVED = "active", "revoked", "removed"
 KEY_PREFIX = "mg_"
+# How long a server process trusts a key it has looked up; commands that end a key wait
+# this long before saying so, so that no process accepts it once they return.
+KEY_CACHE_SECONDS = 1.0
 
 
 class AccountError(ValueError):
@@ -39,6 +44,11 @@ class User:
     def is_instructor(self) -> bool:
         return self.role == "instructor"
 
+    @property
+    def is_staff(self) -> bool:
+        """Reads the gradebook and every student's page (instructors and TAs)."""
+        return self.role in STAFF
+
 
 def new_key() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(24)
@@ -50,17 +60,18 @@ def hash_key(key: str) -> str:
 
 def find_user(conn: Connection, key: str):
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.key_hash == hash_key(key))).first()
+                       .where(users.c.key_hash == hash_key(key), users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 
 def user_by_id(conn: Connection, user_id: int):
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.id == user_id)).first()
+                       .where(users.c.id == user_id, users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 
-def _check(name: str, role: str, where: str = "", email: Optional[str] = None):
+def check_person(name: str, role: str, where: str = "", email: Optional[str] = None):
+    """AccountError naming the field and fix when a name, role or e-mail cannot be an account's."""
     if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
         raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
                            "or control characters")
@@ -68,6 +79,10 @@ def _check(name: str, role: str, where: str = "", email: Optional[str] = None):
         raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
     if email is not None and (len(email) > 200 or not EMAIL.match(email)):
         raise AccountError(f"{where}email {email[:60]!r}: give an address like ada@example.org (or leave it empty)")
+    for field, value in (("name", name), ("email", email)):
+        problem = value and identity.refused(value)
+        if problem:
+            raise AccountError(f"{where}{field} {value!r} {problem}; retype it without that character")
 
 
 EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+$")
@@ -93,10 +108,14 @@ def add_users(engine: Engine, people) -> list:
 
 
 def insert_users(conn: Connection, people) -> list:
-    """Create users from (name, role[, email]) entries in the caller's transaction; their keys."""
+    """Create users from (name, role[, email]) entries in the caller's transaction; their keys.
+    Names and e-mails are stored in NFC; one that is already an account's (ignoring case and
+    Unicode form) is refused, naming that account."""
     people = [_person(p) for p in people]
     for name, role, email in people:
-        _check(name, role, email=email)
+        check_person(name, role, email=email)
+    _refuse_taken(conn, people)
+    people = [(identity.nfc(n), r, identity.nfc(e) if e else None) for n, r, e in people]
     keys = [new_key() for _ in people]
     for (name, role, email), key in zip(people, keys):
         uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key), email=email,
@@ -106,10 +125,31 @@ def insert_users(conn: Connection, people) -> list:
     return keys
 
 
-def accounts(conn: Connection, role: str = "student") -> list:
-    """(name, email, key_hash) of every account with `role`."""
-    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash)
-                                           .where(users.c.role == role)).all()]
+def _refuse_taken(conn: Connection, people):
+    """AccountError when a new name or e-mail is one of another account, or of another new one
+    (compared ignoring case and Unicode form)."""
+    taken = {}
+    for name, email, status in conn.execute(select(users.c.name, users.c.email, users.c.status)).all():
+        whose = f"account {name!r}" + (" (removed: its name is never reused)" if status == REMOVED else "")
+        taken.setdefault(("name", identity.key(name)), (name, whose))
+        if email:
+            taken.setdefault(("email", identity.key(email)), (email, f"{whose} (e-mail {email!r})"))
+    for name, _, email in people:
+        for field, value in (("name", name), ("email", email)):
+            if not value:
+                continue
+            held, other = taken.get((field, identity.key(value)), (None, None))
+            if other:
+                how = "" if held == value else " (ignoring case and Unicode form)"
+                raise AccountError(f"{field} {value!r} is already {other}{how}; pick another, or leave that "
+                                   "person's account as it is")
+            taken[(field, identity.key(value))] = (value, f"new account {name!r}")
+
+
+def accounts(conn: Connection) -> list:
+    """(name, email, key_hash, role) of every account."""
+    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash,
+                                                  users.c.role)).all()]
 
 
 def _existing_names(engine, names, emails=()):
@@ -117,28 +157,6 @@ def _existing_names(engine, names, emails=()):
         taken = {r[0] for r in conn.execute(select(users.c.name).where(users.c.name.in_(names))).all()}
         taken |= {r[0] for r in conn.execute(select(users.c.email).where(users.c.email.in_(list(emails)))).all()}
     return sorted(taken)
-
-
-def read_roster(path: Path) -> list:
-    """(name, role, email) entries from a CSV with a `name` column and optional `role` and
-    `email` columns (an empty e-mail is None)."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise AccountError(f"{path}: cannot read roster ({e})") from None
-    if not rows or "name" not in rows[0]:
-        raise AccountError(f"{path}: needs a header line with a 'name' column (and optionally 'role', 'email')")
-    people, seen = [], set()
-    for line, row in enumerate(rows, start=2):
-        name, role = (row.get("name") or "").strip(), (row.get("role") or "student").strip()
-        email = (row.get("email") or "").strip() or None
-        _check(name, role, where=f"{path}:{line}: ", email=email)
-        if name in seen:
-            raise AccountError(f"{path}:{line}: name {name!r} appears twice")
-        seen.add(name)
-        people.append((name, role, email))
-    return people
 
 
 def has_control_characters(text: str) -> bool:
@@ -169,7 +187,8 @@ def session_user(conn: Connection, token: str):
         return None
     row = conn.execute(select(users.c.id, users.c.name, users.c.role)
                        .join(sessions, sessions.c.user_id == users.c.id)
-                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now())).first()
+                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now(),
+                              users.c.status == ACTIVE)).first()
     return User(*row) if row else None
 
 

@@ -6,11 +6,14 @@ Each OUTDIR/<name>/results.json (Gradescope schema, as grader/grading/report.py
 writes it) becomes one imported result of student <name>. The files come
 from our own grader but are read as untrusted input: every field is checked,
 and one bad file stops the import before anything is written (one
-transaction). Importing the same files again changes nothing; a regraded
-file replaces the earlier import of that student from that OUTDIR, and the
-replaced scores stay in `batch_history` (the gradebook marks the cells a
-regrade changed). `--dry-run` prints, per student, the old and new scores
-the import would write, and writes nothing; the import prints the same.
+transaction). A batch is its assignment plus what OUTDIR/batch.json records
+(batch_identity.py), never the OUTDIR's name, and an import reads and
+replaces only that batch's results. Importing the same files again changes
+nothing; a regraded file replaces the earlier import of that student from
+that batch, and the replaced scores stay in `batch_history` (the gradebook
+marks the cells a regrade changed). `--dry-run` prints what the import would
+change (import_plan.py), per student, and writes nothing; the import prints
+the same.
 
 Each folder is matched to a student account (matching.py: a mapping file,
 name, e-mail, key, or a name that differs only in case and separators) and
@@ -26,14 +29,13 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
 from grader.grading.writing import RESULTS
-from grader.server.accounts import users
-from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results
+from grader.server.accounts import identity, users
 
-from . import matching
+from . import batch_identity, import_plan, matching
+from .import_plan import SLACK
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TESTS = 5000
@@ -41,7 +43,6 @@ MAX_TEXT = 20_000
 QUESTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
 STATUSES = ("passed", "failed")
 VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
-SLACK = 1e-3  # rounding in results.json: scores carry 4 decimals
 
 
 class BadResult(ValueError):
@@ -186,108 +187,15 @@ def _read_one(folder: Path) -> Imported:
     return Imported(name, hashlib.sha256(raw).hexdigest(), when, score, output, questions, cases)
 
 
-@dataclass(frozen=True)
-class ScoreChange:
-    """What importing one result changes for its student."""
-    name: str
-    old: float | None      # None: not imported from this source before
-    new: float
-    questions: tuple       # (question, old score or None, new score) of the questions that differ
-
-
-def _stored(conn: Connection, source: str) -> dict:
-    """name -> (digest, assignment, score, {question: score}) of the results imported from `source`."""
-    rows = conn.execute(select(batch_results.c.id, batch_results.c.name, batch_results.c.digest,
-                               batch_results.c.assignment, batch_results.c.score)
-                        .where(batch_results.c.source == source)).all()
-    scores = {}
-    if rows:
-        for rid, question, score in conn.execute(
-                select(batch_questions.c.result_id, batch_questions.c.question, batch_questions.c.score)
-                .where(batch_questions.c.result_id.in_([r.id for r in rows]))).all():
-            scores.setdefault(rid, {})[question] = score
-    return {r.name: (r.digest, r.assignment, r.score, scores.get(r.id, {})) for r in rows}
-
-
-def score_changes(conn: Connection, source: str, assignment: str, results: list) -> list:
-    """Per student whose imported score would change (or who is new): old and new, nothing written."""
-    stored, out = _stored(conn, source), []
-    for r in results:
-        old = stored.get(r.name)
-        if old and old[0] == r.digest and old[1] == assignment:
-            continue
-        before = old[3] if old else {}
-        moved = tuple((k, before.get(k), s) for k, s, _ in r.questions if before.get(k) != s)
-        if old is None or abs(old[2] - r.score) > SLACK or moved:
-            out.append(ScoreChange(r.name, old[2] if old else None, r.score, moved))
-    return out
-
-
-def _points(value) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def render_changes(changes: list, unchanged: int) -> str:
-    """The per-student lines import-batch prints before writing (pure)."""
-    if not changes:
-        return f"no score changes ({unchanged} result(s) unchanged)"
-    width = max(len(c.name) for c in changes)
-    lines = [f"{len(changes)} student(s) with new scores (old -> new):"]
-    for c in sorted(changes, key=lambda c: c.name):
-        detail = ", ".join(f"{k} {_points(a)} -> {_points(b)}" for k, a, b in c.questions)
-        lines.append(f"  {c.name:<{width}}  {_points(c.old):>6} -> {_points(c.new):<6}"
-                     f"{'  (new)' if c.old is None else f'  ({detail})' if detail else ''}")
-    return "\n".join(lines)
-
-
-def _archive(conn: Connection, old_id: int, now: dt.datetime) -> None:
-    """Keep a replaced result's scores in batch_history."""
-    row = conn.execute(select(batch_results).where(batch_results.c.id == old_id)).one()
-    questions = {q: [s, m] for q, s, m in conn.execute(
-        select(batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
-        .where(batch_questions.c.result_id == old_id)).all()}
-    conn.execute(insert(batch_history).values(
-        source=row.source, name=row.name, assignment=row.assignment, digest=row.digest, graded_at=row.graded_at,
-        imported_at=row.imported_at, replaced_at=now, score=row.score,
-        questions=json.dumps(questions, sort_keys=True)))
-
-
-def store_results(conn: Connection, source: str, assignment: str, results: list, now: dt.datetime) -> dict:
-    """Write in the caller's transaction; returns counts of added, replaced and unchanged results."""
-    counts = {"added": 0, "replaced": 0, "unchanged": 0}
-    for r in results:
-        old = conn.execute(select(batch_results.c.id, batch_results.c.digest, batch_results.c.assignment)
-                           .where(batch_results.c.source == source, batch_results.c.name == r.name)).first()
-        if old and old.digest == r.digest and old.assignment == assignment:
-            counts["unchanged"] += 1
-            continue
-        if old:
-            _archive(conn, old.id, now)
-            conn.execute(delete(batch_cases).where(batch_cases.c.result_id == old.id))
-            conn.execute(delete(batch_questions).where(batch_questions.c.result_id == old.id))
-            conn.execute(delete(batch_results).where(batch_results.c.id == old.id))
-        rid = conn.execute(insert(batch_results).values(
-            source=source, name=r.name, assignment=assignment, digest=r.digest, graded_at=r.graded_at,
-            imported_at=now, score=r.score, output=r.output)).inserted_primary_key[0]
-        conn.execute(insert(batch_questions), [{"result_id": rid, "question": k, "score": s, "max_score": m}
-                                               for k, s, m in r.questions])
-        if r.cases:
-            conn.execute(insert(batch_cases), [
-                {"result_id": rid, "position": i, "question": c.question, "name": c.name, "number": c.number,
-                 "score": c.score, "max_score": c.max_score, "passed": c.passed, "hidden": c.hidden,
-                 "output": c.output} for i, c in enumerate(r.cases)])
-        counts["replaced" if old else "added"] += 1
-    return counts
-
-
 def import_batch_command(args) -> int:
     """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
     from sqlalchemy.exc import ArgumentError, OperationalError
     command = "import-batch"
     from grader.server.store.db import make_engine, now
+    from grader.server.store.migrate import UpgradeFailed
     outdir = Path(args.outdir)
-    source = args.source or outdir.resolve().name
-    for flag, value in (("--assignment", args.assignment), ("--source", source)):
+    label = args.source or outdir.resolve().name
+    for flag, value in (("--assignment", args.assignment), ("--source", label)):
         if not value.strip() or len(value) > 200:
             print(f"grader {command}: {flag} {value[:40]!r}: give 1-200 characters", file=sys.stderr)
             return 2
@@ -298,6 +206,7 @@ def import_batch_command(args) -> int:
         return 2
     try:
         results = read_outdir(outdir)
+        who = batch_identity.identify(outdir, args.assignment, label)
         mapping = matching.read_mapping(Path(args.map)) if args.map else {}
         engine = make_engine(args.db)
         with engine.connect() if args.dry_run else engine.begin() as conn:  # a dry run never commits
@@ -309,13 +218,14 @@ def import_batch_command(args) -> int:
                       "nothing was imported", file=sys.stderr)
                 return 1
             if unmatched and not args.dry_run:
-                print(_new_accounts(unmatched, users.insert_users(conn, [(f, "student") for f in unmatched])))
-            changes = score_changes(conn, source, args.assignment, results)
-            print(render_changes(changes, len(results) - len(changes)))
+                print(_new_accounts(unmatched, users.insert_users(conn, [(identity.nfc(f), "student")
+                                                                         for f in unmatched])))
+            planned = import_plan.plan(conn, who, results)
+            print(import_plan.render(who, planned))
             if not args.dry_run:
-                counts = store_results(conn, source, args.assignment, results, now())
+                import_plan.store(conn, who, planned, now())
         engine.dispose()
-    except (BadResult, matching.MappingError, users.AccountError) as e:
+    except (BadResult, batch_identity.BatchUnknown, matching.MappingError, users.AccountError, UpgradeFailed) as e:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError:
@@ -325,12 +235,13 @@ def import_batch_command(args) -> int:
     except OperationalError as e:
         print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
         return 1
+    n = import_plan.counts(planned)
     if args.dry_run:
         print(f"dry run: nothing imported; run the same command without --dry-run to import {len(results)} "
-              f"results from {outdir} as '{source}'")
+              f"results from {outdir} as '{label}'")
         return 0
-    print(f"imported {len(results)} results from {outdir} as '{source}': {counts['added']} new, "
-          f"{counts['replaced']} replaced, {counts['unchanged']} unchanged")
+    print(f"imported {len(results)} results from {outdir} as '{label}': {n['new']} new, "
+          f"{n['replaced']} replaced, {n['unchanged']} unchanged")
     return 0
 
 
@@ -342,8 +253,8 @@ def _match(conn: Connection, results: list, mapping: dict, args) -> tuple:
     text = matching.render_matches(found, unmatched, args.create_missing)
     if text:
         print(text)
-    student = {m.folder: m.user for m in found}
-    return [replace(r, name=student.get(r.name, r.name)) for r in results], unmatched
+    student = {m.folder: m.user for m in found}  # a folder matching nobody names its new account, in NFC
+    return [replace(r, name=student.get(r.name, identity.nfc(r.name))) for r in results], unmatched
 
 
 def _new_accounts(names, keys) -> str:

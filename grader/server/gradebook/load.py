@@ -121,8 +121,8 @@ def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
 
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
     query = (select(batch_results.c.id, batch_results.c.name, batch_results.c.assignment,
-                    batch_results.c.source, batch_results.c.graded_at, batch_questions.c.question,
-                    batch_questions.c.score, batch_questions.c.max_score)
+                    batch_results.c.source, batch_results.c.batch, batch_results.c.graded_at,
+                    batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
              .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
              .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
     if student is not None:
@@ -138,10 +138,10 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
         counts[(rid, question)] = (int(passed), int(total))
     replaced = _replaced(conn, student)
     out = []
-    for rid, who, a, source, when, q, score, top in conn.execute(query).all():
+    for rid, who, a, source, batch, when, q, score, top in conn.execute(query).all():
         right, n = counts.get((rid, q), (0, 0))
         fraction = min(1.0, score / top)
-        before = replaced.get((source, who), {}).get(q)
+        before = replaced.get((a, batch, who), {}).get(q)
         previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
         out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
                            on_time=fraction, previous=None if previous == fraction else previous))
@@ -149,15 +149,17 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
 
 
 def _replaced(conn: Connection, student: Optional[str] = None) -> dict:
-    """(source, name) -> {question: (score, max_score)} the last regrade replaced."""
-    query = select(batch_history.c.source, batch_history.c.name, batch_history.c.questions) \
+    """(assignment, batch, name) -> {question: (score, max_score)} the last regrade replaced."""
+    query = select(batch_history.c.assignment, batch_history.c.batch, batch_history.c.name,
+                   batch_history.c.questions) \
         .order_by(batch_history.c.replaced_at, batch_history.c.id)
     if student is not None:
         query = query.where(batch_history.c.name == student)
     out = {}
-    for source, name, questions in conn.execute(query).all():
+    for assignment, batch, name, questions in conn.execute(query).all():
         try:
-            out[(source, name)] = {q: (float(s), float(m)) for q, (s, m) in json.loads(questions).items()}
+            out[(assignment, batch, name)] = {q: (float(s), float(m))
+                                              for q, (s, m) in json.loads(questions).items()}
         except (ValueError, TypeError, AttributeError):
             continue  # a row that does not read: no mark rather than no gradebook
     return out

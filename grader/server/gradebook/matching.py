@@ -5,13 +5,17 @@ A folder is named for its student by whoever collected the submissions
 account. Each folder is matched, first rule that applies:
 
 1. the instructor's mapping file (CSV `folder,user`; user: an account's name or e-mail);
-2. the account's exact name;
-3. the account's e-mail, ignoring case;
+2. the account's name, ignoring case and Unicode form (accounts/identity.py);
+3. the account's e-mail, likewise;
 4. the account's key (a folder named by the student's key; only its hash is compared);
 5. the account's name ignoring case, spaces, '_', '-' and '.' ("alice_ref" is "Alice Ref"),
    when exactly one account fits.
 
-Folders that match nothing are listed, never silently made into new students.
+A folder (or mapping cell) holding an invisible or look-alike character is
+refused, naming it; a folder that two accounts fit by one rule is refused,
+naming both; a folder never goes to an instructor's or TA's account (naming
+one is refused: results are students'). Folders that match nothing are
+listed, never silently made into new students.
 Everything here is a pure function of the folder names, the accounts and the
 mapping, so it is tested without a database.
 """
@@ -21,6 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from grader.server.accounts import identity
 
 BY_MAPPING, BY_NAME, BY_EMAIL, BY_KEY, BY_SIMILAR_NAME = "mapping file", "name", "e-mail", "key", "similar name"
 MAX_MAPPING_BYTES = 5 * 1024 * 1024
@@ -37,6 +43,7 @@ class Account:
     name: str
     email: Optional[str]
     key_hash: str
+    role: str = "student"
 
 
 @dataclass(frozen=True)
@@ -89,17 +96,13 @@ def read_mapping(path: Path) -> dict:
 
 def match_folders(folders, accounts, mapping: dict, key_hash, path: Path = Path("mapping")) -> tuple:
     """(matches, unmatched folders). `mapping`: read_mapping's result; `key_hash`: the
-    server's hash of a key. MappingError when the mapping names no account, or two
-    folders match one student."""
-    by_name = {a.name: a for a in accounts}
-    by_email = {a.email.casefold(): a for a in accounts if a.email}
-    by_key = {a.key_hash: a for a in accounts}
-    similar = {}
-    for a in accounts:
-        similar.setdefault(normal(a.name), []).append(a)
+    server's hash of a key; `accounts`: every account, of any role. MappingError when a
+    folder or the mapping names no account, two accounts, or a staff account, or when
+    two folders match one student."""
+    rules = _Rules(accounts)
     matches, unmatched = [], []
     for folder in folders:
-        found = _one(folder, by_name, by_email, by_key, similar, mapping, key_hash, path)
+        found = _one(folder, rules, mapping, key_hash, path)
         if found is None:
             unmatched.append(folder)
         else:
@@ -108,22 +111,59 @@ def match_folders(folders, accounts, mapping: dict, key_hash, path: Path = Path(
     return tuple(matches), tuple(unmatched)
 
 
-def _one(folder, by_name, by_email, by_key, similar, mapping, key_hash, path):
+class _Rules:
+    """The accounts indexed by each rule's key (a list: two accounts may share one)."""
+
+    def __init__(self, accounts):
+        self.by_name, self.by_email, self.by_key, self.similar = {}, {}, {}, {}
+        for a in accounts:
+            self.by_name.setdefault(identity.key(a.name), []).append(a)
+            if a.email:
+                self.by_email.setdefault(identity.key(a.email), []).append(a)
+            self.by_key.setdefault(a.key_hash, []).append(a)
+            if a.role == "student":
+                self.similar.setdefault(normal(identity.nfc(a.name)), []).append(a)
+
+
+def _only(folder: str, fits: list, how: str, where: str = ""):
+    """The one account of `fits` a folder matched by `how`, refusing ambiguity and staff."""
+    if not fits:
+        return None
+    if len(fits) > 1:
+        both = " and ".join(f"{a.name!r}" + (f" ({a.email})" if a.email else "") for a in fits[:2])
+        raise MappingError(f"{where}folder {folder!r} fits {len(fits)} accounts by {how}: {both}; map it to "
+                           "one of them by name in a mapping file (--map)")
+    account = fits[0]
+    if account.role != "student":
+        shown = folder if how != BY_KEY else folder[:5] + "..."
+        raise MappingError(f"{where}folder {shown!r} matches {account.role} account {account.name!r} by {how}; "
+                           "results go to students only: map the folder to its student (--map) or rename it")
+    return account.name, how
+
+
+def _one(folder, rules: _Rules, mapping, key_hash, path):
     if folder in mapping:
         user, line = mapping[folder]
-        account = by_name.get(user) or by_email.get(user.casefold())
-        if account is None:
-            raise MappingError(f"{path}:{line}: user {user!r} is no account's name or e-mail; "
+        where = f"{path}:{line}: "
+        problem = identity.refused(user)
+        if problem:
+            raise MappingError(f"{where}user {user!r} {problem}; retype it without that character")
+        fits = rules.by_name.get(identity.key(user)) or rules.by_email.get(identity.key(user))
+        if not fits:
+            raise MappingError(f"{where}user {user!r} is no account's name or e-mail; "
                                "use the name `grader users` created (or add the account first)")
-        return account.name, BY_MAPPING
-    if folder in by_name:
-        return folder, BY_NAME
-    if folder.casefold() in by_email:
-        return by_email[folder.casefold()].name, BY_EMAIL
-    account = by_key.get(key_hash(folder))
-    if account is not None:
-        return account.name, BY_KEY
-    fits = similar.get(normal(folder), [])
+        return _only(folder, fits, BY_MAPPING, where)
+    problem = identity.refused(folder)
+    if problem:
+        raise MappingError(f"folder {folder!r} {problem}; rename the folder, or map it to its student "
+                           "in a mapping file (--map)")
+    for fits, how in ((rules.by_name.get(identity.key(folder)), BY_NAME),
+                      (rules.by_email.get(identity.key(folder)), BY_EMAIL),
+                      (rules.by_key.get(key_hash(folder)), BY_KEY)):
+        found = _only(folder, fits or [], how)
+        if found:
+            return found
+    fits = rules.similar.get(normal(identity.nfc(folder)), [])
     if len(fits) == 1:
         return fits[0].name, BY_SIMILAR_NAME
     return None
@@ -142,7 +182,7 @@ def render_matches(matches, unmatched, create: bool) -> str:
     """What import-batch prints about matching (pure): the matches that were not by exact
     name, for the instructor to check, and the folders matching nobody."""
     lines = []
-    inexact = [m for m in matches if m.how != BY_NAME]
+    inexact = [m for m in matches if m.how != BY_NAME or m.folder != m.user]
     if inexact:
         lines.append(f"{len(inexact)} folder(s) matched a student by other than exact name:")
         # a folder named by a key: the key is not printed

@@ -33,6 +33,9 @@ users = Table(
     Column("created_at", DateTime, nullable=False),
     # Optional; `import-batch` matches a result to its student by it.
     Column("email", String(200), nullable=True, unique=True, index=True),
+    # active; revoked (its key replaced by a hash no key has, until one is reissued); removed
+    # (kept with its history, its name never reused): see accounts/users.py.
+    Column("status", String(20), nullable=False, server_default="active"),
 )
 
 settings = Table(
@@ -150,15 +153,27 @@ def _sqlite_pragmas(dbapi_conn, _record):
     cur.close()
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for any SQLAlchemy URL, with SQLite tuned for one writer."""
+def engine_for(url: str) -> Engine:
+    """An engine for any SQLAlchemy URL with the server's settings (SQLite tuned for one
+    writer, foreign keys on), without touching the schema."""
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
         engine = create_engine(url, pool_pre_ping=True)
+    return engine
+
+
+def make_engine(url: str) -> Engine:
+    """`engine_for(url)` with the database upgraded to the newest schema (or
+    `migrate.UpgradeFailed`, having changed nothing)."""
+    engine = engine_for(url)
     from .migrate import upgrade  # alembic is imported only when an engine is made
-    upgrade(engine)
+    try:
+        upgrade(engine)
+    except Exception:
+        engine.dispose()
+        raise
     return engine
 
 

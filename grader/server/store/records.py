@@ -23,13 +23,15 @@ case_notes = Table(
     UniqueConstraint("publication_id", "test_case_index"),
 )
 
-# One row per imported results.json: `source` names the batch (an OUTDIR),
-# `name` its folder, the student. `digest` (sha256 of the file) makes
-# re-importing the same file a no-op.
+# One row per imported results.json, identified by (assignment, batch, name):
+# `batch` is what the OUTDIR's batch.json records (gradebook/batch_identity.py),
+# `source` only the label the gradebook shows, `name` the student. `digest`
+# (sha256 of the file) makes re-importing the same file a no-op.
 batch_results = Table(
     "batch_results", metadata,
     Column("id", Integer, primary_key=True),
     Column("source", String(200), nullable=False),
+    Column("batch", String(250), nullable=False),
     Column("name", String(200), nullable=False),
     Column("assignment", String(200), nullable=False),
     Column("digest", String(64), nullable=False),
@@ -37,7 +39,7 @@ batch_results = Table(
     Column("imported_at", DateTime, nullable=False),
     Column("score", Float, nullable=False),
     Column("output", Text, nullable=False),
-    UniqueConstraint("source", "name"),
+    UniqueConstraint("assignment", "batch", "name", name="uq_batch_results_identity"),
 )
 
 # Per question of an imported result: its points and maximum.
@@ -75,6 +77,7 @@ batch_history = Table(
     "batch_history", metadata,
     Column("id", Integer, primary_key=True),
     Column("source", String(200), nullable=False),
+    Column("batch", String(250), nullable=False),
     Column("name", String(200), nullable=False),
     Column("assignment", String(200), nullable=False),
     Column("digest", String(64), nullable=False),
@@ -83,5 +86,5 @@ batch_history = Table(
     Column("replaced_at", DateTime, nullable=False),
     Column("score", Float, nullable=False),
     Column("questions", Text, nullable=False),
-    Index("ix_batch_history_source_name", "source", "name"),
+    Index("ix_batch_history_identity", "assignment", "batch", "name"),
 )

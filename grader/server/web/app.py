@@ -34,7 +34,6 @@ from .limits import BodyLimit, BodyTooLarge, LocalRateLimiter, SharedRateLimiter
 from .refused import Refused
 
 log = logging.getLogger("grader.server")
-USER_CACHE_SECONDS = 30.0  # how long a key -> user lookup is trusted before re-reading
 # Pages and large answers are read and judged in worker threads. Python lets a thread keep
 # the GIL for up to this long while the event loop waits to answer everyone else (the
 # default, 5 ms, let four /me tabs add tens of ms to other students' submit_test).
@@ -97,7 +96,7 @@ class Services:
     async def user_for_key(self, key: str):
         digest, t = users.hash_key(key), time.monotonic()
         hit = self._users.get(digest)
-        if hit and t - hit[1] < USER_CACHE_SECONDS:
+        if hit and t - hit[1] < users.KEY_CACHE_SECONDS:  # a revoked key stops working within it
             return hit[0]
         user = await self.read(users.find_user, key)
         if user:

@@ -16,10 +16,20 @@ size (a 40 MB header froze the server for seconds). A head over
 and the connection closed, before any parsing. One address may hold at most
 `max_conns_per_client` connections and, of those, `max_heads_per_client`
 with a head still arriving. The caps are per process.
+
+Over all addresses, a process holds at most `connection_budget()`
+connections: below its open-files limit by a reserve, so that accepting a
+connection, the database and the log always find a descriptor. At the
+budget, a new connection closes the oldest connection that has not sent a
+complete request yet (a flood of idle connections from many addresses, each
+within its cap, only ever evicts itself), so `/healthz` and clients that
+are using the server keep working; when every open connection has sent a
+request, the new one is refused.
 """
 import collections
 import functools
 import os
+import resource
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -42,24 +52,65 @@ def head_too_large(limit_bytes: int, limit_lines: int) -> bytes:
             b"content-length: " + str(len(text)).encode() + b"\r\nconnection: close\r\n\r\n" + text)
 
 
+def connection_budget(open_files: int, configured: int, reserve: int) -> int:
+    """The connections a process may hold: `configured` (0: no cap of its own), never within
+    `reserve` descriptors (or half, under a small limit) of `open_files` (the soft limit;
+    RLIM_INFINITY: none), at least 1."""
+    room = None if open_files == resource.RLIM_INFINITY else open_files - min(reserve, open_files // 2)
+    caps = [c for c in (configured or None, room) if c is not None]
+    return max(1, min(caps)) if caps else 1 << 30
+
+
+@functools.lru_cache(maxsize=1)
+def budget() -> int:
+    """This process's connection budget (its open-files limit is set before it serves)."""
+    cfg = settings()
+    return connection_budget(resource.getrlimit(resource.RLIMIT_NOFILE)[0], cfg.max_connections,
+                             cfg.connection_reserve)
+
+
 class GuardedHttp(HttpToolsProtocol):
     open_by_address = collections.Counter()  # client address -> open connections in this process
     heads_by_address = collections.Counter()  # client address -> connections with a head arriving
+    counted = set()  # every connection this process holds (within budget())
+    untried = collections.OrderedDict()  # those that have sent no complete request yet, oldest first
 
     def connection_made(self, transport):
         super().connection_made(transport)
         self._address = self.client[0] if self.client else None
         self._timer, self._head, self._head_lines, self._in_head = None, bytearray(), 0, True
         self._head_counted = False  # counted in heads_by_address
+        if self._address is not None and self.open_by_address[self._address] >= settings().max_conns_per_client:
+            self._address = None  # not counted, so connection_lost must not uncount it
+            transport.abort()
+            return
+        if not self._make_room():
+            self._address = None
+            transport.abort()
+            return
+        self.counted.add(self)
+        self.untried[self] = None
         if self._address is not None:
-            if self.open_by_address[self._address] >= settings().max_conns_per_client:
-                self._address = None  # not counted, so connection_lost must not uncount it
-                transport.abort()
-                return
             self.open_by_address[self._address] += 1
         self._arm(settings().header_timeout)
 
+    def _make_room(self) -> bool:
+        """Whether this connection fits the budget, closing the oldest untried one if need be."""
+        if len(self.counted) < budget():
+            return True
+        if not self.untried:
+            return False
+        oldest, _ = self.untried.popitem(last=False)
+        oldest._forget()  # its descriptor is freed on the loop's next turn; counted no longer
+        oldest.transport.abort()
+        return True
+
+    def _forget(self):
+        self.counted.discard(self)
+        self.untried.pop(self, None)
+
     def connection_lost(self, exc):
+        self._forget()
         self._disarm()
         self._head_done()
         if self._address is not None:
@@ -124,6 +175,7 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_message_complete(self):
         self._disarm()
+        self.untried.pop(self, None)  # a client using the server: never evicted for a newcomer
         self._in_head = True  # the next bytes begin the next request
         super().on_message_complete()
 

@@ -74,7 +74,7 @@ def _form_key(body: bytes) -> str:
 
 
 def _home(user) -> str:
-    return "/gradebook" if user.is_instructor else "/me"
+    return "/gradebook" if user.is_staff else "/me"
 
 
 @router.get("/")
@@ -190,15 +190,15 @@ def _results(book, subs) -> dict:
 
 
 async def _instructor(request: Request, key: Optional[str] = None):
-    """The instructor of the session cookie (or of a key, for scripts), else a refusal."""
+    """The instructor or TA of the session cookie (or of a key, for scripts), else a refusal."""
     svc = request.app.state.services
     user = await _session_user(request)
     if user is None and (key or request.headers.get("authorization")):
         user = await svc.authenticate(request, key)
     if user is None:
         return None
-    if not user.is_instructor:
-        raise Refused(403, "only instructors can read the gradebook; students see their results at /me")
+    if not user.is_staff:
+        raise Refused(403, "only instructors and TAs can read the gradebook; students see their results at /me")
     return user
 
 

@@ -32,7 +32,7 @@ table.failures { width: 100%; } details.group > summary { padding: .2em 0; } .st
 details { margin: .4em 0; } summary { cursor: pointer; }
 input[type=search] { font: inherit; padding: .3em; width: 100%; max-width: 20em; box-sizing: border-box; }
 </style>{% if script %}<script src="/static/gradebook.js" defer></script>{% endif %}</head><body>
-<nav>{% if user %}{% if user.is_instructor %}<a href="/gradebook">Gradebook</a>{% else %}<a href="/me">My results</a>{% endif %}
+<nav>{% if user %}{% if user.is_staff %}<a href="/gradebook">Gradebook</a>{% else %}<a href="/me">My results</a>{% endif %}
 <span>Signed in as <b id="who">{{ user.name }}</b> ({{ user.role }})</span>
 <form method="post" action="/logout"><button>Sign out</button></form>{% endif %}</nav>
 <h1>{{ title }}</h1>
