@@ -58,7 +58,9 @@ def test_a_declared_proxy_s_forwarded_address_is_the_client_s(tmp_path):
     try:
         assert refused(srv, "127.0.0.5", lambda i: "10.0.0.1") >= 10
         assert sign_in(srv, key, "127.0.0.5", "10.0.0.2") == 303  # another client behind the proxy
-        assert sign_in(srv, key, "127.0.7.9", "10.0.0.1") == 429  # the network is trusted too
+        # the network is trusted too: 10.0.0.1's spent budget refuses nearly all of another flood
+        # (a fresh address would refuse at most 20 of it), however slowly a busy machine sends it
+        assert refused(srv, "127.0.7.9", lambda i: "10.0.0.1") > LIMIT // 2
         assert sign_in(srv, key, "127.0.0.1", "10.0.0.3") == 303  # not a proxy: its header is ignored...
         assert refused(srv, "127.0.0.8", lambda i: f"10.1.0.{i % 250 + 1}") >= 10  # ...so it is counted
         assert refused(srv, "127.0.0.5", lambda i: f"10.2.0.{i % 250 + 1}") == 0  # the proxy's clients, each
