@@ -247,8 +247,8 @@ MUTANTS = [
            parse(convert=".astype(np.float32)")),
     mutant("parse_mnist_float64", "parse_mnist returns float64 pixels", {S},
            parse(convert=" / 255.0")),
-    mutant("parse_mnist_labels_int64", "parse_mnist returns int64 labels", {S},
-           parse(labels=".astype(np.int64)")),
+    mutant("parse_mnist_labels_float", "parse_mnist returns float32 labels", {S},
+           parse(labels=".astype(np.float32)")),
     # ---------------------------------------------------------------- Q6
     mutant("relu_mask_on_output_ge", "ReLU.gradient masks output >= 0 (always true)", {N},
            ops("ReLU.gradient", """
