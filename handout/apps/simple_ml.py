@@ -11,11 +11,12 @@ sys.path.append("python/")
 import needle as ndl
 
 
-def parse_mnist(image_filename, label_filename):
+def parse_mnist(image_filesname, label_filename):
     """Read an images file and a labels file in MNIST's gzipped idx format.
 
     Args:
-        image_filename (str): gzipped idx3-ubyte images file.
+        image_filesname (str): gzipped idx3-ubyte images file (the
+            parameter's name is spelled as in the course's handout).
         label_filename (str): gzipped idx1-ubyte labels file.
 
     Returns:

@@ -10,11 +10,12 @@ sys.path.append("python/")
 import needle as ndl
 
 
-def parse_mnist(image_filename, label_filename):
+def parse_mnist(image_filesname, label_filename):
     """Read an images file and a labels file in MNIST's gzipped idx format.
 
     Args:
-        image_filename (str): gzipped idx3-ubyte images file.
+        image_filesname (str): gzipped idx3-ubyte images file (the
+            parameter's name is spelled as in the course's handout).
         label_filename (str): gzipped idx1-ubyte labels file.
 
     Returns:
@@ -31,7 +32,7 @@ def parse_mnist(image_filename, label_filename):
     # Q5
     ### BEGIN YOUR SOLUTION
     # An idx file starts with big-endian uint32s: a magic number, then its dimensions.
-    with gzip.open(image_filename, "rb") as f:
+    with gzip.open(image_filesname, "rb") as f:
         _, num, rows, cols = struct.unpack(">4I", f.read(16))
         images = np.frombuffer(f.read(), dtype=np.uint8).reshape(num, rows, cols)
     with gzip.open(label_filename, "rb") as f:

@@ -141,7 +141,7 @@ ALTERNATIVES = [
                 Body(SIMPLE_ML, "parse_mnist", """
                     with gzip.open(label_filename) as f:
                         y = np.frombuffer(f.read()[8:], dtype=np.uint8).astype(np.int8)
-                    with gzip.open(image_filename) as f:
+                    with gzip.open(image_filesname) as f:
                         raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
                     return raw.reshape(y.shape[0], -1).astype(np.float32) / 255, y
                     """)),
@@ -149,7 +149,7 @@ ALTERNATIVES = [
                 Body(SIMPLE_ML, "parse_mnist", """
                     with gzip.open(label_filename) as f:
                         y = np.array(list(f.read()[8:]), dtype=np.int64)
-                    with gzip.open(image_filename) as f:
+                    with gzip.open(image_filesname) as f:
                         raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
                     return raw.reshape(y.shape[0], -1).astype(np.float32) / 255, y
                     """)),
@@ -157,7 +157,7 @@ ALTERNATIVES = [
                 Body(SIMPLE_ML, "parse_mnist", """
                     with gzip.open(label_filename) as f:
                         y = np.frombuffer(f.read()[8:], dtype=np.uint8)
-                    with gzip.open(image_filename) as f:
+                    with gzip.open(image_filesname) as f:
                         raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
                     X = (raw.reshape(y.shape[0], -1) / 255.0).astype(np.float32)
                     return X, y
