@@ -19,9 +19,11 @@ workflow (.github/workflows/grade.yml) renders it with
 tests/hw1/hw1_cases/github_ci.py into annotations, the job summary and the
 GitHub Classroom result.
 """
+import importlib
 import json
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -70,6 +72,31 @@ def _is_question(keyword):
         return keyword in {q["key"] for q in load_points()["questions"]}
     except (OSError, ValueError):
         return False
+
+
+SUBMIT_FILE = "test_autograd_hw.py"  # the submit cases (make submit); it imports simple_ml
+
+
+def _simple_ml_imports():
+    """Whether apps/simple_ml.py imports (it is imported here, once)."""
+    for folder in ("python", "apps"):
+        if str(ROOT / folder) not in sys.path:
+            sys.path.append(str(ROOT / folder))
+    try:
+        importlib.import_module("simple_ml")
+    except (Exception, SystemExit):  # noqa: BLE001  (reported by Q5 and Q6's cases, test_cases.py)
+        return False
+    return True
+
+
+def pytest_ignore_collect(collection_path, config):
+    # A simple_ml.py that does not import would stop the collection of the
+    # submit file, and with it every question: `make test` leaves that file
+    # out then, so that only Q5 and Q6 lose their cases, as in the grader.
+    # The mugrade client (submit_* functions) always collects it.
+    if collection_path.name != SUBMIT_FILE or "submit_" in " ".join(config.getini("python_functions")):
+        return None
+    return None if _simple_ml_imports() else True
 
 
 def case_of(nodeid):

@@ -46,7 +46,7 @@ def test_a_syntax_error_names_its_file_and_line(student):
         check.run_cases("forward")
     assert message(info.value)[:2] == [
         "CasesFailed: Q1 forward: the cases could not run (pytest exit status 2)",
-        "first: tests.hw1.test_autograd_hw: SyntaxError: invalid syntax "
+        "first: tests.hw1.test_cases: SyntaxError: invalid syntax "
         f"(python/needle/autograd.py, line {line})"]
 
 
