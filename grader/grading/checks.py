@@ -31,33 +31,58 @@ def check_topo(case, expected, actual, drawn=False):
     return Verdict(False, topo_problem(want, expected["inputs"], order, secrecy(case, drawn)))
 
 
+TOPO_FUNCTION = "find_topo_sort"  # the function the topological-sort cases call, named in their feedback
+
+
+def _node(label, inputs):
+    """`node 3 (made from nodes 1, 2)` or `node 0 (a leaf)`, from the reference's graph."""
+    made = inputs[label] if 0 <= label < len(inputs) else []
+    if not made:
+        return f"node {label} (a leaf)"
+    return f"node {label} (made from node{'s' * (len(made) > 1)} {', '.join(map(str, made))})"
+
+
+def _nodes(labels, inputs):
+    return "; ".join(_node(label, inputs) for label in labels)
+
+
 def topo_problem(want, inputs, order, secret=PUBLIC):
-    """The property the order breaks; for a hidden case without nodes,
-    counts or positions."""
+    """The property the order breaks, naming the function and the nodes
+    (missing, repeated or out of order) as the reference's graph labels
+    them; for a hidden case without nodes, counts or positions."""
     hidden = secret == HIDDEN
+    numbering = " (nodes are numbered in the order the case created them)" if secret == PUBLIC else ""
     if -1 in order:
-        return "the order contains nodes that are not in the graph"
-    seen = set()
-    for label in order:
-        if label in seen:
-            return "a node appears twice in the order" + ("" if hidden else f" (node {label})")
-        seen.add(label)
-    if seen != set(want):
-        count = "" if hidden else f": the order has {len(order)} nodes, the graph {len(want)}"
-        return f"some nodes are missing from the order{count}"
+        return (f"{TOPO_FUNCTION} returned nodes that are not in the graph: the order must hold the nodes the "
+                "given outputs depend on, and only those")
+    repeated = list(dict.fromkeys(label for i, label in enumerate(order) if label in order[:i]))
+    if repeated:
+        if hidden:
+            return (f"{TOPO_FUNCTION} returned a node twice: each node must appear once "
+                    "(topo_sort_dfs must skip a node it has already visited)")
+        return (f"{TOPO_FUNCTION} returned {_nodes(repeated, inputs)} twice: each node must appear once "
+                f"(topo_sort_dfs must skip a node it has already visited){numbering}")
+    missing = [label for label in want if label not in set(order)]
+    if missing:
+        if hidden:
+            return (f"{TOPO_FUNCTION}: some nodes are missing from the order: every node the outputs depend "
+                    "on must appear, the outputs and the leaves included")
+        return (f"{TOPO_FUNCTION}: {len(missing)} node{'s' * (len(missing) > 1)} missing from the order "
+                f"(it has {len(order)} nodes, the graph {len(want)}): {_nodes(missing, inputs)}{numbering}")
     position = {label: i for i, label in enumerate(order)}
     for label in order:
         for inp in inputs[label]:
             if inp in position and position[inp] > position[label]:
                 pair = "a node comes before one of its inputs" if hidden else \
-                    f"node {label} comes before its input {inp}"
-                return f"{pair}: not a topological order"
-    message = "a valid topological order, but not the post-order DFS order (inputs visited in order)"
+                    f"{_node(label, inputs)} comes before its input {inp}"
+                return f"{TOPO_FUNCTION}: {pair}: not a topological order{numbering}"
+    message = (f"{TOPO_FUNCTION}: a valid topological order, but not the post-order DFS order "
+               "(inputs visited in order)")
     if hidden:
         return message
     first = next(i for i, (a, b) in enumerate(zip(order, want)) if a != b)
     detail = f" (expected {want}, got {order})" if secret == PUBLIC else f" (got {order})"
-    return f"{message}: first difference at position {first}{detail}"
+    return f"{message}: first difference at position {first}{detail}{numbering}"
 
 
 def check_weights(case, expected, actual, drawn=False):

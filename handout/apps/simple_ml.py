@@ -11,20 +11,24 @@ sys.path.append("python/")
 import needle as ndl
 
 
-def parse_mnist(image_filename, label_filename):
+def parse_mnist(image_filesname, label_filename):
     """Read an images file and a labels file in MNIST's gzipped idx format.
 
     Args:
-        image_filename (str): gzipped idx3-ubyte images file.
+        image_filesname (str): gzipped idx3-ubyte images file (the
+            parameter's name is spelled as in the course's handout).
         label_filename (str): gzipped idx1-ubyte labels file.
 
     Returns:
         Tuple (X, y):
             X (numpy.ndarray[np.float32]): shape (num_examples, 784), one
                 flattened 28x28 image per row, pixel values scaled to [0, 1]
-                (0 stays 0, 255 becomes 1).
-            y (numpy.ndarray[np.uint8]): shape (num_examples,), the digits
-                0-9 labelling the rows of X.
+                (0 stays 0, 255 becomes 1). Values should be of type
+                np.float32.
+            y (numpy.ndarray[dtype=np.int8]): shape (num_examples,), the
+                labels of the rows of X. Values should be of type np.int8 and
+                for MNIST will contain the values 0-9 (any integer dtype
+                holding them is accepted: y is only used to index).
     """
     # Q5
     ### BEGIN YOUR SOLUTION

@@ -137,11 +137,27 @@ ALTERNATIVES = [
                     one_hot=canonical.ONE_HOT.replace("np.float32", "np.float64"),
                     step=canonical.STEP + "\n    W1, W2 = (ndl.Tensor(W.numpy().astype(dtype)) for W in (W1, W2))"
                          " if stop >= X.shape[0] else (W1, W2)")),
+    alternative("parse_mnist_labels_int8", "labels cast to np.int8, as the course's docstring says",
+                Body(SIMPLE_ML, "parse_mnist", """
+                    with gzip.open(label_filename) as f:
+                        y = np.frombuffer(f.read()[8:], dtype=np.uint8).astype(np.int8)
+                    with gzip.open(image_filesname) as f:
+                        raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
+                    return raw.reshape(y.shape[0], -1).astype(np.float32) / 255, y
+                    """)),
+    alternative("parse_mnist_labels_int64", "labels as np.int64 (any integer dtype indexes the same)",
+                Body(SIMPLE_ML, "parse_mnist", """
+                    with gzip.open(label_filename) as f:
+                        y = np.array(list(f.read()[8:]), dtype=np.int64)
+                    with gzip.open(image_filesname) as f:
+                        raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
+                    return raw.reshape(y.shape[0], -1).astype(np.float32) / 255, y
+                    """)),
     alternative("parse_mnist_float64_then_cast", "pixels divided in float64, then cast to float32",
                 Body(SIMPLE_ML, "parse_mnist", """
                     with gzip.open(label_filename) as f:
                         y = np.frombuffer(f.read()[8:], dtype=np.uint8)
-                    with gzip.open(image_filename) as f:
+                    with gzip.open(image_filesname) as f:
                         raw = np.frombuffer(f.read()[16:], dtype=np.uint8)
                     X = (raw.reshape(y.shape[0], -1) / 255.0).astype(np.float32)
                     return X, y

@@ -38,7 +38,7 @@ DIAGNOSED = {
     "transpose_reverses_all_axes_when_given": {"transpose_compute_reverses"},
 }
 
-GRADIENT_FUNCTIONS = (".gradient", "_sum_to_shape")
+GRADIENT_FUNCTIONS = (".gradient",)
 
 
 def is_gradient_mutant(m) -> bool:

@@ -73,7 +73,7 @@ SUM = "sum_node_list(grads[node])"
 REVERSED = "reverse_topo_order"
 
 PARSE = """
-with gzip.open(image_filename, "rb") as f:
+with gzip.open(image_filesname, "rb") as f:
     raw = f.read()
 n = struct.unpack(">I", raw[4:8])[0]
 X = np.frombuffer(raw, dtype=np.uint8, offset=16).reshape(n, 784){convert}
@@ -107,8 +107,7 @@ MUTANTS = [
     mutant("matmul_gradient_off_by_transpose", "MatMul.gradient: grad_b = out_grad^T a", {B, N},
            ops("MatMul.gradient", """
                a, b = node.inputs
-               return (_sum_to_shape(matmul(out_grad, transpose(b)), a.shape),
-                       _sum_to_shape(matmul(transpose(out_grad), a), b.shape))
+               return matmul(out_grad, transpose(b)), reshape(matmul(transpose(out_grad), a), b.shape)
                """)),
     mutant("matmul_gradient_ignores_batch_broadcast", "MatMul.gradient never sums broadcast batch dims", {B},
            ops("MatMul.gradient", """
@@ -117,8 +116,8 @@ MUTANTS = [
                """)),
     mutant("summation_gradient_forgets_reshape", "Summation.gradient broadcasts without reshaping", {B, S, N},
            ops("Summation.gradient", "return broadcast_to(out_grad, node.inputs[0].shape)")),
-    mutant("broadcast_gradient_sums_wrong_axes", "_sum_to_shape aligns shapes from the left", {B},
-           ops("_sum_to_shape", SUM_TO_SHAPE_LEFT_ALIGNED)),
+    mutant("broadcast_gradient_sums_wrong_axes", "BroadcastTo.gradient aligns shapes from the left", {B},
+           ops("BroadcastTo.gradient", SUM_TO_SHAPE_LEFT_ALIGNED)),
     mutant("broadcast_gradient_no_sum", "BroadcastTo.gradient returns out_grad as it is", {B},
            ops("BroadcastTo.gradient", "return out_grad")),
     mutant("reshape_gradient_wrong_shape", "Reshape.gradient reshapes to the output's shape", {B},
@@ -171,8 +170,7 @@ MUTANTS = [
     mutant("ewise_pow_gradient_b_without_log", "EWisePow.gradient for b: out_grad * a^b, no log(a)", {B},
            ops("EWisePow.gradient", """
                a, b = node.inputs
-               return (_sum_to_shape(out_grad * b * power(a, b - 1), a.shape),
-                       _sum_to_shape(out_grad * node, b.shape))
+               return out_grad * b * power(a, b - 1), out_grad * node
                """)),
     # Swapping axes (0, 2) of a 3-D array equals reversing all of them: the
     # cases use axes whose swap differs from the reversal.
@@ -247,8 +245,8 @@ MUTANTS = [
            parse(convert=".astype(np.float32)")),
     mutant("parse_mnist_float64", "parse_mnist returns float64 pixels", {S},
            parse(convert=" / 255.0")),
-    mutant("parse_mnist_labels_int64", "parse_mnist returns int64 labels", {S},
-           parse(labels=".astype(np.int64)")),
+    mutant("parse_mnist_labels_float", "parse_mnist returns float32 labels", {S},
+           parse(labels=".astype(np.float32)")),
     # ---------------------------------------------------------------- Q6
     mutant("relu_mask_on_output_ge", "ReLU.gradient masks output >= 0 (always true)", {N},
            ops("ReLU.gradient", """

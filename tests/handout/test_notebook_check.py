@@ -46,7 +46,7 @@ def test_a_syntax_error_names_its_file_and_line(student):
         check.run_cases("forward")
     assert message(info.value)[:2] == [
         "CasesFailed: Q1 forward: the cases could not run (pytest exit status 2)",
-        "first: tests.hw1.test_autograd_hw: SyntaxError: invalid syntax "
+        "first: tests.hw1.test_cases: SyntaxError: invalid syntax "
         f"(python/needle/autograd.py, line {line})"]
 
 
@@ -65,3 +65,22 @@ def test_unknown_question_lists_the_known_ones(student):
         check.run_cases("forwards")
     assert str(info.value) == ("unknown question 'forwards'; use one of forward, backward, topo_sort, "
                                "compute_gradient, softmax_loss_ndl, nn_epoch_ndl")
+
+
+@pytest.mark.slow
+def test_the_first_failure_shows_its_likely_cause(student):
+    """A known bug (Negate.gradient passing out_grad through): the cell's
+    `first:` line has the grader's `Likely cause:` line under it."""
+    root, check = student
+    shutil.copytree(ROOT / "reference" / "python", root / "python", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    ops = root / "python/needle/ops/ops_mathematic.py"
+    right = "return negate(out_grad)"
+    assert ops.read_text().count(right) == 1, "the reference's Negate.gradient changed: update this test"
+    ops.write_text(ops.read_text().replace(right, "return out_grad"))
+    with pytest.raises(check.CasesFailed) as info:
+        check.run_cases("backward")
+    lines = message(info.value)
+    assert lines[1].startswith("first: backward_negate") and "wrong values" in lines[1], lines
+    assert lines[2].startswith("Likely cause: Negate.gradient passes out_grad through unchanged"), lines
+    assert lines[3].startswith("full report: python -m pytest -k backward")

@@ -56,7 +56,8 @@ PROMISES = {
     "grad_of_grad": "`x.grad.backward()` works",
     # Q5
     "parse_mnist_values": "one image per row, scaled to [0, 1]",
-    "parse_mnist_dtypes": "a float32 matrix with one image per row, scaled to [0, 1], and a uint8 label vector",
+    "parse_mnist_dtypes": "a float32 matrix with one image per row, scaled to [0, 1], and a vector of integer labels "
+                          "(the docstring says `np.int8`; any integer dtype holding the labels 0-9 is accepted)",
     "softmax_loss_value": "for one-hot labels of any numeric dtype",
     "softmax_loss_gradient": "differentiated with respect to the logits `Z`",
     # Q6

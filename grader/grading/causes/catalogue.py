@@ -76,15 +76,15 @@ MATMUL_B_TRANSPOSED = ("MatMul.gradient for b is transposed: it must be transpos
 NUMPY = ("{op}.gradient is computed in numpy and wrapped in a new Tensor: build it from needle ops, so that "
          "the gradient can itself be differentiated (its gradient came out zero)")
 
-# The sum back to an input's shape, with shapes lined up from the left (the
-# test catalogue plants the same bug).
+# BroadcastTo's sum back to the input's shape, with shapes lined up from the
+# left (the test catalogue plants the same bug).
 SUM_TO_SHAPE_LEFT_ALIGNED = """
-shape = tuple(shape)
-if grad.shape == shape:
-    return grad
-axes = tuple(i for i in range(len(grad.shape))
-             if i >= len(shape) or (shape[i] == 1 and grad.shape[i] != 1))
-return reshape(summation(grad, axes=axes), shape)
+shape = tuple(node.inputs[0].shape)
+if out_grad.shape == shape:
+    return out_grad
+axes = tuple(i for i in range(len(out_grad.shape))
+             if i >= len(shape) or (shape[i] == 1 and out_grad.shape[i] != 1))
+return reshape(summation(out_grad, axes=axes), shape)
 """
 
 NUMPY_OPS = ("Log", "Exp", "Summation", "BroadcastTo", "Reshape", "Transpose", "Negate", "DivScalar",
@@ -93,7 +93,7 @@ NUMPY_OPS = ("Log", "Exp", "Summation", "BroadcastTo", "Reshape", "Transpose", "
 MUTANTS = (
     # ---- broadcasting and shapes
     Mutant("broadcast_identity", NOT_SUMMED, (gradient("BroadcastTo", "return out_grad"),), shape_tells=True),
-    Mutant("sum_to_shape_left_aligned", LEFT_ALIGNED, (Body(OPS, "_sum_to_shape", SUM_TO_SHAPE_LEFT_ALIGNED),)),
+    Mutant("sum_to_shape_left_aligned", LEFT_ALIGNED, (gradient("BroadcastTo", SUM_TO_SHAPE_LEFT_ALIGNED),)),
     Mutant("summation_no_reshape", NO_RESHAPE,
            (gradient("Summation", "return broadcast_to(out_grad, node.inputs[0].shape)"),)),
     Mutant("summation_identity", "Summation.gradient returns out_grad as it is: broadcast it back to the "
@@ -122,11 +122,10 @@ MUTANTS = (
         a, b = node.inputs
         return matmul(out_grad, transpose(b)), matmul(transpose(out_grad), a)
         """),), shape_tells=True),
-    # the same bug passed through a sum-to-shape helper, which reshapes it to b's shape
+    # the same bug reshaped to b's shape (as a sum back to the input's shape does)
     Mutant("matmul_b_transposed_reshaped", MATMUL_B_TRANSPOSED, (gradient("MatMul", """
         a, b = node.inputs
-        return (_sum_to_shape(matmul(out_grad, transpose(b)), a.shape),
-                _sum_to_shape(matmul(transpose(out_grad), a), b.shape))
+        return matmul(out_grad, transpose(b)), reshape(matmul(transpose(out_grad), a), b.shape)
         """),)),
     Mutant("matmul_swapped", "MatMul.gradient multiplies in the wrong order: a's gradient is "
            "out_grad @ transpose(b) and b's is transpose(a) @ out_grad", (gradient("MatMul", """

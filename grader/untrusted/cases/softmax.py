@@ -68,7 +68,7 @@ def q5(name, contract, description, fn=None, **options):
 CASES = [
     q5("parse_mnist_test", "parse_mnist_values", "parse_mnist on the t10k files: shapes and values",
        parse_test_set),
-    q5("parse_mnist_dtypes", "parse_mnist_dtypes", "parse_mnist on the t10k files: X float32, y uint8",
+    q5("parse_mnist_dtypes", "parse_mnist_dtypes", "parse_mnist on the t10k files: X float32, y integer labels",
        parse_test_set_dtypes, check="dtype"),
     q5("value", "softmax_loss_value", "softmax_loss of (8,10) float32 logits, float32 one-hot labels",
        loss_value(301, 8, 10, 1.0)),

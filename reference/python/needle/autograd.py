@@ -19,8 +19,8 @@ LAZY_MODE = False
 TENSOR_COUNTER = 0
 
 # The array type of the numpy backend.
+import numpy as array_api
 NDArray = numpy.ndarray
-array_api = numpy
 
 
 class Op:
@@ -85,7 +85,13 @@ class Value:
     def is_leaf(self):
         return self.op is None
 
-    def _init(self, op, inputs, *, num_outputs=1, cached_data=None, requires_grad=None):
+    def __del__(self):
+        # TENSOR_COUNTER counts the nodes alive: one more in _init, one less here.
+        global TENSOR_COUNTER
+        TENSOR_COUNTER -= 1
+
+    def _init(self, op: Optional[Op], inputs: List["Tensor"], *, num_outputs: int = 1,
+              cached_data: List[object] = None, requires_grad: Optional[bool] = None):
         global TENSOR_COUNTER
         TENSOR_COUNTER += 1
         if requires_grad is None:
@@ -121,13 +127,31 @@ class Value:
 
 
 class TensorTuple(Value):
-    """A tuple of tensors produced by a TensorTupleOp."""
+    """A tuple of tensors produced by a TensorTupleOp (not nested).
+
+    Not needed in hw1: its item and tuple ops come in later homeworks.
+    """
 
     def __len__(self):
         return len(self.realize_cached_data())
 
+    def __getitem__(self, index: int):
+        return needle.ops.tuple_get_item(self, index)
+
+    def tuple(self):
+        return tuple(self[i] for i in range(len(self)))
+
     def __repr__(self):
-        return "needle.TensorTuple(" + str(self.realize_cached_data()) + ")"
+        return "needle.TensorTuple" + str(self.tuple())
+
+    def __str__(self):
+        return repr(self)
+
+    def __add__(self, other):
+        """Element-wise sum of two tuples of the same length."""
+        if not isinstance(other, TensorTuple) or len(other) != len(self):
+            raise TypeError("a TensorTuple adds only to a TensorTuple of the same length")
+        return needle.ops.make_tuple(*[self[i] + other[i] for i in range(len(self))])
 
     def detach(self):
         return TensorTuple.make_const(self.realize_cached_data())
@@ -274,9 +298,6 @@ class Tensor(Value):
             return needle.ops.EWiseAdd()(self, needle.ops.Negate()(other))
         return needle.ops.AddScalar(-other)(self)
 
-    def __rsub__(self, other):
-        return needle.ops.AddScalar(other)(needle.ops.Negate()(self))
-
     def __truediv__(self, other):
         if isinstance(other, Tensor):
             return needle.ops.EWiseDiv()(self, other)
@@ -305,7 +326,6 @@ class Tensor(Value):
 
     __radd__ = __add__
     __rmul__ = __mul__
-    __rmatmul__ = __matmul__
 
 
 def compute_gradient_of_variables(output_tensor, out_grad):

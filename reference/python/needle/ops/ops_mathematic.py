@@ -5,7 +5,7 @@ Each op has a `compute` on raw numpy arrays (the forward pass, Q1) and a
 are Tensors in the graph and can be differentiated again.
 """
 from numbers import Number
-from typing import Optional
+from typing import List, Optional, Tuple, Union
 
 from ..autograd import NDArray, Op, Tensor, Value, TensorOp
 from ..autograd import TensorTuple, TensorTupleOp
@@ -13,19 +13,8 @@ import numpy
 
 # NOTE: we will import numpy as the array_api
 # as the backend for our computations, this line will change in later homeworks
+BACKEND = "np"
 import numpy as array_api
-
-
-def _as_scalar(value):
-    """A Python number from a number, numpy scalar or one-element array.
-
-    Scalars given as numpy values would otherwise upcast float32 tensors.
-    """
-    if isinstance(value, (numpy.ndarray, numpy.generic)):
-        if value.size != 1:
-            raise ValueError(f"expected a scalar or a one-element array, got shape {value.shape}")
-        return value.item()
-    return value
 
 
 class EWiseAdd(TensorOp):
@@ -42,7 +31,7 @@ def add(a, b):
 
 class AddScalar(TensorOp):
     def __init__(self, scalar):
-        self.scalar = _as_scalar(scalar)
+        self.scalar = scalar
 
     def compute(self, a: NDArray):
         return a + self.scalar
@@ -70,7 +59,7 @@ def multiply(a, b):
 
 class MulScalar(TensorOp):
     def __init__(self, scalar):
-        self.scalar = _as_scalar(scalar)
+        self.scalar = scalar
 
     def compute(self, a: NDArray):
         return a * self.scalar
@@ -83,26 +72,12 @@ def mul_scalar(a, scalar):
     return MulScalar(scalar)(a)
 
 
-def _sum_to_shape(grad, shape):
-    """Sum `grad` over the axes numpy broadcasting added or stretched, so
-    that it has `shape` again (the adjoint of a broadcast)."""
-    # Q2
-    ### BEGIN YOUR SOLUTION
-    # Broadcasting added axes at the front and stretched size-1 axes: sum over both.
-    if grad.shape == tuple(shape):
-        return grad
-    lead = len(grad.shape) - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return reshape(summation(grad, axes=tuple(range(lead)) + stretched), shape)
-    ### END YOUR SOLUTION
-
-
 class PowerScalar(TensorOp):
     """Op to raise a tensor to a scalar power, element-wise: the scalar an
     int, a float or a numpy scalar."""
 
-    def __init__(self, scalar: Number):
-        self.scalar = _as_scalar(scalar)
+    def __init__(self, scalar: int):
+        self.scalar = scalar
 
     def compute(self, a: NDArray) -> NDArray:
         # Q1
@@ -134,13 +109,21 @@ class EWisePow(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
+        def unbroadcast(grad, shape):
+            # numpy broadcasting adds axes at the front and stretches size-1
+            # axes: the adjoint sums over both, then has the input's shape.
+            lead = len(grad.shape) - len(shape)
+            axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                              if n == 1 and grad.shape[lead + i] != 1)
+            return reshape(summation(grad, axes=axes), shape) if axes else grad
+
         a, b = node.inputs
         # d(a^b)/da = b a^(b-1) and d(a^b)/db = a^b log(a), with a and b broadcast
         # to the output's shape first, then each gradient summed back to its input's.
         a_out, b_out = broadcast_to(a, node.shape), broadcast_to(b, node.shape)
         grad_a = out_grad * b_out * power(a_out, b_out - 1)
         grad_b = out_grad * node * log(a_out)
-        return _sum_to_shape(grad_a, a.shape), _sum_to_shape(grad_b, b.shape)
+        return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)
         ### END YOUR SOLUTION
 
 
@@ -171,7 +154,7 @@ def divide(a, b):
 
 class DivScalar(TensorOp):
     def __init__(self, scalar):
-        self.scalar = _as_scalar(scalar)
+        self.scalar = scalar
 
     def compute(self, a):
         # Q1
@@ -249,7 +232,13 @@ class BroadcastTo(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
-        return _sum_to_shape(out_grad, node.inputs[0].shape)
+        # numpy broadcasting adds axes at the front and stretches size-1 axes:
+        # the adjoint sums over both, then has the input's shape again.
+        shape = node.inputs[0].shape
+        lead = len(out_grad.shape) - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                          if n == 1 and out_grad.shape[lead + i] != 1)
+        return reshape(summation(out_grad, axes=axes), shape) if axes else out_grad
         ### END YOUR SOLUTION
 
 
@@ -301,11 +290,19 @@ class MatMul(TensorOp):
     def gradient(self, out_grad, node):
         # Q2
         ### BEGIN YOUR SOLUTION
+        def unbroadcast(grad, shape):
+            # numpy broadcasting adds axes at the front and stretches size-1
+            # axes: the adjoint sums over both, then has the input's shape.
+            lead = len(grad.shape) - len(shape)
+            axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                              if n == 1 and grad.shape[lead + i] != 1)
+            return reshape(summation(grad, axes=axes), shape) if axes else grad
+
         a, b = node.inputs
         grad_a = matmul(out_grad, transpose(b))
         grad_b = matmul(transpose(a), out_grad)
         # A side with fewer batch dimensions was broadcast: sum back to its shape.
-        return _sum_to_shape(grad_a, a.shape), _sum_to_shape(grad_b, b.shape)
+        return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)
         ### END YOUR SOLUTION
 
 
