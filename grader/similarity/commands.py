@@ -48,7 +48,9 @@ def _summary(analysis, out: Path) -> str:
     flagged = [p for p in analysis.pairs if p.flagged]
     top = analysis.pairs[0] if analysis.pairs else None
     best = f"; most similar: {top.a} and {top.b}, {top.similarity:.2f}" if top else ""
+    odd = len({f.name for f in analysis.flags})
     return (f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
+            f"{odd} submissions to review whatever they score; "
             f"open {out / HTML}")
 
 
@@ -74,6 +76,8 @@ def similarity_command(args) -> int:
                        exclude=[out])
     for note in analysis.notes:
         print(note, file=sys.stderr)
+    for flag in analysis.flags:
+        print(report.flag_line(flag), file=sys.stderr)
     if not analysis.pairs:
         print(f"grader similarity: {args.folder}: fewer than two readable submissions (and no public one "
               "to compare with); nothing written", file=sys.stderr)

@@ -33,6 +33,12 @@ def shared_blocks(pair) -> str:
     return "; ".join(f"{bid} {score:.2f}" for bid, score in pair.blocks if score >= BLOCK_SHOWN)
 
 
+def flag_line(flag) -> str:
+    """`review: alice: apps/simple_ml.py: nn_epoch runs _mine (...)`."""
+    where = f"{flag.file}: " if flag.file else ""
+    return f"review: {flag.name}: {where}{flag.reason}"
+
+
 def csv_text(analysis) -> str:
     rows = [CSV_HEADER]
     for p in analysis.pairs:
@@ -64,7 +70,7 @@ pre{background:#f7f7f7;padding:.5em;overflow-x:auto;margin:0}
 .ln{display:inline-block;width:3.5em;color:#888;user-select:none}
 mark.match{background:#ffd54f;display:inline-block;width:100%}
 .gap{color:#888}section.pair{border-top:2px solid #999;margin-top:2em}
-.note{color:#555}
+.note{color:#555}li.flag{color:#8a3b00}
 """
 
 
@@ -114,18 +120,21 @@ def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
     kinds = [s.kind for s in analysis.submissions.values()]
     s = analysis.settings
     head = (f"<p>{kinds.count('class')} submissions, {kinds.count('public')} public solutions; only what "
-            f"students wrote in the handout's solution blocks is compared, per block, names and literals "
+            f"students wrote is compared: per graded function the code that runs for it (its solution block, or "
+            f"what it was rebound to), and the rest of the files apart from the handout's lines; names and literals "
             f"abstracted; code most of the class shares weighs little or nothing. k={s.k}, w={s.w}, "
             f"flagged at {s.threshold:.2f} and above: <strong>a flag asks for a look, never a verdict"
             f"</strong>. {len(analysis.pairs) - len(listed)} more pairs, less similar, are in similarity.csv."
             "</p>")
     rows = "\n".join(_row(rank, p, rank in detail) for rank, p in enumerate(listed, 1))
     notes = "".join(f'<li class="note">{escape(n)}</li>' for n in analysis.notes) or "<li>none</li>"
+    flags = "".join(f'<li class="flag">{escape(flag_line(f))}</li>' for f in analysis.flags) or "<li>none</li>"
     details = "\n".join(_detail(analysis, rank, p) for rank, p in enumerate(listed, 1) if rank in detail)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>Similarity</title><style>{STYLE}</style></head><body>\n<h1>Similarity of solution blocks</h1>\n"
             f"{head}\n<h2>Ranked pairs</h2>\n<table id=\"pairs\"><thead><tr><th>#</th><th>submission</th>"
             "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th></tr></thead>"
-            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"
+            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Submissions to review whatever they score</h2>\n"
+            f"<ul id=\"flags\">{flags}</ul>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"
             f"<h2>Side by side</h2>\n{details}\n</body></html>\n")

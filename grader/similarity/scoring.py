@@ -11,7 +11,10 @@ independent solutions look alike. Fingerprints are compared only within
 the same block, so a line of one function never matches another's.
 
 A pair's similarity is 2 S / (W_a + W_b): S the weight of the fingerprints
-they share, W_x the weight of all of x's, over all blocks (so in [0, 1]);
+they share, W_x the weight of all of x's, over all graded blocks (so in
+[0, 1]); a file's other code (blocks.py) adds what two share to S and to
+both W, and nothing it does not share, so padding a copy with code of
+one's own cannot dilute its score;
 each block gets the same figure on its own fingerprints. Public solutions
 are weighed by the class's frequencies (a popular public repository,
 forked many times, must not hide the students who copied it) and compared
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 
 from grader.similarity.blocks import Block
 from grader.similarity.corpus import CLASS, PUBLIC
+from grader.similarity.template import is_other
 
 THRESHOLD = 0.7     # a pair at or above it is flagged for review (never a verdict)
 MAX_SHARE = 0.5     # a fingerprint in more of the class than this weighs nothing
@@ -120,7 +124,9 @@ def _shared_public(index: dict, public_index: dict, weights: dict) -> dict:
 
 
 def _pair(a, b, kind, shared: dict, totals_a: dict, totals_b: dict, threshold: float) -> Pair:
-    both = sum(totals_a.values()) + sum(totals_b.values())
+    both = sum(v for bid, v in totals_a.items() if not is_other(bid)) + sum(
+        v for bid, v in totals_b.items() if not is_other(bid)) + 2 * sum(
+        v for bid, v in shared.items() if is_other(bid))
     similarity = min(1.0, 2 * sum(shared.values()) / both) if both > 0 else 0.0
     blocks = []
     for bid, s in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):

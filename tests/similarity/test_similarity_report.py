@@ -55,6 +55,16 @@ BOB = {"total": """
         acc = acc + float(v)  # "</code></pre><script>alert(1)</script>"
     return acc
     """, "spread": "ordered = sorted(values)\nreturn ordered[-1] - ordered[0]"}
+# dave leaves the stubs as shipped and rebinds `total`, once in a way only running it would tell
+DAVE_TAIL = '''
+
+def _mine(values):
+    return float(sum(sorted(values)))
+
+
+total = _mine
+globals()["</ul><script>x</script>"] = _mine
+'''
 CAROL = {"total": "return float(np.sum(np.asarray(values, dtype=np.float64)))",
          "spread": "return np.ptp(values)"}
 
@@ -74,7 +84,8 @@ def analysis(tmp_path_factory):
     template = Template((read_template_file(folder, TOY),))
     subs = [Submission("alice", CLASS, {TOY: filled(ALICE)}),
             Submission("=HYPERLINK(\"x\")<b>bob</b>", CLASS, {TOY: filled(BOB)}),
-            Submission("carol", CLASS, {TOY: filled(CAROL)})]
+            Submission("carol", CLASS, {TOY: filled(CAROL)}),
+            Submission("dave", CLASS, {TOY: HANDOUT + DAVE_TAIL})]
     public = [Submission("repo", PUBLIC, {TOY: filled(CAROL)})]
     return compare(subs, public, template, Settings(threshold=0.5), notes=("carol.zip: a note <i>escaped</i>",))
 
@@ -110,6 +121,12 @@ def test_student_text_is_escaped_in_the_page(analysis):
     assert "<script" not in page
     assert "&lt;b&gt;bob&lt;/b&gt;" in page and "<b>bob</b>" not in page
     assert "&lt;i&gt;escaped&lt;/i&gt;" in page
+    assert "review: dave: toy.py: line 26 binds names in a way only running it would tell: `globals()[&quot;&lt;/ul&gt;" in page
+
+
+def test_the_rebound_stub_is_flagged_and_scored_on_what_runs(analysis):
+    assert [f.reason.split(" (")[0] for f in analysis.flags if f.name == "dave"][:1] == ["total runs _mine"]
+    assert analysis.fingerprinted["dave"].blocks["total"].block.how == "rebinding"
 
 
 def test_the_page_shows_the_comment_escaped_in_the_block(analysis):
