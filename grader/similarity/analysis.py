@@ -8,6 +8,7 @@ from pathlib import Path
 
 from grader.similarity import fingerprints, tokens
 from grader.similarity.blocks import Flag, read_file
+from grader.similarity.clusters import find_clusters
 from grader.similarity.corpus import CLASS, PUBLIC, Submission, read_folder
 from grader.similarity.scoring import (MAX_SHARE, THRESHOLD, BlockPrints, Fingerprinted, score_pairs,
                                        weigh)
@@ -32,6 +33,7 @@ class Analysis:
     pairs: tuple            # scoring.Pair, ranked
     notes: tuple            # what could not be read, or was read by a fallback
     flags: tuple = ()       # blocks.Flag: submissions asking for a look whatever they score
+    clusters: tuple = ()    # clusters.Cluster: submissions linked by flagged pairs
 
 
 EMPTY_NOTE = "{name}: no solution block filled in and nothing else written: nothing to compare"
@@ -94,7 +96,7 @@ def compare(class_subs, public_subs, template: Template, settings: Settings = Se
     pairs = score_pairs(class_prints, [printed[s.name] for s in public_subs], weights, settings.threshold)
     subs = {s.name: s for s in [*class_subs, *public_subs]}
     return Analysis(settings, template.block_ids(), subs, printed, weights, tuple(pairs), tuple(notes),
-                    tuple(flags))
+                    tuple(flags), find_clusters(pairs))
 
 
 def analyse(folder: Path, against, template: Template, settings: Settings = Settings(),

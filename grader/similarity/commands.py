@@ -1,7 +1,8 @@
 """`grader similarity DIR [--against PUBLIC_DIR] --out OUT`: which
 submissions share unusual code, with each other and with public solutions.
 
-Writes OUT/similarity.csv, OUT/index.html and OUT/fingerprints.json, each
+Writes OUT/similarity.csv, OUT/clusters.csv, OUT/index.html and
+OUT/fingerprints.json, each
 atomically and only once everything was computed. Exit status: 0 done
 (submissions that could not be read are named on stderr and left out), 1
 nothing to compare or the handout is unusable, 2 usage error.
@@ -14,10 +15,11 @@ from pathlib import Path
 from grader.assignment import Assignment, AssignmentError
 from grader.files import write_atomic
 from grader.similarity import report
+from grader.similarity.cluster_report import clusters_csv
 from grader.similarity.analysis import Settings, analyse
 from grader.similarity.template import TemplateError, load_template
 
-CSV, HTML, PRINTS = "similarity.csv", "index.html", "fingerprints.json"
+CSV, HTML, PRINTS, CLUSTERS = "similarity.csv", "index.html", "fingerprints.json", "clusters.csv"
 
 
 def _usage_error(args):
@@ -36,9 +38,9 @@ def _usage_error(args):
 
 
 def write_report(analysis, out: Path) -> None:
-    """The three files, each replaced atomically once all three are rendered."""
+    """The four files, each replaced atomically once all four are rendered."""
     texts = {CSV: report.csv_text(analysis), HTML: report.html_text(analysis),
-             PRINTS: report.fingerprints_json(analysis)}
+             PRINTS: report.fingerprints_json(analysis), CLUSTERS: clusters_csv(analysis)}
     out.mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         write_atomic(out / name, text)
@@ -49,8 +51,10 @@ def _summary(analysis, out: Path) -> str:
     top = analysis.pairs[0] if analysis.pairs else None
     best = f"; most similar: {top.a} and {top.b}, {top.similarity:.2f}" if top else ""
     odd = len({f.name for f in analysis.flags})
+    groups = f"{len(analysis.clusters)} clusters (largest {len(analysis.clusters[0].members)}); " \
+        if analysis.clusters else ""
     return (f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
-            f"{odd} submissions to review whatever they score; "
+            f"{groups}{odd} submissions to review whatever they score; "
             f"open {out / HTML}")
 
 

@@ -14,6 +14,7 @@ from html import escape
 
 from grader import csvsafe
 from grader.similarity import fingerprints, tokens
+from grader.similarity.cluster_report import clusters_html
 from grader.similarity.scoring import BLOCK_SHOWN, matched_lines
 
 CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged")
@@ -69,7 +70,7 @@ tr.flagged td{background:#fff3e0}td.num{text-align:right;font-variant-numeric:ta
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto;margin:0}
 .ln{display:inline-block;width:3.5em;color:#888;user-select:none}
 mark.match{background:#ffd54f;display:inline-block;width:100%}
-.gap{color:#888}section.pair{border-top:2px solid #999;margin-top:2em}
+.gap{color:#888}section.pair,section.cluster{border-top:2px solid #999;margin-top:2em}
 .note{color:#555}li.flag{color:#8a3b00}
 """
 
@@ -135,6 +136,7 @@ def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
             f"<title>Similarity</title><style>{STYLE}</style></head><body>\n<h1>Similarity of solution blocks</h1>\n"
             f"{head}\n<h2>Ranked pairs</h2>\n<table id=\"pairs\"><thead><tr><th>#</th><th>submission</th>"
             "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th></tr></thead>"
-            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Submissions to review whatever they score</h2>\n"
+            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Clusters</h2>\n{clusters_html(analysis, _side)}\n"
+            "<h2>Submissions to review whatever they score</h2>\n"
             f"<ul id=\"flags\">{flags}</ul>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"
             f"<h2>Side by side</h2>\n{details}\n</body></html>\n")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.similarity import report
+from grader.similarity.cluster_report import clusters_csv
 from grader.similarity.analysis import Settings, compare
 from grader.similarity.corpus import CLASS, PUBLIC, Submission
 from grader.similarity.template import Template, read_template_file
@@ -100,7 +101,7 @@ def check_golden(path: Path, text: str):
 
 
 WRITERS = {"similarity.csv": report.csv_text, "index.html": report.html_text,
-           "fingerprints.json": report.fingerprints_json}
+           "fingerprints.json": report.fingerprints_json, "clusters.csv": clusters_csv}
 
 
 @pytest.mark.parametrize("filename", sorted(WRITERS))
