@@ -9,6 +9,7 @@ from pathlib import Path
 from grader.similarity import fingerprints, tokens
 from grader.similarity.blocks import Flag, read_file
 from grader.similarity.clusters import find_clusters
+from grader.similarity.decisions import apply, code_of, pinned
 from grader.similarity.corpus import CLASS, PUBLIC, Submission, read_folder
 from grader.similarity.scoring import (MAX_SHARE, THRESHOLD, BlockPrints, Fingerprinted, score_pairs,
                                        weigh)
@@ -34,6 +35,8 @@ class Analysis:
     notes: tuple            # what could not be read, or was read by a fallback
     flags: tuple = ()       # blocks.Flag: submissions asking for a look whatever they score
     clusters: tuple = ()    # clusters.Cluster: submissions linked by flagged pairs
+    codes: dict = None      # name -> sha256 of its student files (decisions.code_of)
+    decisions: tuple = ()   # decisions.Decision in force, blank codes pinned to this run's
 
 
 EMPTY_NOTE = "{name}: no solution block filled in and nothing else written: nothing to compare"
@@ -84,8 +87,10 @@ def _public_names(public: list, taken: set) -> list:
     return [Submission(s.name if s.name not in taken else f"public:{s.name}", s.kind, s.files) for s in public]
 
 
-def compare(class_subs, public_subs, template: Template, settings: Settings = Settings(), notes=()) -> Analysis:
-    """The Analysis of submissions already read (public ones named apart)."""
+def compare(class_subs, public_subs, template: Template, settings: Settings = Settings(), notes=(),
+            decided=()) -> Analysis:
+    """The Analysis of submissions already read (public ones named apart),
+    with the instructor's decisions (`decided`) applied."""
     notes, printed, flags = list(notes), {}, []
     for sub in [*class_subs, *public_subs]:
         printed[sub.name], said, flagged = fingerprint_submission(sub, template, settings)
@@ -95,12 +100,15 @@ def compare(class_subs, public_subs, template: Template, settings: Settings = Se
     weights = weigh(class_prints, template_prints(template, settings), settings.max_share)
     pairs = score_pairs(class_prints, [printed[s.name] for s in public_subs], weights, settings.threshold)
     subs = {s.name: s for s in [*class_subs, *public_subs]}
-    return Analysis(settings, template.block_ids(), subs, printed, weights, tuple(pairs), tuple(notes),
-                    tuple(flags), find_clusters(pairs))
+    codes = {name: code_of(s.files) for name, s in subs.items()}
+    decided = pinned(decided, codes)
+    pairs, said = apply(pairs, decided, codes)
+    return Analysis(settings, template.block_ids(), subs, printed, weights, pairs, tuple(notes + said),
+                    tuple(flags), find_clusters(pairs), codes, decided)
 
 
 def analyse(folder: Path, against, template: Template, settings: Settings = Settings(),
-            student_files=(), exclude=()) -> Analysis:
+            student_files=(), exclude=(), decided=()) -> Analysis:
     """The whole comparison of `folder`'s submissions (and, with `against`,
     each of them with that folder's public solutions)."""
     student_files = student_files or tuple(f.rel for f in template.files)
@@ -110,4 +118,4 @@ def analyse(folder: Path, against, template: Template, settings: Settings = Sett
         public_subs, said = read_folder(against, PUBLIC, student_files, exclude)
         notes += said
         public_subs = _public_names(public_subs, {s.name for s in class_subs})
-    return compare(class_subs, public_subs, template, settings, notes)
+    return compare(class_subs, public_subs, template, settings, notes, decided)

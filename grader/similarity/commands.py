@@ -2,7 +2,8 @@
 submissions share unusual code, with each other and with public solutions.
 
 Writes OUT/similarity.csv, OUT/clusters.csv, OUT/index.html and
-OUT/fingerprints.json, each
+OUT/fingerprints.json (and, with --decisions FILE, FILE with its blank codes
+pinned), each
 atomically and only once everything was computed. Exit status: 0 done
 (submissions that could not be read are named on stderr and left out), 1
 nothing to compare or the handout is unusable, 2 usage error.
@@ -16,6 +17,7 @@ from grader.assignment import Assignment, AssignmentError
 from grader.files import write_atomic
 from grader.similarity import report
 from grader.similarity.cluster_report import clusters_csv
+from grader.similarity.decisions import DISMISSED, STALE, DecisionsError, decisions_csv, read_decisions
 from grader.similarity.analysis import Settings, analyse
 from grader.similarity.template import TemplateError, load_template
 
@@ -32,6 +34,9 @@ def _usage_error(args):
         return f"--out {out}: a file is there; pass a folder for the report"
     if out.resolve() in (folder.resolve(), Path(args.against or folder).resolve()):
         return f"--out {out}: is an input folder; pass a folder of its own for the report"
+    decisions = getattr(args, "decisions", None)
+    if decisions is not None and Path(decisions).is_dir():
+        return f"--decisions {decisions}: a folder; pass a CSV file (created if missing)"
     if not 0 < args.threshold <= 1:
         return f"--threshold {args.threshold:g}: must be in (0, 1]"
     return None
@@ -51,10 +56,13 @@ def _summary(analysis, out: Path) -> str:
     top = analysis.pairs[0] if analysis.pairs else None
     best = f"; most similar: {top.a} and {top.b}, {top.similarity:.2f}" if top else ""
     odd = len({f.name for f in analysis.flags})
+    decided = [p for p in analysis.pairs if p.decision]
+    kept = (f"{sum(p.decision == DISMISSED for p in decided)} dismissed, {sum(p.decision == STALE for p in decided)} "
+            "decided on older code; ") if decided else ""
     groups = f"{len(analysis.clusters)} clusters (largest {len(analysis.clusters[0].members)}); " \
         if analysis.clusters else ""
     return (f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
-            f"{groups}{odd} submissions to review whatever they score; "
+            f"{kept}{groups}{odd} submissions to review whatever they score; "
             f"open {out / HTML}")
 
 
@@ -74,10 +82,16 @@ def similarity_command(args) -> int:
     except TemplateError as exc:
         print(f"grader similarity: {exc}", file=sys.stderr)
         return 1
+    decisions_path = Path(args.decisions) if getattr(args, "decisions", None) else None
+    try:
+        decided = read_decisions(decisions_path) if decisions_path else ()
+    except DecisionsError as exc:
+        print(f"grader similarity: --decisions {exc}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     against = Path(args.against) if args.against else None
     analysis = analyse(Path(args.folder), against, template, Settings(threshold=args.threshold),
-                       exclude=[out])
+                       exclude=[out], decided=decided)
     for note in analysis.notes:
         print(note, file=sys.stderr)
     for flag in analysis.flags:
@@ -87,5 +101,7 @@ def similarity_command(args) -> int:
               "to compare with); nothing written", file=sys.stderr)
         return 1
     write_report(analysis, out)
+    if decisions_path is not None:
+        write_atomic(decisions_path, decisions_csv(analysis.decisions))
     print(_summary(analysis, out))
     return 0

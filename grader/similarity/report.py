@@ -17,7 +17,8 @@ from grader.similarity import fingerprints, tokens
 from grader.similarity.cluster_report import clusters_html
 from grader.similarity.scoring import BLOCK_SHOWN, matched_lines
 
-CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged")
+CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged", "decision", "note",
+              "submission_code", "other_code")
 FORMAT = "needle-grader similarity fingerprints"
 FORMAT_VERSION = 1
 SHOWN = 300       # pairs listed in the page (the CSV has all)
@@ -44,7 +45,7 @@ def csv_text(analysis) -> str:
     rows = [CSV_HEADER]
     for p in analysis.pairs:
         rows.append((p.a, p.b, csvsafe.Number(_figure(p.similarity)), shared_blocks(p), p.kind,
-                     "yes" if p.flagged else "no"))
+                     "yes" if p.flagged else "no", p.decision, p.note, analysis.codes[p.a], analysis.codes[p.b]))
     return csvsafe.render(rows)
 
 
@@ -71,7 +72,7 @@ pre{background:#f7f7f7;padding:.5em;overflow-x:auto;margin:0}
 .ln{display:inline-block;width:3.5em;color:#888;user-select:none}
 mark.match{background:#ffd54f;display:inline-block;width:100%}
 .gap{color:#888}section.pair,section.cluster{border-top:2px solid #999;margin-top:2em}
-.note{color:#555}li.flag{color:#8a3b00}
+.note{color:#555}li.flag{color:#8a3b00}.decision{font-weight:600}.stale{color:#b00}
 """
 
 
@@ -112,7 +113,15 @@ def _row(rank: int, pair, detailed: bool) -> str:
     return (f'<tr class="pair{" flagged" if pair.flagged else ""}"><td class="num">{rank}</td>'
             f'<td>{escape(pair.a)}</td><td>{other}</td><td>{pair.kind}</td>'
             f'<td class="num">{pair.similarity:.2f}</td><td>{escape(shared_blocks(pair))}</td>'
-            f'<td>{"review" if pair.flagged else ""}</td></tr>')
+            f'<td>{"review" if pair.flagged else ""}</td><td>{_decided(pair)}</td></tr>')
+
+
+def _decided(pair) -> str:
+    if not pair.decision:
+        return ""
+    note = f": {escape(pair.note)}" if pair.note else ""
+    return f'<span class="decision {pair.decision}">{pair.decision}</span>{note}'
+
 
 
 def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
@@ -135,7 +144,8 @@ def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>Similarity</title><style>{STYLE}</style></head><body>\n<h1>Similarity of solution blocks</h1>\n"
             f"{head}\n<h2>Ranked pairs</h2>\n<table id=\"pairs\"><thead><tr><th>#</th><th>submission</th>"
-            "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th></tr></thead>"
+            "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th><th>decision</th>"
+            "</tr></thead>"
             f"<tbody>\n{rows}\n</tbody></table>\n<h2>Clusters</h2>\n{clusters_html(analysis, _side)}\n"
             "<h2>Submissions to review whatever they score</h2>\n"
             f"<ul id=\"flags\">{flags}</ul>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"

@@ -58,6 +58,8 @@ class Pair:
     similarity: float
     flagged: bool
     blocks: tuple        # (block id, block similarity), strongest first, those sharing anything
+    decision: str = ""   # an instructor's (decisions.py): confirmed, dismissed (then not flagged) or stale
+    note: str = ""
 
 
 def weigh(class_subs, template_prints: dict, max_share: float = MAX_SHARE) -> dict:

@@ -15,6 +15,7 @@ import pytest
 
 from grader.similarity import report
 from grader.similarity.cluster_report import clusters_csv
+from grader.similarity.decisions import Decision
 from grader.similarity.analysis import Settings, compare
 from grader.similarity.corpus import CLASS, PUBLIC, Submission
 from grader.similarity.template import Template, read_template_file
@@ -88,7 +89,9 @@ def analysis(tmp_path_factory):
             Submission("carol", CLASS, {TOY: filled(CAROL)}),
             Submission("dave", CLASS, {TOY: HANDOUT + DAVE_TAIL})]
     public = [Submission("repo", PUBLIC, {TOY: filled(CAROL)})]
-    return compare(subs, public, template, Settings(threshold=0.5), notes=("carol.zip: a note <i>escaped</i>",))
+    decided = (Decision("alice", '=HYPERLINK("x")<b>bob</b>', "confirmed", "=told them <b>twice</b>", ("", ""), 2),)
+    return compare(subs, public, template, Settings(threshold=0.5), notes=("carol.zip: a note <i>escaped</i>",),
+                   decided=decided)
 
 
 def check_golden(path: Path, text: str):
@@ -122,6 +125,7 @@ def test_student_text_is_escaped_in_the_page(analysis):
     assert "<script" not in page
     assert "&lt;b&gt;bob&lt;/b&gt;" in page and "<b>bob</b>" not in page
     assert "&lt;i&gt;escaped&lt;/i&gt;" in page
+    assert '<span class="decision confirmed">confirmed</span>: =told them &lt;b&gt;twice&lt;/b&gt;' in page
     assert "review: dave: toy.py: line 26 binds names in a way only running it would tell: `globals()[&quot;&lt;/ul&gt;" in page
 
 
