@@ -13,7 +13,7 @@ from grader.similarity.decisions import apply, code_of, pinned
 from grader.similarity.corpus import CLASS, PUBLIC, Submission, read_folder
 from grader.similarity.scoring import (MAX_SHARE, THRESHOLD, BlockPrints, Fingerprinted, score_pairs,
                                        weigh)
-from grader.similarity.template import Template
+from grader.similarity.template import Template, is_other
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,8 @@ class Analysis:
 
 
 EMPTY_NOTE = "{name}: no solution block filled in and nothing else written: nothing to compare"
+OWN_CODE_FLAG = ("fills no solution block, yet has code of its own outside them ({which}): it may pass cases "
+                 "through bindings only running it would tell; not an empty submission")
 ELSEWHERE_FLAG = ("fills no solution block, yet {count} graded functions run code written elsewhere in its "
                   "files ({which}): it may pass cases; not an empty submission")
 
@@ -62,10 +64,11 @@ def fingerprint_submission(sub: Submission, template: Template, settings: Settin
         for block in found.blocks:
             prints = fingerprints.fingerprint_block(block, settings.k, settings.w)
             blocks[block.id] = BlockPrints(block, prints, frozenset(p.hash for p in prints))
-    graded = [b for b in blocks if b not in {f.other_id for f in template.files}]
-    if not filled and graded:
-        flags.append(Flag(sub.name, "", ELSEWHERE_FLAG.format(count=len(graded), which=", ".join(graded[:6])
-                                                              + (", ..." if len(graded) > 6 else ""))))
+    graded = [b for b in blocks if not is_other(b)]
+    if not filled and blocks:
+        which = graded or list(blocks)
+        flags.append(Flag(sub.name, "", (ELSEWHERE_FLAG if graded else OWN_CODE_FLAG).format(
+            count=len(which), which=", ".join(which[:6]) + (", ..." if len(which) > 6 else ""))))
     if not blocks and not notes:
         notes.append(EMPTY_NOTE.format(name=sub.name))
     return Fingerprinted(sub.name, sub.kind, blocks), notes, flags

@@ -15,7 +15,8 @@ from html import escape
 from grader import csvsafe
 from grader.similarity import fingerprints, tokens
 from grader.similarity.cluster_report import clusters_html
-from grader.similarity.scoring import BLOCK_SHOWN, matched_lines
+from grader.similarity.scoring import BLOCK_SHOWN, matched_lines, weight_of
+from grader.similarity.template import is_other
 
 CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged", "decision", "note",
               "submission_code", "other_code")
@@ -99,13 +100,27 @@ def _detail(analysis, rank: int, pair) -> str:
     parts = [f'<section class="pair" id="pair-{rank}"><h3>{rank}. {escape(pair.a)} and {escape(pair.b)} '
              f'({pair.kind}): {pair.similarity:.2f}</h3>']
     for bid, score in pair.blocks:
-        left, right = a.blocks[bid], b.blocks[bid]
+        left, right = a.blocks.get(bid), b.blocks.get(bid)
+        if left is None or right is None:   # one side's other code, found in the other's graded blocks
+            parts.append(_one_sided(analysis, *((pair.a, left, b) if left else (pair.b, right, a)), bid, score))
+            continue
         marked_a, marked_b = matched_lines(left, right, analysis.weights)
         parts.append(f'<div class="block" data-block="{escape(bid)}"><h4>{escape(bid)}: {score:.2f}</h4>'
                      f'<div class="sides">{_side(analysis, pair.a, left, marked_a)}'
                      f'{_side(analysis, pair.b, right, marked_b)}</div></div>')
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _one_sided(analysis, name: str, bp, other, bid: str, score: float) -> str:
+    graded = {h: b for b, other_bp in other.blocks.items() if not is_other(b) for h in other_bp.hashes
+              if weight_of(analysis.weights, b, h) > 0}
+    marked = frozenset(n for p in bp.prints if p.hash in graded and weight_of(analysis.weights, bid, p.hash) > 0
+                       for n in range(p.first, p.last + 1))
+    where = sorted({graded[p.hash] for p in bp.prints if p.hash in graded})
+    return (f'<div class="block" data-block="{escape(bid)}"><h4>{escape(bid)}: {score:.2f}</h4>'
+            f'<div class="sides">{_side(analysis, name, bp, marked)}<div class="side"><div class="who">'
+            f'{escape(other.name)}: found in its blocks {escape(", ".join(where))}</div></div></div></div>')
 
 
 def _row(rank: int, pair, detailed: bool) -> str:

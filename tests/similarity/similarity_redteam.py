@@ -49,19 +49,29 @@ def binding(style: str, qualname: str, copy: str) -> tuple:
     return [], [f"{qualname} = {copy}"]
 
 
-def rebound_copy(template, source=REFERENCE) -> dict:
+def rebound_copy(template, source=REFERENCE, dynamic: bool = False) -> dict:
     """rel -> text: the handout's files with `source`'s solution functions
-    appended as `_copy_N` and the graded names rebound to them."""
+    appended as `_copy_N` and the graded names rebound to them; with
+    `dynamic`, all at once by a loop over a table (`setattr(owner, name, f)`,
+    `globals()[name] = f`), which only running the file would resolve."""
     out, n = {}, 0
     for tfile in template.files:
         text = (HANDOUT / tfile.rel).read_text()
         theirs = functions((source / tfile.rel).read_text())
-        parts = [text.rstrip("\n"), DECORATOR]
+        parts, table = [text.rstrip("\n"), DECORATOR], []
         for qualname in tfile.blocks:
             copy = f"_copy_{n}"
             before, after = binding(STYLES[n % len(STYLES)], qualname, copy)
+            if dynamic:
+                owner, _, attr = qualname.rpartition(".")
+                before, after = [], []
+                table.append(f"    ({owner or 'None'}, {attr!r}, {copy}),")
             body = theirs[qualname].replace(f"def {qualname.rpartition('.')[2]}(", f"def {copy}(", 1)
             parts.append("\n".join(["", *before, body, *after, ""]))
             n += 1
+        if table:
+            parts.append("\n".join(["", "_TABLE = [", *table, "]", "for _owner, _name, _f in _TABLE:",
+                                     "    if _owner is None:", "        globals()[_name] = _f", "    else:",
+                                     "        setattr(_owner, _name, _f)", ""]))
         out[tfile.rel] = "\n".join(parts) + "\n"
     return out

@@ -12,6 +12,7 @@ import similarity_redteam as rt
 
 from grader import HANDOUT, REFERENCE
 from grader.assignment import Assignment
+from grader.similarity import report
 from grader.similarity.analysis import EMPTY_NOTE, compare
 from grader.similarity.bindings import read_bindings
 from grader.similarity.blocks import OTHER_HOW, REBOUND, read_file
@@ -166,6 +167,24 @@ def test_padding_a_copy_with_code_of_ones_own_does_not_dilute_it(red_team, templ
     public = [s for s in analysis.submissions.values() if s.kind == PUBLIC]
     again = compare(subs, public, template)
     assert again.pairs[0].similarity == pytest.approx(analysis.pairs[0].similarity, abs=0.01)
+
+
+def test_a_copy_bound_by_a_loop_only_running_could_resolve_still_meets_its_source(red_team, template):
+    analysis, _ = red_team
+    hidden = rt.rebound_copy(template, dynamic=True)
+    subs = [Submission("hidden", CLASS, hidden), *(s for s in analysis.submissions.values()
+                                                   if s.kind == CLASS and s.name != "rebound")]
+    public = [s for s in analysis.submissions.values() if s.kind == PUBLIC]
+    again = compare(subs, public, template)
+    top = again.pairs[0]
+    assert (top.a, top.b) == ("hidden", "reference") and top.similarity >= 0.9 and top.flagged
+    assert top.similarity > THRESHOLD > max(p.similarity for p in again.pairs[1:])
+    assert all(bid.endswith(":other code") for bid, _ in top.blocks)     # nothing resolved: all other code
+    reasons = [f.reason for f in again.flags if f.name == "hidden"]
+    assert any(r.startswith("fills no solution block, yet has code of its own outside them") for r in reasons)
+    assert any(r.startswith("line ") and "setattr(_owner, _name, _f)" in r for r in reasons)
+    page = report.html_text(again)
+    assert "reference: found in its blocks " in page
 
 
 if __name__ == "__main__":
