@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 from grader.similarity import tokens
 from grader.similarity.bindings import read_bindings, reached, running
-from grader.similarity.template import Template, TemplateFile, marker_lines
+from grader.similarity.template import SEP, Template, TemplateFile, marker_lines
 
 MARKERS, PARTIAL, BY_NAME = "markers", "damaged markers", "function name"
 REBOUND, OTHER_HOW = "rebinding", "lines the handout lacks"
+JOINED = 12   # tokens from which a line is looked for inside the handout's token stream
 REBOUND_FLAG = "{target} runs {sources} (bound at line {line} by {how}), not its own solution block"
 DECORATED_FLAG = "{target} is decorated with the student's {sources}: what runs may not be its block"
 DYNAMIC_FLAG = "line {line} binds names in a way only running it would tell: `{code}`"
@@ -152,9 +153,13 @@ class _File:
         return _not_given(lines, self.scanned, self.tfile.given.get(target, Counter()))
 
     def given_line(self, n: int) -> bool:
+        """Whether the handout has line n: its text, its tokens as one line, or
+        (a long line, as a re-printer joins a statement) as a run of its tokens."""
         text = self.scanned.lines[n - 1].strip() if n <= len(self.scanned.lines) else ""
         toks = tuple(t for t, _ in self.by_line.get(n, ()))
-        return text in self.tfile.file_lines or toks in self.tfile.line_tokens
+        if text in self.tfile.file_lines or toks in self.tfile.line_tokens:
+            return True
+        return len(toks) >= JOINED and self.tfile.token_text.find(SEP + SEP.join(toks) + SEP) >= 0
 
     def block(self, bid: str, segments, how: str):
         """A Block of line segments (each fingerprinted apart), or None if no tokens."""

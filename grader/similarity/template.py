@@ -20,6 +20,7 @@ def _lenient(marker: str) -> re.Pattern:
     return re.compile(r"#+\s*" + r"\s+".join(map(re.escape, words)) + r"\b", re.IGNORECASE)
 
 
+SEP = "\x1f"   # between tokens in TemplateFile.token_text: no token contains it
 OTHER = "other code"   # a file's lines the handout lacks, outside every graded function's code
 BEGIN = _lenient(BEGIN_SOLUTION)
 
@@ -45,6 +46,7 @@ class TemplateFile:
     file_lines: frozenset = frozenset()   # every stripped line of the handout's file
     line_tokens: frozenset = frozenset()  # every line's normalised tokens, as a tuple (layout and names aside)
     file_tokens: tuple = ()               # the handout's whole file, normalised (weighs nothing in other code)
+    token_text: str = SEP                 # those tokens joined by SEP and bounded by it, to find runs in
 
     @property
     def other_id(self) -> str:
@@ -109,7 +111,7 @@ def read_template_file(handout: Path, rel: str) -> TemplateFile:
     given_tokens = {q: tuple(t for t in normalised if scopes[q].first <= t[1] <= scopes[q].last)
                     for q in blocks}
     return TemplateFile(rel, known, tuple(blocks), given, given_tokens, frozenset(l.strip() for l in scanned.lines),
-                        line_token_set(normalised), normalised)
+                        line_token_set(normalised), normalised, SEP + SEP.join(t for t, _ in normalised) + SEP)
 
 
 def line_token_set(normalised) -> frozenset:
