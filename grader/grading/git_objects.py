@@ -26,6 +26,7 @@ MAX_OBJECT = 32 << 20       # bytes of one object, inflated
 MAX_INDEX = 64 << 20        # bytes of one pack index
 MAX_PACKS = 64
 MAX_DEPTH = 64              # delta chain
+MAX_TOTAL = 256 << 20       # bytes inflated in all for one check (a chain of large deltas included)
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 TYPES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 OFS_DELTA, REF_DELTA = 6, 7
@@ -107,7 +108,7 @@ class ObjectStore:
 
     def __init__(self, git_dir: Path):
         self.git = Path(git_dir)
-        self.packs = []
+        self.packs, self.budget = [], MAX_TOTAL
         pack_dir = self.git / "objects" / "pack"
         if _real_dir(self.git / "objects") and _real_dir(pack_dir):
             for idx in sorted(pack_dir.glob("pack-*.idx"))[:MAX_PACKS]:
@@ -137,7 +138,7 @@ class ObjectStore:
         if f is None:
             return None
         with f:
-            raw = _inflate(f, MAX_OBJECT + 64)
+            raw = self._spend(_inflate(f, MAX_OBJECT + 64))
         header, sep, content = raw.partition(b"\0")
         kind, _, size = header.partition(b" ")
         if not sep or kind not in TYPES.values() or not size.isdigit() or int(size) != len(content):
@@ -189,11 +190,16 @@ class ObjectStore:
             raise GitObjectError(f"a pack entry of unknown type {kind}")
         return base_kind, apply_delta(base, delta)
 
-    @staticmethod
-    def _sized(f, size: int) -> bytes:
-        data = _inflate(f, size)
+    def _sized(self, f, size: int) -> bytes:
+        data = self._spend(_inflate(f, size))
         if len(data) != size:
             raise GitObjectError("a pack entry whose size is not its header's")
+        return data
+
+    def _spend(self, data: bytes) -> bytes:
+        self.budget -= len(data)
+        if self.budget < 0:
+            raise GitObjectError(f"the objects inflate past {MAX_TOTAL} bytes in all")
         return data
 
 

@@ -191,10 +191,12 @@ def read_bindings(text: str, graded) -> Bindings:
     """The Bindings of a student file (empty when it is not valid Python)."""
     tree = parse(text)
     reader = _Reader(frozenset(graded))
-    if tree is not None:
-        for node in tree.body:
+    try:
+        for node in tree.body if tree is not None else ():
             reader.statement(node)
-    calls = {q: reader.named_by(q) for q in reader.calls}
+        calls = {q: reader.named_by(q) for q in reader.calls}
+    except RecursionError:   # an expression nested past Python's stack: read as unresolved
+        return Bindings({}, {}, {}, {}, (1,))
     return Bindings(dict(reader.bound), dict(reader.decorated), calls, dict(reader.defs),
                     tuple(sorted(set(reader.dynamic))))
 

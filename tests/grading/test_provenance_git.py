@@ -188,3 +188,17 @@ def test_results_record_the_forged_commit_as_claimed_and_the_real_one_as_is(tmp_
     made = provenance.make(assignment, forged(tmp_path, commit), "00" * 32, "seed-id", "none", "contract")
     assert made.to_json()["git_commit"] == f"claimed:{commit}"
     assert provenance.make(assignment, repo, "00" * 32, "seed-id", "none", "contract").git_commit == commit
+
+
+def test_objects_past_the_inflating_budget_are_refused_not_followed(repo, monkeypatch):
+    from grader.grading import git_objects
+    git(repo, "gc", "-q", "--aggressive")
+    git(repo, "prune-packed")
+    head = git(repo, "rev-parse", "HEAD")
+    # the check reads the commit and the trees on the files' paths (a few hundred bytes), never the blobs:
+    # the trees name them by hash, and the graded bytes must hash to those names
+    monkeypatch.setattr(git_objects, "MAX_TOTAL", 1000)
+    assert check_commit(repo / ".git", head, graded(repo)) == ""
+    monkeypatch.setattr(git_objects, "MAX_TOTAL", 200)
+    assert check_commit(repo / ".git", head, graded(repo)).startswith("the objects inflate past 200 bytes")
+    assert provenance.checked_commit(repo, FILES) == f"claimed:{head}"

@@ -61,6 +61,13 @@ def test_bindings_only_running_could_tell_are_reported():
     assert read_bindings("def nn_epoch(X):\n    return X\n", GRADED).dynamic == ()
 
 
+def test_an_expression_nested_past_the_stack_is_unresolved_not_a_crash():
+    long_sum = "x = " + " + ".join(["a"] * 1500) + "\n"   # parses, but nests deeper than the reader may recurse
+    found = read_bindings("def f(x=None):\n    return x\n" + long_sum + "nn_epoch = f\n", GRADED)
+    assert found.rebound == {} and found.dynamic == (1,)
+    assert read_bindings("def f(x=None):\n    return x\nnn_epoch = f\n", GRADED).rebound["nn_epoch"].sources == ("f",)
+
+
 def test_helpers_a_block_calls_count_in_it_and_the_rest_is_other_code(template):
     simple = next(f for f in template.files if f.rel == SIMPLE_ML)
     text = (HANDOUT / SIMPLE_ML).read_text().replace(
