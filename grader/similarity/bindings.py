@@ -196,7 +196,7 @@ def read_bindings(text: str, graded) -> Bindings:
             reader.statement(node)
         calls = {q: reader.named_by(q) for q in reader.calls}
     except RecursionError:   # an expression nested past Python's stack: read as unresolved
-        return Bindings({}, {}, {}, {}, (1,))
+        return Bindings({}, {}, {}, {}, (0,))   # line 0: the whole file
     return Bindings(dict(reader.bound), dict(reader.decorated), calls, dict(reader.defs),
                     tuple(sorted(set(reader.dynamic))))
 

@@ -36,6 +36,7 @@ REBOUND, OTHER_HOW = "rebinding", "lines the handout lacks"
 JOINED = 12   # tokens from which a line is looked for inside the handout's token stream
 REBOUND_FLAG = "{target} runs {sources} (bound at line {line} by {how}), not its own solution block"
 DECORATED_FLAG = "{target} is decorated with the student's {sources}: what runs may not be its block"
+TOO_DEEP_FLAG = "its code nests too deep to follow what runs for each graded function: read it"
 DYNAMIC_FLAG = "line {line} binds names in a way only running it would tell: `{code}`"
 PARTIAL_NOTE = ("{where}: one solution marker is missing; the block runs to the function's "
                 "{side}, and only lines that differ from the handout count")
@@ -231,7 +232,8 @@ def read_file(text: str, rel: str, tfile: TemplateFile, template: Template, wher
     if rest:
         blocks.append(rest)
     for line in f.bindings.dynamic:
-        flags.append(Flag(where, rel, DYNAMIC_FLAG.format(line=line, code=f.scanned.lines[line - 1].strip()[:80])))
+        flags.append(Flag(where, rel, DYNAMIC_FLAG.format(line=line, code=f.scanned.lines[line - 1].strip()[:80])
+                          if line else TOO_DEEP_FLAG))
     if missing:
         notes.append(f"{where}: {rel}: no function {', '.join(missing)}: left out")
     return FileBlocks(tuple(blocks), tuple(notes), tuple(flags), filled)
