@@ -81,6 +81,9 @@ def _similarity(parser):
     parser.add_argument("--out", required=True, help="folder for similarity.csv, index.html and fingerprints.json")
     parser.add_argument("--threshold", type=float, default=THRESHOLD,
                         help="flag pairs at or above this similarity for review (default %(default)s)")
+    parser.add_argument("--decisions", metavar="FILE",
+                        help="CSV of confirmed/dismissed pairs with a note, kept across runs (created if missing; "
+                        "a decision holds until either side's code changes)")
     _assignment(parser)
 
 

@@ -13,6 +13,7 @@ from grader.blas import one_thread_env
 from grader.paths import UNTRUSTED
 from grader.bench import batch as bench_batch
 from grader.bench import similarity as bench_similarity
+from grader.bench import similarity_levels as bench_similarity_levels
 
 EPOCH_TARGET = 1.5  # reference nn_epoch (a model answer, not tuned) at most 1.5x a plain-numpy epoch (CPU seconds)
 
@@ -105,6 +106,7 @@ BENCHES = {
     "server": lambda args: server_load(),
     "feedback": lambda args: feedback_cost(args.rounds),
     "similarity": lambda args: bench_similarity.speed(),
+    "similarity-levels": lambda args: bench_similarity_levels.levels(),
 }
 
 

@@ -25,7 +25,8 @@ PENDING = "not graded yet: the batch is running, or stopped before it (run grade
 
 def header(questions) -> list:
     """One column per question and the total, the reason, then what was graded: the student files' sha256 and, for
-    a git submission, its commit (from the result's provenance)."""
+    a git submission, its commit (from the result's provenance): the commit when the submission's own git objects
+    hold it and the graded files, `claimed:<commit>` when they do not (provenance.checked_commit)."""
     return ["submission", *(q.key for q in questions), "total", "reason", "submission_sha256", "commit"]
 
 

@@ -6,6 +6,8 @@ can tell which results still stand (grader/grading/regrade.py).
 The seed itself never appears: only `seed_id`, a hash (seeds.py).
 A git submission's commit is read from its .git folder's files: student
 repositories are hostile, so no git command (and no hook) ever runs on one.
+It is recorded as fact only when the submission's own git objects hold it
+and the files graded (git_objects.py); otherwise as `claimed:<commit>`.
 """
 import dataclasses
 import datetime as dt
@@ -24,6 +26,8 @@ import numpy as np
 
 from grader import ROOT
 from grader.grading.expected import case_sources, reference_sources
+from grader.grading.git_objects import check_commit
+from grader.grading.submission import SubmissionError, locate
 
 GRADED, REFUSED, GRADER_ERROR = "graded", "refused", "grader error"
 # The fields a result must share with the current inputs to stand as it is
@@ -36,6 +40,7 @@ WHY = {"submission_sha256": "submission changed", "cases_sha256": "cases changed
 GRADER_CHANGED = "grader changed"
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 MAX_GIT_FILE = 1 << 20
+CLAIMED = "claimed:"  # a commit the submission's .git names but its objects do not bear out
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class Provenance:
     time: str                # when, UTC ISO 8601
     scoring: str = "contract"
     status: str = GRADED     # graded, refused (the submission could not be read), grader error
-    git_commit: str = ""     # a git submission's HEAD commit
+    git_commit: str = ""     # a git submission's HEAD commit, verified; "claimed:<commit>" when not (checked_commit)
     packages_from: str = "assignment.toml"  # who chose sandbox_packages: the declaration, or --packages
 
     def to_json(self) -> dict:
@@ -157,6 +162,25 @@ def git_commit(submission: Path) -> str:
     return ""
 
 
+def checked_commit(submission: Path, student_files) -> str:
+    """The git_commit recorded: HEAD's commit when the submission's own git
+    objects hold it, its tree and the student files graded byte for byte
+    (git_objects.py); `claimed:<commit>` when they do not (a .git holding
+    only HEAD and a ref names any commit it likes); "" without one."""
+    commit = git_commit(submission)
+    if not commit:
+        return ""
+    root = Path(submission).resolve()
+    try:
+        located = locate(root, student_files).files
+        graded = {path.resolve().relative_to(root).as_posix(): path.read_bytes() for path in located.values()}
+    except (SubmissionError, OSError, ValueError):
+        return CLAIMED + commit
+    if not graded or check_commit(root / ".git", commit, graded):
+        return CLAIMED + commit
+    return commit
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -164,7 +188,7 @@ def now_iso() -> str:
 def make(assignment, submission: Path, digest: str, seed_id: str, tier: str, scoring: str,
          status: str = GRADED) -> Provenance:
     """The provenance of a result graded now."""
-    commit = git_commit(submission) if Path(submission).is_dir() else ""
+    commit = checked_commit(submission, assignment.student_files) if Path(submission).is_dir() else ""
     return Provenance(grader_version(), cases_sha256(assignment), reference_sha256(assignment), digest, seed_id,
                       np.__version__, sandbox_packages(assignment), sys.version.split()[0], tier, now_iso(),
                       scoring, status, commit, assignment.packages_from)

@@ -65,3 +65,9 @@ def fingerprint(stream, k: int = K, w: int = W) -> tuple:
         return (Print(stable_hash(texts), stream[0][1], stream[-1][1]),)
     hashes = [stable_hash(texts[i:i + k]) for i in range(len(stream) - k + 1)]
     return tuple(Print(hashes[i], stream[i][1], stream[i + k - 1][1]) for i in winnow(hashes, w))
+
+
+def fingerprint_block(block, k: int = K, w: int = W) -> tuple:
+    """The Prints of a Block: each of its segments (code from one place)
+    winnowed apart, so no k-gram joins two functions."""
+    return tuple(p for segment in block.segments() for p in fingerprint(segment, k, w))

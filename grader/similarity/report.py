@@ -14,9 +14,12 @@ from html import escape
 
 from grader import csvsafe
 from grader.similarity import fingerprints, tokens
-from grader.similarity.scoring import BLOCK_SHOWN, matched_lines
+from grader.similarity.cluster_report import clusters_html
+from grader.similarity.scoring import BLOCK_SHOWN, matched_lines, weight_of
+from grader.similarity.template import is_other
 
-CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged")
+CSV_HEADER = ("submission", "other", "similarity", "shared blocks", "kind", "flagged", "decision", "note",
+              "submission_code", "other_code")
 FORMAT = "needle-grader similarity fingerprints"
 FORMAT_VERSION = 1
 SHOWN = 300       # pairs listed in the page (the CSV has all)
@@ -33,11 +36,17 @@ def shared_blocks(pair) -> str:
     return "; ".join(f"{bid} {score:.2f}" for bid, score in pair.blocks if score >= BLOCK_SHOWN)
 
 
+def flag_line(flag) -> str:
+    """`review: alice: apps/simple_ml.py: nn_epoch runs _mine (...)`."""
+    where = f"{flag.file}: " if flag.file else ""
+    return f"review: {flag.name}: {where}{flag.reason}"
+
+
 def csv_text(analysis) -> str:
     rows = [CSV_HEADER]
     for p in analysis.pairs:
         rows.append((p.a, p.b, csvsafe.Number(_figure(p.similarity)), shared_blocks(p), p.kind,
-                     "yes" if p.flagged else "no"))
+                     "yes" if p.flagged else "no", p.decision, p.note, analysis.codes[p.a], analysis.codes[p.b]))
     return csvsafe.render(rows)
 
 
@@ -63,8 +72,8 @@ tr.flagged td{background:#fff3e0}td.num{text-align:right;font-variant-numeric:ta
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto;margin:0}
 .ln{display:inline-block;width:3.5em;color:#888;user-select:none}
 mark.match{background:#ffd54f;display:inline-block;width:100%}
-.gap{color:#888}section.pair{border-top:2px solid #999;margin-top:2em}
-.note{color:#555}
+.gap{color:#888}section.pair,section.cluster{border-top:2px solid #999;margin-top:2em}
+.note{color:#555}li.flag{color:#8a3b00}.decision{font-weight:600}.stale{color:#b00}
 """
 
 
@@ -91,7 +100,10 @@ def _detail(analysis, rank: int, pair) -> str:
     parts = [f'<section class="pair" id="pair-{rank}"><h3>{rank}. {escape(pair.a)} and {escape(pair.b)} '
              f'({pair.kind}): {pair.similarity:.2f}</h3>']
     for bid, score in pair.blocks:
-        left, right = a.blocks[bid], b.blocks[bid]
+        left, right = a.blocks.get(bid), b.blocks.get(bid)
+        if left is None or right is None:   # one side's other code, found in the other's graded blocks
+            parts.append(_one_sided(analysis, *((pair.a, left, b) if left else (pair.b, right, a)), bid, score))
+            continue
         marked_a, marked_b = matched_lines(left, right, analysis.weights)
         parts.append(f'<div class="block" data-block="{escape(bid)}"><h4>{escape(bid)}: {score:.2f}</h4>'
                      f'<div class="sides">{_side(analysis, pair.a, left, marked_a)}'
@@ -100,12 +112,31 @@ def _detail(analysis, rank: int, pair) -> str:
     return "\n".join(parts)
 
 
+def _one_sided(analysis, name: str, bp, other, bid: str, score: float) -> str:
+    graded = {h: b for b, other_bp in other.blocks.items() if not is_other(b) for h in other_bp.hashes
+              if weight_of(analysis.weights, b, h) > 0}
+    marked = frozenset(n for p in bp.prints if p.hash in graded and weight_of(analysis.weights, bid, p.hash) > 0
+                       for n in range(p.first, p.last + 1))
+    where = sorted({graded[p.hash] for p in bp.prints if p.hash in graded})
+    return (f'<div class="block" data-block="{escape(bid)}"><h4>{escape(bid)}: {score:.2f}</h4>'
+            f'<div class="sides">{_side(analysis, name, bp, marked)}<div class="side"><div class="who">'
+            f'{escape(other.name)}: found in its blocks {escape(", ".join(where))}</div></div></div></div>')
+
+
 def _row(rank: int, pair, detailed: bool) -> str:
     other = f'<a href="#pair-{rank}">{escape(pair.b)}</a>' if detailed else escape(pair.b)
     return (f'<tr class="pair{" flagged" if pair.flagged else ""}"><td class="num">{rank}</td>'
             f'<td>{escape(pair.a)}</td><td>{other}</td><td>{pair.kind}</td>'
             f'<td class="num">{pair.similarity:.2f}</td><td>{escape(shared_blocks(pair))}</td>'
-            f'<td>{"review" if pair.flagged else ""}</td></tr>')
+            f'<td>{"review" if pair.flagged else ""}</td><td>{_decided(pair)}</td></tr>')
+
+
+def _decided(pair) -> str:
+    if not pair.decision:
+        return ""
+    note = f": {escape(pair.note)}" if pair.note else ""
+    return f'<span class="decision {pair.decision}">{pair.decision}</span>{note}'
+
 
 
 def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
@@ -114,18 +145,23 @@ def html_text(analysis, shown: int = SHOWN, detailed: int = DETAILED) -> str:
     kinds = [s.kind for s in analysis.submissions.values()]
     s = analysis.settings
     head = (f"<p>{kinds.count('class')} submissions, {kinds.count('public')} public solutions; only what "
-            f"students wrote in the handout's solution blocks is compared, per block, names and literals "
+            f"students wrote is compared: per graded function the code that runs for it (its solution block, or "
+            f"what it was rebound to), and the rest of the files apart from the handout's lines; names and literals "
             f"abstracted; code most of the class shares weighs little or nothing. k={s.k}, w={s.w}, "
             f"flagged at {s.threshold:.2f} and above: <strong>a flag asks for a look, never a verdict"
             f"</strong>. {len(analysis.pairs) - len(listed)} more pairs, less similar, are in similarity.csv."
             "</p>")
     rows = "\n".join(_row(rank, p, rank in detail) for rank, p in enumerate(listed, 1))
     notes = "".join(f'<li class="note">{escape(n)}</li>' for n in analysis.notes) or "<li>none</li>"
+    flags = "".join(f'<li class="flag">{escape(flag_line(f))}</li>' for f in analysis.flags) or "<li>none</li>"
     details = "\n".join(_detail(analysis, rank, p) for rank, p in enumerate(listed, 1) if rank in detail)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>Similarity</title><style>{STYLE}</style></head><body>\n<h1>Similarity of solution blocks</h1>\n"
             f"{head}\n<h2>Ranked pairs</h2>\n<table id=\"pairs\"><thead><tr><th>#</th><th>submission</th>"
-            "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th></tr></thead>"
-            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"
+            "<th>other</th><th>kind</th><th>similarity</th><th>shared blocks</th><th>flag</th><th>decision</th>"
+            "</tr></thead>"
+            f"<tbody>\n{rows}\n</tbody></table>\n<h2>Clusters</h2>\n{clusters_html(analysis, _side)}\n"
+            "<h2>Submissions to review whatever they score</h2>\n"
+            f"<ul id=\"flags\">{flags}</ul>\n<h2>Notes</h2>\n<ul id=\"notes\">{notes}</ul>\n"
             f"<h2>Side by side</h2>\n{details}\n</body></html>\n")

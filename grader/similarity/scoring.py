@@ -11,8 +11,12 @@ independent solutions look alike. Fingerprints are compared only within
 the same block, so a line of one function never matches another's.
 
 A pair's similarity is 2 S / (W_a + W_b): S the weight of the fingerprints
-they share, W_x the weight of all of x's, over all blocks (so in [0, 1]);
-each block gets the same figure on its own fingerprints. Public solutions
+they share, W_x the weight of all of x's, over all graded blocks (so in
+[0, 1]); a file's other code (blocks.py) adds what two share to S and to
+both W, and nothing it does not share, so padding a copy with code of
+one's own cannot dilute its score; other code found in the other side's
+graded blocks counts as shared too (once, on its own side), so code
+hidden outside every block still meets its source; each block gets the same figure on its own fingerprints. Public solutions
 are weighed by the class's frequencies (a popular public repository,
 forked many times, must not hide the students who copied it) and compared
 with each class submission, not with each other.
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 
 from grader.similarity.blocks import Block
 from grader.similarity.corpus import CLASS, PUBLIC
+from grader.similarity.template import is_other
 
 THRESHOLD = 0.7     # a pair at or above it is flagged for review (never a verdict)
 MAX_SHARE = 0.5     # a fingerprint in more of the class than this weighs nothing
@@ -54,6 +59,8 @@ class Pair:
     similarity: float
     flagged: bool
     blocks: tuple        # (block id, block similarity), strongest first, those sharing anything
+    decision: str = ""   # an instructor's (decisions.py): confirmed, dismissed (then not flagged) or stale
+    note: str = ""
 
 
 def weigh(class_subs, template_prints: dict, max_share: float = MAX_SHARE) -> dict:
@@ -119,11 +126,51 @@ def _shared_public(index: dict, public_index: dict, weights: dict) -> dict:
     return shared
 
 
-def _pair(a, b, kind, shared: dict, totals_a: dict, totals_b: dict, threshold: float) -> Pair:
-    both = sum(totals_a.values()) + sum(totals_b.values())
-    similarity = min(1.0, 2 * sum(shared.values()) / both) if both > 0 else 0.0
+def _graded_hashes(subs, weights: dict) -> dict:
+    """hash -> [(submission index, weight)] over the graded blocks (other code aside)."""
+    index = defaultdict(list)
+    for i, sub in enumerate(subs):
+        best = {}
+        for bid, bp in sub.blocks.items():
+            if not is_other(bid):
+                for h in bp.hashes:
+                    best[h] = max(best.get(h, 0.0), weight_of(weights, bid, h))
+        for h, w in best.items():
+            if w > 0:
+                index[h].append((i, w))
+    return index
+
+
+def _cross(subs, others, weights: dict) -> dict:
+    """(i, j) -> {other code id: weight}: subs[i]'s other code found in
+    others[j]'s graded blocks (a copy hidden outside every block, bound in a
+    way only running it would tell, still meets its source)."""
+    index, cross = _graded_hashes(others, weights), defaultdict(lambda: defaultdict(float))
+    for i, sub in enumerate(subs):
+        for bid, bp in sub.blocks.items():
+            if is_other(bid):
+                for h in bp.hashes:
+                    if weight_of(weights, bid, h) > 0:
+                        for j, w in index.get(h, ()):
+                            if j != i or subs is not others:
+                                cross[(i, j)][bid] += w
+    return cross
+
+
+def _pair(a, b, kind, shared: dict, totals_a: dict, totals_b: dict, threshold: float, cross=()) -> Pair:
+    """`cross`: the other code of either found in the other's graded blocks
+    ({other code id: weight} each way), counted once on the side it is in."""
+    crossed = defaultdict(float)
+    for one_way in cross:
+        for bid, w in one_way.items():
+            crossed[bid] += w
+    both = sum(v for bid, v in totals_a.items() if not is_other(bid)) + sum(
+        v for bid, v in totals_b.items() if not is_other(bid)) + 2 * sum(
+        v for bid, v in shared.items() if is_other(bid)) + sum(crossed.values())
+    similarity = min(1.0, 2 * (sum(shared.values()) + sum(crossed.values())) / both) if both > 0 else 0.0
+    merged = {bid: shared.get(bid, 0.0) + crossed.get(bid, 0.0) for bid in {*shared, *crossed}}
     blocks = []
-    for bid, s in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0])):
+    for bid, s in sorted(merged.items(), key=lambda kv: (-kv[1], kv[0])):
         denominator = totals_a.get(bid, 0.0) + totals_b.get(bid, 0.0)
         blocks.append((bid, min(1.0, 2 * s / denominator) if denominator > 0 else 0.0))
     return Pair(a.name, b.name, kind, similarity, similarity >= threshold, tuple(blocks))
@@ -137,12 +184,16 @@ def score_pairs(class_subs, public_subs, weights: dict, threshold: float = THRES
     index = _index(class_subs)
     in_class = _shared_class(index, weights)
     against = _shared_public(index, _index(public_subs), weights)
+    cross = _cross(class_subs, class_subs, weights)
+    cross_out, cross_in = _cross(class_subs, public_subs, weights), _cross(public_subs, class_subs, weights)
     pairs = []
     for i, a in enumerate(class_subs):
         for j in range(i + 1, len(class_subs)):
-            pairs.append(_pair(a, class_subs[j], CLASS, in_class.get((i, j), {}), totals[i], totals[j], threshold))
+            pairs.append(_pair(a, class_subs[j], CLASS, in_class.get((i, j), {}), totals[i], totals[j], threshold,
+                               (cross.get((i, j), {}), cross.get((j, i), {}))))
         for p, b in enumerate(public_subs):
-            pairs.append(_pair(a, b, PUBLIC, against.get((i, p), {}), totals[i], public_totals[p], threshold))
+            pairs.append(_pair(a, b, PUBLIC, against.get((i, p), {}), totals[i], public_totals[p], threshold,
+                               (cross_out.get((i, p), {}), cross_in.get((p, i), {}))))
     pairs.sort(key=lambda p: (-p.similarity, p.kind, p.a, p.b))
     return pairs
 

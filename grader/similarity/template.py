@@ -20,7 +20,15 @@ def _lenient(marker: str) -> re.Pattern:
     return re.compile(r"#+\s*" + r"\s+".join(map(re.escape, words)) + r"\b", re.IGNORECASE)
 
 
+SEP = "\x1f"   # between tokens in TemplateFile.token_text: no token contains it
+OTHER = "other code"   # a file's lines the handout lacks, outside every graded function's code
 BEGIN = _lenient(BEGIN_SOLUTION)
+
+
+def is_other(block_id: str) -> bool:
+    """Whether a block id names a file's other code (TemplateFile.other_id)."""
+    return block_id.endswith(f":{OTHER}")
+
 END = _lenient(END_SOLUTION)
 
 
@@ -35,6 +43,15 @@ class TemplateFile:
     blocks: tuple            # qualnames of the functions holding a solution block, in file order
     given: dict              # qualname -> Counter of the function's stripped lines in the handout
     given_tokens: dict       # block qualname -> the handout's whole function, normalised (weighs nothing)
+    file_lines: frozenset = frozenset()   # every stripped line of the handout's file
+    line_tokens: frozenset = frozenset()  # every line's normalised tokens, as a tuple (layout and names aside)
+    file_tokens: tuple = ()               # the handout's whole file, normalised (weighs nothing in other code)
+    token_text: str = SEP                 # those tokens joined by SEP and bounded by it, to find runs in
+
+    @property
+    def other_id(self) -> str:
+        """The block of this file's code outside every graded function."""
+        return f"{self.rel}:{OTHER}"
 
 
 @dataclass(frozen=True)
@@ -48,7 +65,9 @@ class Template:
         return f"{rel}:{qualname}" if clash else qualname
 
     def block_ids(self) -> tuple:
-        return tuple(self.block_id(f.rel, q) for f in self.files for q in f.blocks)
+        """Every graded function's block, then each file's other code."""
+        return tuple(self.block_id(f.rel, q) for f in self.files for q in f.blocks) + tuple(
+            f.other_id for f in self.files)
 
 
 def marker_lines(scanned: tokens.Scanned) -> list:
@@ -91,7 +110,16 @@ def read_template_file(handout: Path, rel: str) -> TemplateFile:
     scopes = {s.qualname: s for s in scanned.scopes}
     given_tokens = {q: tuple(t for t in normalised if scopes[q].first <= t[1] <= scopes[q].last)
                     for q in blocks}
-    return TemplateFile(rel, known, tuple(blocks), given, given_tokens)
+    return TemplateFile(rel, known, tuple(blocks), given, given_tokens, frozenset(l.strip() for l in scanned.lines),
+                        line_token_set(normalised), normalised, SEP + SEP.join(t for t, _ in normalised) + SEP)
+
+
+def line_token_set(normalised) -> frozenset:
+    """Each line's normalised tokens as a tuple (a line is the line of its tokens)."""
+    by_line = {}
+    for tok, line in normalised:
+        by_line.setdefault(line, []).append(tok)
+    return frozenset(tuple(t) for t in by_line.values())
 
 
 def load_template(handout: Path, student_files) -> Template:

@@ -104,7 +104,8 @@ def test_every_pair_once_ranked_in_range(graded):
     values = [float(r["similarity"]) for r in rows]
     assert values == sorted(values, reverse=True) and all(0 <= v <= 1 for v in values)
     assert {r["kind"] for r in rows if r["other"].startswith("repo_")} == {"public"}
-    assert list(rows[0]) == ["submission", "other", "similarity", "shared blocks", "kind", "flagged"]
+    assert list(rows[0]) == ["submission", "other", "similarity", "shared blocks", "kind", "flagged", "decision",
+                            "note", "submission_code", "other_code"]
 
 
 def test_damaged_markers_are_matched_by_name_and_said(graded):

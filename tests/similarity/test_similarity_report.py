@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from grader.similarity import report
+from grader.similarity.cluster_report import clusters_csv
+from grader.similarity.decisions import Decision
 from grader.similarity.analysis import Settings, compare
 from grader.similarity.corpus import CLASS, PUBLIC, Submission
 from grader.similarity.template import Template, read_template_file
@@ -55,6 +57,16 @@ BOB = {"total": """
         acc = acc + float(v)  # "</code></pre><script>alert(1)</script>"
     return acc
     """, "spread": "ordered = sorted(values)\nreturn ordered[-1] - ordered[0]"}
+# dave leaves the stubs as shipped and rebinds `total`, once in a way only running it would tell
+DAVE_TAIL = '''
+
+def _mine(values):
+    return float(sum(sorted(values)))
+
+
+total = _mine
+globals()["</ul><script>x</script>"] = _mine
+'''
 CAROL = {"total": "return float(np.sum(np.asarray(values, dtype=np.float64)))",
          "spread": "return np.ptp(values)"}
 
@@ -74,9 +86,12 @@ def analysis(tmp_path_factory):
     template = Template((read_template_file(folder, TOY),))
     subs = [Submission("alice", CLASS, {TOY: filled(ALICE)}),
             Submission("=HYPERLINK(\"x\")<b>bob</b>", CLASS, {TOY: filled(BOB)}),
-            Submission("carol", CLASS, {TOY: filled(CAROL)})]
+            Submission("carol", CLASS, {TOY: filled(CAROL)}),
+            Submission("dave", CLASS, {TOY: HANDOUT + DAVE_TAIL})]
     public = [Submission("repo", PUBLIC, {TOY: filled(CAROL)})]
-    return compare(subs, public, template, Settings(threshold=0.5), notes=("carol.zip: a note <i>escaped</i>",))
+    decided = (Decision("alice", '=HYPERLINK("x")<b>bob</b>', "confirmed", "=told them <b>twice</b>", ("", ""), 2),)
+    return compare(subs, public, template, Settings(threshold=0.5), notes=("carol.zip: a note <i>escaped</i>",),
+                   decided=decided)
 
 
 def check_golden(path: Path, text: str):
@@ -89,7 +104,7 @@ def check_golden(path: Path, text: str):
 
 
 WRITERS = {"similarity.csv": report.csv_text, "index.html": report.html_text,
-           "fingerprints.json": report.fingerprints_json}
+           "fingerprints.json": report.fingerprints_json, "clusters.csv": clusters_csv}
 
 
 @pytest.mark.parametrize("filename", sorted(WRITERS))
@@ -110,6 +125,13 @@ def test_student_text_is_escaped_in_the_page(analysis):
     assert "<script" not in page
     assert "&lt;b&gt;bob&lt;/b&gt;" in page and "<b>bob</b>" not in page
     assert "&lt;i&gt;escaped&lt;/i&gt;" in page
+    assert '<span class="decision confirmed">confirmed</span>: =told them &lt;b&gt;twice&lt;/b&gt;' in page
+    assert "review: dave: toy.py: line 26 binds names in a way only running it would tell: `globals()[&quot;&lt;/ul&gt;" in page
+
+
+def test_the_rebound_stub_is_flagged_and_scored_on_what_runs(analysis):
+    assert [f.reason.split(" (")[0] for f in analysis.flags if f.name == "dave"][:1] == ["total runs _mine"]
+    assert analysis.fingerprinted["dave"].blocks["total"].block.how == "rebinding"
 
 
 def test_the_page_shows_the_comment_escaped_in_the_block(analysis):
