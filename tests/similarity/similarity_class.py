@@ -23,7 +23,7 @@ from catalogue import build
 from catalogue.alternatives import ALTERNATIVES
 from catalogue.course_style import COURSE_STYLE
 from similarity_slots import SLOTTED, assemble
-from similarity_styles import FILE, STYLES, body
+from similarity_styles import FILE, HELPER, STYLES, body, helper_def
 
 from grader.similarity.tokens import ALWAYS_KNOWN
 
@@ -44,7 +44,8 @@ def catalogue_variants() -> dict:
 def variants() -> dict:
     """block id -> every correct body we have of it (None: the reference's)."""
     extra = catalogue_variants()
-    return {bid: [None, *(body(style, bid) for style in STYLES.values()), *extra.get(bid, [])]
+    return {bid: [*([None] if bid != HELPER else []),  # (the reference has no helper: its own code inlines it)
+                  *(body(style, bid) for style in STYLES.values()), *extra.get(bid, [])]
             for bid in BLOCKS}
 
 
@@ -66,7 +67,8 @@ def classmate(rng: random.Random, pool: dict) -> dict:
     edits = []
     for bid in BLOCKS:
         if bid in SLOTTED and rng.random() < SLOTTED_SHARE:
-            edits.append(build.Body(FILE.get(bid, build.OPS), bid, assemble(SLOTTED[bid], rng)))
+            text = assemble(SLOTTED[bid], rng)
+            edits.append(helper_def(text) if bid == HELPER else build.Body(FILE.get(bid, build.OPS), bid, text))
         else:
             edits.append(rng.choice(pool[bid]))
     return solution(edits)

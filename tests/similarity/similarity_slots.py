@@ -39,9 +39,9 @@ NN_EPOCH = [
 ]
 
 PARSE_MNIST = [
-    (0, ["with gzip.open(image_filename, 'rb') as f:\n    raw_images = f.read()",
-         "f = gzip.open(image_filename)\nraw_images = f.read()\nf.close()",
-         "raw_images = gzip.open(image_filename).read()"]),
+    (0, ["with gzip.open(image_filesname, 'rb') as f:\n    raw_images = f.read()",
+         "f = gzip.open(image_filesname)\nraw_images = f.read()\nf.close()",
+         "raw_images = gzip.open(image_filesname).read()"]),
     (0, ["with gzip.open(label_filename, 'rb') as f:\n    raw_labels = f.read()",
          "g = gzip.open(label_filename)\nraw_labels = g.read()\ng.close()",
          "raw_labels = gzip.open(label_filename).read()"]),

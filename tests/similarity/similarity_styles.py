@@ -9,7 +9,9 @@ Terse: numpy calls and Tensor operators, few temporaries.
 Verbose: named temporaries, explicit loops, needle functions.
 Methods: Tensor methods and op classes called directly, comprehensions.
 """
-from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Body
+import textwrap
+
+from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Body, Replace
 
 FILE = {"compute_gradient_of_variables": AUTOGRAD, "find_topo_sort": AUTOGRAD, "topo_sort_dfs": AUTOGRAD,
         "parse_mnist": SIMPLE_ML, "softmax_loss": SIMPLE_ML, "nn_epoch": SIMPLE_ML}
@@ -86,7 +88,7 @@ TERSE = {
     "ReLU.compute": "return array_api.maximum(a, 0)",
     "ReLU.gradient": "return out_grad * Tensor(node.inputs[0].realize_cached_data() > 0)",
     "parse_mnist": """
-        with gzip.open(image_filename) as f:
+        with gzip.open(image_filesname) as f:
             X = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784).astype(np.float32) / 255
         with gzip.open(label_filename) as f:
             y = np.frombuffer(f.read(), np.uint8, offset=8)
@@ -258,7 +260,7 @@ VERBOSE = {
         return multiply(out_grad, Tensor(positive_mask, requires_grad=False))
         """,
     "parse_mnist": """
-        image_file = gzip.open(image_filename, "rb")
+        image_file = gzip.open(image_filesname, "rb")
         magic, count, rows, cols = struct.unpack(">IIII", image_file.read(16))
         pixel_bytes = image_file.read(count * rows * cols)
         image_file.close()
@@ -389,7 +391,7 @@ METHODS = {
                 return np.frombuffer(handle.read()[skip:], dtype=np.uint8)
 
         labels = load(label_filename, 8)
-        pixels = load(image_filename, 16).reshape(len(labels), -1)
+        pixels = load(image_filesname, 16).reshape(len(labels), -1)
         return (pixels / 255.0).astype(np.float32), labels
         """,
     "softmax_loss": """
@@ -414,6 +416,20 @@ METHODS = {
 STYLES = {"terse": TERSE, "verbose": VERBOSE, "methods": METHODS}
 
 
-def body(style: dict, block_id: str) -> Body:
+# The styles' own helper: the course's handout has no stub for it, so a
+# student who wants one defines it beside the ops (above BroadcastTo).
+HELPER = "_sum_to_shape"
+
+
+def helper_def(text: str) -> Replace:
+    """The edit that defines the helper with body `text` above BroadcastTo."""
+    code = textwrap.indent(textwrap.dedent(text).strip("\n"), "    ")
+    return Replace(OPS, "class BroadcastTo(TensorOp):\n",
+                   f"def {HELPER}(grad, shape):\n{code}\n\n\nclass BroadcastTo(TensorOp):\n")
+
+
+def body(style: dict, block_id: str):
     """The catalogue edit that puts `style`'s body of block_id in place."""
+    if block_id == HELPER:
+        return helper_def(style[block_id])
     return Body(FILE.get(block_id, OPS), block_id, style[block_id])
