@@ -462,6 +462,8 @@ def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
             # A hidden case names only the kind of failure (never the student's text).
             assert not case.passed and (case.hidden or re.search(h.message, case.output)), (
                 f"{h.name}: unclear message for {case.name}: {case.output!r} (want /{h.message}/)")
+        if case.hidden and h.hidden_never:
+            assert not re.search(h.hidden_never, case.output), f"{h.name}: {case.name} shows {case.output!r}"
 
 
 def test_grader_healthy_after_hostile(graded_hostile):
