@@ -143,6 +143,8 @@ HOSTILE = [
     hostile("finite_differences", "Log/Exp/PowerScalar gradients by central differences in numpy",
             "finite_differences.py", None, "import", r"wrong values", zero=frozenset(),
             # EWisePow's gradient goes through Log's
+            # (first order included: a constant to autodiff, grading/derived.py; EWisePow's through Log's
+            # gradient is not: its second order is wrong, not zero)
             lose_cases=r"^backward_((second_order_)?(power_scalar|power_scalar_fraction|log|exp)|second_order_ewise_pow)$",
             short_limits=False),
     hostile("shipped_files", "numpy.py, sitecustomize.py, conftest.py, needle/__init__.py ... that os._exit(0)",
@@ -164,6 +166,11 @@ HOSTILE = [
     hostile("stub_shaped_message", "raises NotImplementedError('Q2: <the case's input>'), shaped like a stub",
             "exception_names.py", S, "case", r"LEAK_", mode="stub", hidden_never=r"LEAK", zero=frozenset(),
             lose_cases=r"^softmax_loss_ndl_(?!parse_mnist)"),  # parse_mnist makes no Tensor: no hook
+    # Gradients must be derived with needle ops: a first-order case earns points only with its op's
+    # second-order case (grading/derived.py).
+    hostile("complex_step_gradients", "every gradient() one generic complex-step derivative of the op's forward",
+            "complex_step.py", B, "import", r"a constant to autodiff|wrong values|Error",
+            zero=frozenset({B})),
     hostile("forged_gradient_cases", "patches the case code: central differences of the forward reported as "
             "each first-order gradient", "forge_gradient_cases.py", B, "import", r"wrong values",
             zero=frozenset(), lose_cases=r"^backward_(?!second_order)", short_limits=False),
