@@ -13,6 +13,7 @@ Pure functions of the case table and values already read.
 import numpy as np
 
 ZERO = 1e-9  # of the reference's largest second-order entry: "nothing reached it"
+UNEARNED = "a constant to autodiff"  # in the message of a case that loses its points here
 
 FIRST, SECOND = "grad1", "grad2"
 
@@ -54,5 +55,5 @@ def unearned(case_name, constants: dict, pairs: dict) -> str:
     found = [name for name in pairs.get(case_name, ()) if constants.get(name, False)]
     if not found:
         return ""
-    return (f"values right, but the gradient is a constant to autodiff (not built from needle ops): "
+    return (f"values right, but the gradient is {UNEARNED} (not built from needle ops): "
             f"{', '.join(found)} differentiates it to zero, so this case earns no points")
