@@ -55,6 +55,11 @@ class Registry(CaseTable):
     def memory(self, question: str) -> int:
         return _memory(self.question[question])
 
+    def inputs_per_submission(self) -> tuple:
+        """The questions whose cases get inputs drawn for each submission
+        (the rest: the course's, drawn once per grading secret)."""
+        return tuple(q.key for q in self.questions if getattr(q, "inputs", "course") == "submission")
+
 
 def _memory(question) -> int:
     return getattr(question, "memory", 1)  # optional in a cases package's Question rows

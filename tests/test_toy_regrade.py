@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.sandbox]
 
 SQUARE = "return np.asarray(x, dtype=np.float64) ** 2\n"
 PROVENANCE = {"grader_version", "cases_sha256", "reference_sha256", "submission_sha256", "seed_id", "numpy",
-              "sandbox_packages", "python", "tier", "time", "scoring", "status", "git_commit", "packages_from"}
+              "sandbox_packages", "python", "tier", "time", "scoring", "status", "git_commit", "inputs",
+              "packages_from"}
 
 
 def grader(tmp, *args):

@@ -98,6 +98,13 @@ def feedback_cost(rounds):
     return bench_feedback.measure(max(1, rounds))
 
 
+def inputs_cost(rounds):
+    """Grading a new submission (its own inputs drawn, the reference run on them) vs the same again."""
+    from grader.bench import inputs as bench_inputs  # lazy, like the others
+
+    return bench_inputs.measure(rounds)
+
+
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
     "grading": lambda args: grading_overhead(args.rounds),
@@ -105,6 +112,7 @@ BENCHES = {
     "dask": lambda args: bench_batch.dask_speedup(),
     "server": lambda args: server_load(),
     "feedback": lambda args: feedback_cost(args.rounds),
+    "inputs": lambda args: inputs_cost(args.rounds),
     "similarity": lambda args: bench_similarity.speed(),
     "similarity-levels": lambda args: bench_similarity_levels.levels(),
 }

@@ -8,14 +8,16 @@ registry.
 """
 import numpy as np
 
-from grader.grading.compare import HIDDEN, PASS, PUBLIC, Verdict, compare_close, compare_dtypes, describe, secrecy
+from grader.grading.compare import (HIDDEN, PASS, PUBLIC, Verdict, compare_close, compare_dtypes, describe, got_part,
+                                    secrecy)
 
 
 def check_analytic(case, expected, actual, drawn=False):
     """Backward cases return {"analytic": ..., "numeric": ...}: grade the
     analytic gradient; the numeric one only validates the reference."""
     if not isinstance(actual, dict) or "analytic" not in actual:
-        return Verdict(False, f"expected the case's gradient record, got a {describe(actual)}")
+        return Verdict(False, "expected the case's gradient record"
+                              f"{got_part(f'a {describe(actual)}', secrecy(case, drawn))}")
     return compare_close(case, expected["analytic"], actual["analytic"], drawn)
 
 
@@ -24,7 +26,8 @@ def check_topo(case, expected, actual, drawn=False):
     judged on the reference's graph (labels are creation order)."""
     order = actual.get("order") if isinstance(actual, dict) else None
     if not isinstance(order, list) or not all(type(i) is int for i in order):
-        return Verdict(False, f"expected a list of nodes from find_topo_sort, got {describe(order)}")
+        got = got_part(describe(order), secrecy(case, drawn))
+        return Verdict(False, f"expected a list of nodes from find_topo_sort{got}")
     want = expected["order"]
     if order == want:
         return PASS
@@ -91,7 +94,8 @@ def check_weights(case, expected, actual, drawn=False):
     entry over hundreds of steps, but stay this close as matrices; a
     rescaled, shuffled or wrongly stepped run does not."""
     if not isinstance(actual, list) or len(actual) != len(expected):
-        return Verdict(False, f"expected a list of {len(expected)} arrays, got {describe(actual)}")
+        got = got_part(describe(actual), secrecy(case, drawn))
+        return Verdict(False, f"expected a list of {len(expected)} arrays{got}")
     for i, (e, a) in enumerate(zip(expected, actual)):
         verdict = compare_close(case, e, a, drawn)  # structure, shape, kind and finiteness first
         if verdict.passed:

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import ROOT
+from grader import ROOT, sandbox
 from grader.assignment import Assignment
-from grader.grading import gradcheck, seeds, time_limits
+from grader.grading import gradcheck, inputs, seeds, time_limits
 from grader.grading.outcomes import Budget, read_outcome
-from grader.grading.workers import WORKER, run_all
+from grader.grading.workers import SEVERAL, WORKER, run_all, run_mode
 
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
@@ -45,10 +45,73 @@ def cache_root() -> Path:
 
 
 def settled(config):
-    """`config` with its seed settled: the machine's own unless one was given."""
-    if config.seed is not None:
+    """`config` with its seed settled (the machine's own unless one was
+    given) and its inputs drawn: the course's for that seed, unless a
+    submission's own were given (inputs.py)."""
+    if config.seed is None:
+        config = dataclasses.replace(config, seed=seeds.machine_seed(_private_root()))
+    if config.seed == seeds.PUBLIC or config.inputs is not None:
         return config
-    return dataclasses.replace(config, seed=seeds.machine_seed(_private_root()))
+    grading_key = inputs.key(config.seed, inputs.COURSE)
+    return dataclasses.replace(config, inputs=drawn_inputs(config, grading_key, inputs.derivation(
+        seeds.seed_id(config.seed), inputs.COURSE)))
+
+
+def public(config):
+    """`config` on the handout's fixed inputs."""
+    return dataclasses.replace(config, seed=seeds.PUBLIC, inputs=None)
+
+
+def course(config):
+    """`config` settled on the course's inputs (whatever submission it was keyed to)."""
+    return settled(dataclasses.replace(config, inputs=None) if config.seed else config)
+
+
+def for_submission(config, digest: str):
+    """`config` settled on the inputs of the submission whose student files
+    hash to `digest`: drawn for it for the questions that take a
+    submission's own (Question.inputs), the course's for the rest. Its
+    expected answers are the reference's on them (built once per submission:
+    a regrade of the same files reuses them)."""
+    config = settled(config)
+    own = config.assignment.registry().inputs_per_submission()
+    if config.seed == seeds.PUBLIC or not own or not digest:
+        return config
+    submission_key = inputs.key(config.seed, inputs.SUBMISSION, digest)
+    key_id = inputs.key_id(submission_key)
+    dest = _private_root() / f"inputs-{cache_key(config.assignment)}-{key_id}.npz"
+    if not dest.is_file():
+        folder = expected_dir(public(config))
+        by_question = {q: inputs.read_requests([folder / q]) for q in config.assignment.registry().question}
+        course_requests, own_requests = inputs.split(
+            by_question, [q for q in config.assignment.registry().question if q not in own])
+        arrays = inputs.draw(inputs.key(config.seed, inputs.COURSE), course_requests)
+        arrays.update(inputs.draw(submission_key, own_requests))
+        inputs.write(arrays, dest)
+    derivation = inputs.derivation(seeds.seed_id(config.seed), inputs.SUBMISSION, digest)
+    return dataclasses.replace(config, inputs=inputs.Drawn(dest, key_id, derivation, own))
+
+
+def own_questions(config) -> tuple:
+    """The questions whose expected answers a settled config's own folder holds."""
+    return (config.inputs and config.inputs.own) or tuple(config.assignment.registry().question)
+
+
+def inputs_id(config) -> str:
+    """Names the inputs a settled config grades on (cache folders)."""
+    return "public" if config.inputs is None else config.inputs.key_id
+
+
+def drawn_inputs(config, grading_key: bytes, derivation: str) -> inputs.Drawn:
+    """The inputs `grading_key` draws for every call the reference's cases
+    make on the public inputs, in a private .npz (built once per key)."""
+    key_id = inputs.key_id(grading_key)
+    dest = _private_root() / f"inputs-{cache_key(config.assignment)}-{key_id}.npz"
+    if not dest.is_file():
+        folder = expected_dir(public(config))
+        requests = inputs.read_requests(folder / q for q in config.assignment.registry().question)
+        inputs.write(inputs.draw(grading_key, requests), dest)
+    return inputs.Drawn(dest, key_id, derivation)
 
 
 def _private_root() -> Path:
@@ -88,7 +151,7 @@ def _check_reference(runs, registry):
             if not outcome.ok:
                 raise ReferenceError(f"reference fails {name} ({question}): {outcome.problem or run.problem}")
     for case in registry.cases:
-        if case.check != "analytic":
+        if case.check != "analytic" or case.question not in runs:
             continue
         value = runs[case.question].outcomes[case.value_key].value
         for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
@@ -106,11 +169,16 @@ def _check_reference(runs, registry):
 def build(config, dest: Path) -> None:
     """Run the reference's workers and keep their raw output under dest,
     with each question's time (the base of its time limit) in meta.json."""
+    config = settled(config)
     reference = config.assignment.reference
     files = {rel: reference / rel for rel in config.assignment.student_files}
     workload = time_limits.workload_seconds()
-    guard = {q: time_limits.building() for q in config.assignment.registry().question}
-    runs = run_all(files, settled(config), guard, base=reference, keep_outputs=dest)
+    questions = own_questions(config)
+    if config.inputs is not None and config.inputs.own:
+        runs = _build_together(files, config, questions, dest)
+    else:
+        guard = {q: time_limits.building() for q in questions}
+        runs = run_all(files, config, guard, base=reference, questions=list(questions), keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
     # The quieter of the two calibrations: later ratios to it err generous.
     times = time_limits.ReferenceTimes({q: run.seconds for q, run in runs.items()},
@@ -118,6 +186,26 @@ def build(config, dest: Path) -> None:
     meta = {"numpy": np.__version__, "packages": list(config.assignment.packages),
             "tier": next(iter(runs.values())).tier, "times": times.to_json()}
     (dest / "meta.json").write_text(json.dumps(meta))
+
+
+def _build_together(files, config, questions, dest: Path) -> dict:
+    """A submission's own answers: the reference's cases of `questions` in
+    one worker (one sandbox start, not one per question: this is paid per
+    submission), its output split into dest/<question>/ as run_all keeps it."""
+    registry, guard = config.assignment.registry(), time_limits.building()
+    names = {q: [c.name for c in registry.producers(q)] for q in questions}
+    limits = sandbox.Limits(memory_mb=max(config.memory_mb(q) for q in questions), wall_seconds=guard.seconds,
+                            cpu_seconds=guard.cpu_seconds)
+    with tempfile.TemporaryDirectory(prefix="together-", dir=dest) as tmp:
+        run = run_mode(files, config, SEVERAL.join(questions), [n for q in questions for n in names[q]], guard,
+                       limits, {}, base=config.assignment.reference, keep_outputs=Path(tmp))
+        out = Path(tmp) / SEVERAL.join(questions)
+        for q in sorted(questions, key=len, reverse=True):  # longest key first: no key is another's prefix
+            (dest / q).mkdir()
+            for path in out.glob(f"{q}_*"):
+                path.rename(dest / q / path.name)
+    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]})
+            for q in questions}
 
 
 def run_graded(files: dict, config, **options) -> dict:
@@ -128,8 +216,9 @@ def run_graded(files: dict, config, **options) -> dict:
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
-    """What building the expected answers measured (the base of the time limits)."""
-    meta = json.loads((expected_dir(config) / "meta.json").read_text())
+    """What building the expected answers measured (the base of the time
+    limits): the course's, which has every question."""
+    meta = json.loads((expected_dir(course(config)) / "meta.json").read_text())
     return time_limits.ReferenceTimes.from_json(meta["times"])
 
 
@@ -141,11 +230,13 @@ def built_once(final: Path, marker: str, build_into, announce: str, ready: str) 
     if (final / marker).exists():
         return final
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
-    print(announce, file=sys.stderr, flush=True)
+    if announce:
+        print(announce, file=sys.stderr, flush=True)
     start = time.monotonic()
     try:
         build_into(tmp)
-        print(f"{ready} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
+        if ready:
+            print(f"{ready} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
         try:
             os.rename(tmp, final)
         except OSError:
@@ -159,17 +250,24 @@ def built_once(final: Path, marker: str, build_into, announce: str, ready: str) 
 def expected_dir(config) -> Path:
     """The cache folder for the current key and seed, built if missing."""
     config = settled(config)
-    final = _private_root() / f"expected-{cache_key(config.assignment)}-{seeds.seed_id(config.seed)}"
+    final = _private_root() / f"expected-{cache_key(config.assignment)}-{inputs_id(config)}"
+    if config.inputs is not None and config.inputs.own:  # one submission's: quietly, seconds
+        return built_once(final, "meta.json", lambda folder: build(config, folder), "", "")
     return built_once(final, "meta.json", lambda folder: build(config, folder),
                       f"building the expected answers: the {config.assignment.name} reference's cases, once per "
                       "change and per grading seed (about a minute)...", "expected answers ready")
 
 
 def load(config) -> dict:
-    """computing case name -> Outcome of the reference."""
-    folder = expected_dir(settled(config))
+    """computing case name -> Outcome of the reference (on a submission's
+    inputs: its own folder's, and the course's for the other questions)."""
+    config = settled(config)
     answers, registry = {}, config.assignment.registry()
+    own = own_questions(config)
+    folders = {q: expected_dir(config) for q in own}
+    if len(own) < len(registry.question):
+        folders.update({q: expected_dir(course(config)) for q in registry.question if q not in own})
     for question in registry.question:
-        budget = Budget(folder / question)
+        budget = Budget(folders[question] / question)
         answers.update({c.name: read_outcome(budget, c.name) for c in registry.producers(question)})
     return answers

@@ -92,19 +92,38 @@ def grade_submission(submission, config: RunConfig = RunConfig()) -> report.Repo
             return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name,
                                  provenance=made)
-        answers = expected.load(config)
-        early = shrink.Early(config, answers, files, drawn=config.seed != seeds.PUBLIC)
-        runs = expected.run_graded(files, config, on_done=early)
+        own = expected.for_submission(config, digest)  # this submission's own inputs
+        answers = expected.load(own)
+        early = shrink.Early(own, answers, files, drawn=config.seed != seeds.PUBLIC)
+        runs = expected.run_graded(files, own, on_done=early)
         sources = _sources(files)
         smallest = early.result(runs)
-    explain = shrink.with_smallest(causes.diagnoser(config, answers, runs), smallest)
-    cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                        sources=sources, display=display, diagnose=explain)
+        explain = shrink.with_smallest(causes.diagnoser(expected.course(config), answers, runs,
+                                                        _course_rerun(files, own, runs)), smallest)
+        cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
+                            sources=sources, display=display, diagnose=explain)
     tier = next(iter(runs.values())).tier
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
+    made = provenance.make(assignment, submission, digest, seed_id, tier, mode,
+                           inputs=own.inputs.derivation if own.inputs else "public")
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
-                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name,
-                         provenance=provenance.make(assignment, submission, digest, seed_id, tier, mode))
+                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name, provenance=made)
+
+
+def _course_rerun(files, own, runs):
+    """For the likely-cause step of a grading on the submission's own inputs
+    (the known bugs' values are on the course's): a function giving the
+    course's answers and the student's runs with its questions that took
+    their own inputs run again on the course's (None: nothing to run again)."""
+    if own.inputs is None or not own.inputs.own:
+        return None
+
+    def rerun():
+        course = expected.course(own)
+        again = expected.run_graded(files, course, questions=list(own.inputs.own))
+        return expected.load(course), {**runs, **again}
+
+    return rerun
 
 
 def refusal(rep: report.Report) -> str:

@@ -58,6 +58,7 @@ class Provenance:
     scoring: str = "contract"
     status: str = GRADED     # graded, refused (the submission could not be read), grader error
     git_commit: str = ""     # a git submission's HEAD commit, verified; "claimed:<commit>" when not (checked_commit)
+    inputs: str = ""         # how the scored inputs were derived (inputs.derivation: never the secret)
     packages_from: str = "assignment.toml"  # who chose sandbox_packages: the declaration, or --packages
 
     def to_json(self) -> dict:
@@ -186,12 +187,12 @@ def now_iso() -> str:
 
 
 def make(assignment, submission: Path, digest: str, seed_id: str, tier: str, scoring: str,
-         status: str = GRADED) -> Provenance:
+         status: str = GRADED, inputs: str = "") -> Provenance:
     """The provenance of a result graded now."""
     commit = checked_commit(submission, assignment.student_files) if Path(submission).is_dir() else ""
     return Provenance(grader_version(), cases_sha256(assignment), reference_sha256(assignment), digest, seed_id,
                       np.__version__, sandbox_packages(assignment), sys.version.split()[0], tier, now_iso(),
-                      scoring, status, commit, assignment.packages_from)
+                      scoring, status, commit, inputs, assignment.packages_from)
 
 
 def inputs(doc: dict) -> dict:

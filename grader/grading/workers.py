@@ -21,12 +21,15 @@ from pathlib import Path
 from grader import ROOT, sandbox
 from grader.assignment import Assignment, AssignmentError, shown
 from grader.grading import time_limits
+from grader.grading.inputs import Drawn
 from grader.grading.outcomes import Budget, read_import_error, read_outcome
 from grader.handout import markers
+from grader.untrusted.cases.util import HANDED_FILE
 
 WORKER = ROOT / "grader" / "untrusted" / "worker.py"
 WHERE = ROOT / "grader" / "untrusted" / "where.py"  # the worker's `where:` (also shipped in the handout)
 CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
+SEVERAL = "+"  # joins questions a worker runs in one process (the worker's SEVERAL: the reference's runs)
 STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
@@ -55,7 +58,10 @@ class RunConfig:
     overrides: dict = field(default_factory=dict)  # question -> TimeLimit, replacing the computed one
     # The secret seed the scored inputs are drawn from (grading/seeds.py):
     # None for the machine's, "" (seeds.PUBLIC) for the handout's fixed inputs.
+    # It never leaves the trusted side: workers get `inputs`, the arrays drawn
+    # from it (grading/inputs.py), set with the seed (expected.settled).
     seed: str | None = None
+    inputs: Drawn | None = None   # the drawn inputs (None: the public inputs)
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
         """question -> TimeLimit for a run starting now: --timeout's, else
@@ -158,8 +164,12 @@ def student_code(assignment: Assignment) -> dict:
     return {"files": files}
 
 
-def build_runner(dest: Path, assignment: Assignment) -> Path:
+def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None) -> Path:
+    """The worker's folder: the worker, where.py, the cases package and,
+    for drawn inputs, their arrays (never the seed they come from)."""
     dest.mkdir()
+    if inputs is not None:
+        shutil.copyfile(inputs, dest / HANDED_FILE)
     shutil.copyfile(WORKER, dest / "worker_boot.py")
     shutil.copyfile(WHERE, dest / "where.py")
     (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
@@ -171,11 +181,10 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
                  names=None, limits=None) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits)."""
+    if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
+        raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     out_dir = sandbox.make_out_dir(out_parent)
-    if config.seed is None:
-        raise ValueError("run_question: settle the seed first (expected.settled)")
-    seed = [config.seed] if config.seed else []
-    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT, *seed],
+    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
                          limits=limits or config.limits_for(question, time), tier=config.tier, group=group,
                          packages=config.assignment.packages)
@@ -217,7 +226,7 @@ def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
-            runner = build_runner(tmp / "runner", config.assignment)
+            runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
             for name, text in runner_files.items():
                 (runner / name).write_text(text, encoding="utf-8")
             return run_question(mode, copy_dir, runner, tmp, config, time, keep_outputs, group, names, limits)
@@ -243,7 +252,7 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
-            runner = build_runner(tmp / "runner", config.assignment)
+            runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
             def run(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
                 if on_done is not None:

@@ -52,7 +52,14 @@ DENIED = (
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "uselib", "ustat", "sysfs", "_sysctl", "nfsservctl", "vm86", "vm86old",
     "setns", "pivot_root", "chroot",
+    # The page cache of the files a run shares with the host (the interpreter, the data): a run that
+    # could drop, preload or probe pages of them would signal bits to a local user who looks with
+    # mincore(), or hear from one. Nothing a worker needs asks for these.
+    "fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead", "mincore", "cachestat",
 )
+# madvise() hints that preload or evict a file mapping's pages (the same channel as fadvise): WILLNEED,
+# COLD, PAGEOUT, POPULATE_READ. The advice allocators use (DONTNEED, FREE, HUGEPAGE, ...) stays allowed.
+PAGE_CACHE_ADVICE = (3, 20, 21, 22)
 # Namespace and mount calls: refused except in the unshare tier, whose
 # wrapper runs under the filter and needs unshare() and mount(); there only
 # a new user namespace (the one a process without capabilities may make) is refused.
@@ -85,6 +92,7 @@ def rules(tier: str, disk_capped: bool = True) -> list[tuple]:
     # New namespaces through clone's flags; clone3 hides its flags in memory.
     found += [("clone", errno.EPERM, ((0, "MASKED_EQ", flag, flag),)) for flag in CLONE_NAMESPACES]
     found.append(("clone3", errno.ENOSYS, ()))
+    found += [("madvise", errno.EPERM, ((2, "EQ", advice, 0),)) for advice in PAGE_CACHE_ADVICE]
     return found
 
 

@@ -1,14 +1,17 @@
 """Sandboxed worker: runs one question's cases on the library in the current
 directory and writes their values, nothing else.
 
-    python -I worker_boot.py QUESTION OUT_DIR [SEED]
+    python -I worker_boot.py QUESTION[+QUESTION...] OUT_DIR
     python -I worker_boot.py shrink OUT_DIR
 
 
 Runs inside the sandbox with a copy of the assignment's cases package
-(as `assignment_cases`) next to this file. SEED, when given, is the
-grading's secret seed: the cases package reads it from CASE_SEED when it
-is imported and draws every input from it (without it, the public inputs). The working directory is the submission copy, set up as
+(as `assignment_cases`) next to this file. No secret reaches this process:
+the inputs are arrays the grader drew on its side and left beside this file
+(the cases package finds them; without them, the public inputs), and the
+draws the cases asked for are written to OUT_DIR as DRAWS (what the grader
+reads from the reference's run on the public inputs, to know what to draw).
+The working directory is the submission copy, set up as
 when a student runs the homework from its root: the root, its `python/` and
 its `apps/` are appended LAST to sys.path (so `import needle` and
 `from python.needle.ops import *` both work, and nothing shadows numpy or
@@ -31,8 +34,9 @@ import sys
 
 RUNNER = os.path.dirname(os.path.abspath(__file__))
 MAX_MESSAGE = 500  # characters kept of an exception message
-SEED_VARIABLE = "CASE_SEED"  # how the cases package learns the seed
+DRAWS = "draws.json"  # the draws the cases asked for, in OUT_DIR
 SHRINK = "shrink"  # the mode that evaluates the grader's candidates
+SEVERAL = "+"  # QUESTION may be several, joined by it: their cases in one process (the reference's runs)
 SPEC = "shrink_spec.json"  # the candidates, beside this file
 
 
@@ -131,10 +135,20 @@ def shrink(out_dir):
                            for c in spec["candidates"]])
 
 
+def record_draws(out_dir):
+    """The draws the cases made, if the cases package records them."""
+    try:
+        import assignment_cases
+
+        requests = getattr(assignment_cases, "draw_requests", None)
+        if requests is not None:
+            write(out_dir, DRAWS[:-len(".json")], {"requests": requests()})
+    except BaseException:  # noqa: B036  (only the reference's run on public inputs is ever read)
+        pass
+
+
 def main():
     question, out_dir = sys.argv[1], sys.argv[2]
-    if len(sys.argv) > 3:
-        os.environ[SEED_VARIABLE] = sys.argv[3]  # before the case tables are built
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
     import where  # noqa: F401  (likewise)
@@ -142,12 +156,15 @@ def main():
         return shrink(out_dir)
     from assignment_cases import CASES, QUESTIONS
 
-    cases = [c for c in CASES if c.question == question and c.fn is not None]
-    modules = imported(out_dir, next(q for q in QUESTIONS if q.key == question).imports)
+    keys = question.split(SEVERAL)
+    chosen = [next(q for q in QUESTIONS if q.key == key) for key in keys]
+    cases = [c for c in CASES if c.question in keys and c.fn is not None]
+    modules = imported(out_dir, list(dict.fromkeys(name for q in chosen for name in q.imports)))
     if modules is None:
         return
     args = (modules + [None, None])[:max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
     run_each(out_dir, [(c.name, c.description, lambda c=c: c.fn(*args)) for c in cases])
+    record_draws(out_dir)
 
 
 if __name__ == "__main__":

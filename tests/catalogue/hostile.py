@@ -62,6 +62,7 @@ class Hostile:
     mode: str = ""
     extra_files: tuple = ()      # (handout-relative path, snippet file) shipped beside the three files
     short_limits: bool = True    # the target runs with short limits (test_verdicts.HOSTILE_LIMIT)
+    hidden_never: str = ""       # regex no hidden case's output may match
 
     @property
     def must_zero(self):
@@ -142,6 +143,8 @@ HOSTILE = [
     hostile("finite_differences", "Log/Exp/PowerScalar gradients by central differences in numpy",
             "finite_differences.py", None, "import", r"wrong values", zero=frozenset(),
             # EWisePow's gradient goes through Log's
+            # (first order included: a constant to autodiff, grading/derived.py; EWisePow's through Log's
+            # gradient is not: its second order is wrong, not zero)
             lose_cases=r"^backward_((second_order_)?(power_scalar|power_scalar_fraction|log|exp)|second_order_ewise_pow)$",
             short_limits=False),
     hostile("shipped_files", "numpy.py, sitecustomize.py, conftest.py, needle/__init__.py ... that os._exit(0)",
@@ -149,6 +152,25 @@ HOSTILE = [
     hostile("replay_shipped_answers", "writes the handout's shipped answers as its values, then exits",
             "replay_shipped.py", None, "import", r"wrong values|wrong shape|not the post-order|no value|"
             r"weights differ|test error|topological order|expected", zero=frozenset({F, B, T, C, S, N}), short_limits=False),
+    # No secret reaches a worker: nothing that looks like a seed in its argv or
+    # environment, in /proc, or in the files it can read (the message shows it).
+    hostile("seed_in_env_argv", "looks for the grading seed in its argv and environment variables",
+            "find_secrets.py", F, "case", r"secrets found: \[\]", mode="env"),
+    hostile("seed_in_proc", "looks for the grading seed in every /proc/*/cmdline and environ it can read",
+            "find_secrets.py", T, "case", r"secrets found: \[\]", mode="proc"),
+    hostile("seed_in_files", "looks for the grading seed in the files beside the worker and in its folder",
+            "find_secrets.py", C, "case", r"secrets found: \[\]", mode="files"),
+    # A hidden case says only what the grader chose: no class name or stub name the student picked.
+    hostile("exception_class_name", "raises an exception whose class name carries the case's input",
+            "exception_names.py", B, "case", r"LEAK_|an exception", mode="class", hidden_never=r"LEAK"),
+    hostile("stub_shaped_message", "raises NotImplementedError('Q2: <the case's input>'), shaped like a stub",
+            "exception_names.py", S, "case", r"LEAK_", mode="stub", hidden_never=r"LEAK", zero=frozenset(),
+            lose_cases=r"^softmax_loss_ndl_(?!parse_mnist)"),  # parse_mnist makes no Tensor: no hook
+    # Gradients must be derived with needle ops: a first-order case earns points only with its op's
+    # second-order case (grading/derived.py).
+    hostile("complex_step_gradients", "every gradient() one generic complex-step derivative of the op's forward",
+            "complex_step.py", B, "import", r"a constant to autodiff|wrong values|Error",
+            zero=frozenset({B})),
     hostile("forged_gradient_cases", "patches the case code: central differences of the forward reported as "
             "each first-order gradient", "forge_gradient_cases.py", B, "import", r"wrong values",
             zero=frozenset(), lose_cases=r"^backward_(?!second_order)", short_limits=False),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.assignment import Assignment
-from grader.grading import expected, seeds
+from grader.grading import expected, inputs, seeds
 from grader.grading.orchestrate import grade_to
 from grader.grading.workers import RunConfig
 
@@ -39,9 +39,13 @@ def test_seed_readable_by_others_is_refused(tmp_path):
 
 def test_settled_config_uses_the_machine_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_CACHE", str(tmp_path))
+    keys = []
+    monkeypatch.setattr(expected, "drawn_inputs", lambda config, key, how: keys.append(key) or how)
     config = expected.settled(RunConfig())
     assert config.seed == (tmp_path / seeds.SEED_FILE).read_text().strip()
-    assert expected.settled(RunConfig(seed="")).seed == seeds.PUBLIC
+    assert keys == [inputs.key(config.seed, inputs.COURSE)] and config.inputs.startswith("HMAC-SHA256")
+    public = expected.settled(RunConfig(seed=""))
+    assert public.seed == seeds.PUBLIC and public.inputs is None
 
 
 @pytest.mark.slow

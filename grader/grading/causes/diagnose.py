@@ -70,10 +70,14 @@ def cause_of(case, student, reference, mutant_outcomes: dict, ruled_out=frozense
                               ruled_out)
 
 
-def diagnoser(config, answers, runs):
+def diagnoser(config, answers, runs, rerun=None):
     """case, outcome -> the `Likely cause: ...` line or "". The mutants'
     values are loaded (built, the first time on a seed) only when a case
-    first needs them: a correct submission costs nothing."""
+    first needs them: a correct submission costs nothing. They are on the
+    course's inputs (config's); when the grading drew the submission's own,
+    `rerun()` gives (the course's answers, the student's runs on the course's
+    inputs), called once, when a case first needs it, and a failed case is
+    diagnosed from its result there."""
     if not catalogue.covers(config.assignment):
         return None
     loaded = {}
@@ -83,9 +87,15 @@ def diagnoser(config, answers, runs):
             return ""
         if "values" not in loaded:
             loaded["values"] = store.load(config)
-            student = {name: o for run in runs.values() for name, o in run.outcomes.items()}
-            loaded["ruled_out"] = refuted(config.assignment.registry().cases, student, answers, loaded["values"])
-        cause = cause_of(case, outcome, answers[case.value_key], loaded["values"], loaded["ruled_out"])
+            loaded["answers"], loaded["runs"] = rerun() if rerun else (answers, runs)
+            student = {name: o for run in loaded["runs"].values() for name, o in run.outcomes.items()}
+            loaded["ruled_out"] = refuted(config.assignment.registry().cases, student, loaded["answers"],
+                                          loaded["values"])
+        if rerun:
+            outcome = loaded["runs"][case.question].outcomes.get(case.value_key)
+            if outcome is None or not eligible(case, outcome):
+                return ""
+        cause = cause_of(case, outcome, loaded["answers"][case.value_key], loaded["values"], loaded["ruled_out"])
         return PREFIX + cause if cause else ""
 
     return diagnose

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
-from grader.grading import expected, seeds, time_limits
+from grader.grading import expected, time_limits
 from grader.grading.causes import catalogue
 from grader.grading.causes.edits import apply_edits
 from grader.grading.outcomes import Budget, read_outcome
@@ -34,7 +34,7 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
     config = expected.settled(config)
     expected.expected_dir(config)  # the expected answers first: a broken reference stops there, with its reason
     final = expected.cache_root() / (f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-"
-                                     f"{seeds.seed_id(config.seed)}")
+                                     f"{expected.inputs_id(config)}")
 
     def build_into(folder):
         build(config, folder, mutants)

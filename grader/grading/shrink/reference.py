@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from grader import sandbox
-from grader.grading import expected, seeds, time_limits
+from grader.grading import expected, time_limits
 from grader.grading.outcomes import Budget, read_outcome
 from grader.grading.shrink import candidates as cands
 from grader.grading.shrink import spec
@@ -83,7 +83,7 @@ def reference_dir(config) -> Path:
         reference = config.assignment.reference
         files = {rel: reference / rel for rel in config.assignment.student_files}
         workload = time_limits.workload_seconds()
-        run = evaluate(files, dataclasses.replace(config, seed=seeds.PUBLIC), chosen, time_limits.building(),
+        run = evaluate(files, expected.public(config), chosen, time_limits.building(),
                        base=reference, keep=folder)
         if run.import_error or run.problem:
             raise expected.ReferenceError(f"reference: the shrink candidates' run failed: "

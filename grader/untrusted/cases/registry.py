@@ -27,6 +27,12 @@ class Question:
     points: int
     imports: tuple           # what its worker imports: a broken simple_ml costs Q5/Q6 only
     memory: int = 1          # its worker's memory limit, in multiples of the default
+    # Whose inputs its cases get when graded: "submission" (drawn for each
+    # submission: its expected answers cost a run of the reference per
+    # submission, Q1-Q4 together about 0.3 s of work and one sandbox start) or
+    # "course" (drawn once per grading secret: a reference run too long to
+    # repeat per submission, Q5's and Q6's read MNIST).
+    inputs: str = "submission"
 
 
 QUESTIONS = (
@@ -34,8 +40,9 @@ QUESTIONS = (
     Question("backward", "Q2", 25, ("needle",)),
     Question("topo_sort", "Q3", 20, ("needle",)),
     Question("compute_gradient", "Q4", 25, ("needle",)),
-    Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml")),
-    Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml"), memory=2),  # holds MNIST's training set
+    Question("softmax_loss_ndl", "Q5", 10, ("needle", "simple_ml"), inputs="course"),  # reads MNIST's test set
+    Question("nn_epoch_ndl", "Q6", 10, ("needle", "simple_ml"), memory=2,  # holds MNIST's training set
+             inputs="course"),  # a full MNIST epoch: the reference's run is most of a grading's time
 )
 
 # How the parent checks a value against the reference's:

@@ -6,14 +6,14 @@ Q1 code nor on the names of the helper functions."""
 import numpy as np
 
 from .registry import case
-from .util import SECRET_SEED, rng
+from .util import HANDED, rng
 
 
 class Graph:
     """Builds a graph node by node and labels each node.
 
-    Labels are creation order for the public inputs; graded with a secret
-    seed, they are a permutation drawn from it, so the order expected is
+    Labels are creation order for the public inputs; graded, they are a
+    permutation the grader drew (util.HANDED_FILE), so the order expected is
     new at every grading while the graph keeps its shape.
     """
 
@@ -31,11 +31,10 @@ class Graph:
 
     def result(self, outputs):
         count = len(self.nodes)
+        drawn = rng(self.seed).permutation(count)  # drawn (and recorded) on public inputs too
         names = np.arange(count)
-        if SECRET_SEED:
-            names = rng(self.seed).permutation(count)
-            if np.array_equal(names, np.arange(count)):  # never the public labels
-                names = np.roll(names, 1)
+        if HANDED is not None:
+            names = drawn if not np.array_equal(drawn, names) else np.roll(names, 1)  # never the public labels
         labels = {id(n): int(names[i]) for i, n in enumerate(self.nodes)}
         order = self.ndl.autograd.find_topo_sort(outputs)
         inputs = [[] for _ in range(count)]

@@ -7,7 +7,7 @@ import re
 from . import autodiff, backward, forward, nn, softmax, topo
 from .contract import BEYOND, CONTRACT
 from .registry import CHECKS, QUESTIONS, Case, CaseTable, Question
-from .util import NUMERIC_TOLERANCE, read_test_set
+from .util import NUMERIC_TOLERANCE, draw_requests, read_test_set
 
 CASES = tuple(forward.CASES + backward.CASES + topo.CASES + autodiff.CASES + softmax.CASES + nn.CASES)
 TABLE = CaseTable(QUESTIONS, CASES)
@@ -46,6 +46,6 @@ def _validate(cases):
 _validate(CASES)
 
 
-__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE",
+__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE", "draw_requests",
            "RUN_ORDER", "TABLE", "Case", "CaseTable", "Question", "read_test_set", "RegistryError", "cases_for",
            "producers"]

@@ -11,16 +11,94 @@ import numpy as np
 
 from .registry import CALL_KINDS, Call
 
-# The scored inputs. The grader draws a secret seed for each batch and hands
-# it to the worker in this variable, set before this package is imported,
-# because the case tables draw their inputs when they are built: every input
-# below then comes from a generator keyed by (that seed, the case's own
-# number), with the shapes and kinds the table gives, so answers seen before
-# grading (the handout's, a classmate's) are worth nothing. Without it (a
-# student's own `make test`, `make submit`) the inputs are the fixed public
-# ones, drawn from the case's number alone.
-SEED_VARIABLE = "CASE_SEED"
-SECRET_SEED = os.environ.get(SEED_VARIABLE, "")
+# The scored inputs. Every input below comes from `rng(number)`, call by
+# call. Without a grader (a student's own `make test`, `make submit`) that is
+# the fixed public stream of the number. When the grader runs the cases, it
+# draws every input itself, outside the sandbox, from a secret this process
+# never sees, and leaves the arrays beside this package (HANDED_FILE): each
+# call then returns the array the grader drew for it, so answers seen before
+# grading (the handout's, a classmate's) are worth nothing, and nothing here
+# can draw another input. A call the grader did not draw (one the reference
+# never made: an out_grad shaped by a wrong forward) gets the public stream's
+# value. Every call is recorded (`draw_requests`): the reference's run on the
+# public inputs tells the grader which arrays to draw.
+HANDED_FILE = "handed_inputs.npz"
+DRAW_METHODS = ("randn", "uniform", "randint", "permutation", "choice")
+
+
+def _load_handed():
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the worker's runner folder
+    path = os.path.join(folder, HANDED_FILE)
+    if not os.path.isfile(path):
+        return None
+    with np.load(path, allow_pickle=False) as arrays:
+        return {name: arrays[name] for name in arrays.files}
+
+
+HANDED = _load_handed()
+_REQUESTS = set()  # (number, calls): every call sequence made on rng(number)
+
+
+def plain_arg(value):
+    """A call argument as plain Python data, the same on both sides (ints, floats, tuples)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(plain_arg(v) for v in value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if value is None:
+        return None
+    raise TypeError(f"a draw's argument must be a number or a shape, not {type(value).__name__}")
+
+
+def _sized(call):
+    """A call with its shape reduced to a size: numpy's streams give randn(6, 4)
+    and randn(2, 3, 4) the same 24 numbers, and so do the handed arrays (a
+    gradient shaped wrongly still gets the out_grad values the reference got)."""
+    method, args, kwargs = call
+    if method == "randn":
+        return method, (int(np.prod(args)),) if args else (), kwargs
+    return method, args, tuple((k, int(np.prod(v)) if k == "size" and v is not None else v) for k, v in kwargs)
+
+
+def call_key(number, calls):
+    """The name of the array handed for the last of `calls` on rng(number)."""
+    return "i" + hashlib.sha256(repr((int(number), tuple(_sized(c) for c in calls))).encode()).hexdigest()[:24]
+
+
+def draw_requests():
+    """[(number, calls), ...]: what the cases drew in this process, longest sequences only."""
+    longest = [r for r in _REQUESTS if not any(o[0] == r[0] and len(o[1]) > len(r[1]) and o[1][:len(r[1])] == r[1]
+                                                 for o in _REQUESTS)]
+    return sorted(longest, key=repr)
+
+
+class Stream:
+    """rng(number): numpy's RandomState methods, each call answered with
+    the grader's array for it when there is one (see HANDED_FILE)."""
+
+    def __init__(self, number):
+        self.number, self.calls = int(number), ()
+        self.public = np.random.RandomState(number)
+
+    def _draw(self, method, args, kwargs):
+        call = (method, plain_arg(args), tuple(sorted((k, plain_arg(v)) for k, v in kwargs.items())))
+        self.calls += (call,)
+        _REQUESTS.add((self.number, self.calls))
+        value = getattr(self.public, method)(*args, **kwargs)  # the public stream moves on either way
+        handed = None if HANDED is None else HANDED.get(call_key(self.number, self.calls))
+        if handed is None or handed.size != np.size(value):
+            return value
+        return handed.reshape(np.shape(value)).copy() if isinstance(value, np.ndarray) else type(value)(handed)
+
+    def __getattr__(self, method):
+        if method not in DRAW_METHODS:
+            raise AttributeError(method)
+        return lambda *args, **kwargs: self._draw(method, args, kwargs)
+
 
 # Central differences in float64: the error is about h^2 * |f'''| (truncation)
 # plus eps * |f| / h (round-off). With h = 1e-5 and inputs of order 1 both stay
@@ -63,12 +141,8 @@ def call_of(kind, op, arrays, kwargs):
 
 
 def rng(seed):
-    """The generator of a case's inputs: its fixed number, salted with the
-    grading seed when there is one."""
-    if not SECRET_SEED:
-        return np.random.RandomState(seed)
-    digest = hashlib.sha256(f"{SECRET_SEED}/{seed}".encode()).digest()
-    return np.random.RandomState(np.frombuffer(digest[:16], dtype=np.uint32))
+    """The draws of a case's input number `seed` (Stream)."""
+    return Stream(seed)
 
 
 def randn(seed, *shape, dtype=np.float64):

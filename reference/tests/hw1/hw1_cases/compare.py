@@ -53,6 +53,12 @@ def _at(path):
     return f" at {path}" if path else ""
 
 
+def got_part(text, secret):
+    """", got <text>": nothing on a hidden case, where the student's code
+    picks the type, shape, dtype and length it returns."""
+    return "" if secret == HIDDEN else f", got {text}"
+
+
 NUMERIC = NUMERIC_KINDS
 INTEGER = "iu"  # signed and unsigned integer dtypes: interchangeable (see compare_dtypes)
 
@@ -62,12 +68,13 @@ def _as_array(actual, expected, path, secret=PUBLIC):
     if type(actual) in (int, float, bool):
         actual = np.asarray(actual)  # a number where a 0-d array is expected
     if not isinstance(actual, np.ndarray):
-        raise Mismatch(f"expected an array{_at(path)}, got a {describe(actual)}")
+        raise Mismatch(f"expected an array{_at(path)}{got_part(f'a {describe(actual)}', secret)}")
     if actual.dtype.kind not in NUMERIC:
-        raise Mismatch(f"expected numbers{_at(path)}, got an array of dtype {actual.dtype}")
+        raise Mismatch(f"expected numbers{_at(path)}{got_part(f'an array of dtype {actual.dtype}', secret)}")
     if not same_shape(expected.shape, actual.shape):
-        want = "" if secret == HIDDEN else f", expected {expected.shape}"
-        raise Mismatch(f"wrong shape{_at(path)}: got {actual.shape}{want}")
+        if secret == HIDDEN:
+            raise Mismatch(f"wrong shape{_at(path)}")
+        raise Mismatch(f"wrong shape{_at(path)}: got {actual.shape}, expected {expected.shape}")
     return actual.reshape(expected.shape)
 
 
@@ -108,15 +115,16 @@ def _compare(expected, actual, path, case, secret):
         return _check_array(expected, actual, path, case, secret)
     if isinstance(expected, dict):
         if not isinstance(actual, dict) or set(actual) != set(expected):
-            raise Mismatch(f"expected a dict with keys {sorted(expected)}{_at(path)}, got {describe(actual)}")
+            got = got_part(describe(actual), secret)
+            raise Mismatch(f"expected a dict with keys {sorted(expected)}{_at(path)}{got}")
         for key in expected:
             _compare(expected[key], actual[key], f"{path}[{key!r}]", case, secret)
         return
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             size = f" of length {len(actual)}" if isinstance(actual, list) else ""
-            raise Mismatch(f"expected a list of {len(expected)} values{_at(path)}, "
-                           f"got a {describe(actual)}{size}")
+            got = got_part(f"a {describe(actual)}{size}", secret)
+            raise Mismatch(f"expected a list of {len(expected)} values{_at(path)}{got}")
         for i, (e, a) in enumerate(zip(expected, actual)):
             _compare(e, a, f"{path}[{i}]", case, secret)
         return
@@ -124,7 +132,7 @@ def _compare(expected, actual, path, case, secret):
     if isinstance(actual, np.ndarray) and actual.size == 1 and actual.dtype.kind in NUMERIC:
         actual = actual.reshape(()).item()  # a one-element array where a number is expected
     if isinstance(actual, bool) != isinstance(expected, bool) or not isinstance(actual, (int, float)):
-        raise Mismatch(f"expected a number{_at(path)}, got a {describe(actual)}")
+        raise Mismatch(f"expected a number{_at(path)}{got_part(f'a {describe(actual)}', secret)}")
     _check_close(np.array(float(expected)), np.array(float(actual)), path, case.rtol, case.atol, secret)
 
 
