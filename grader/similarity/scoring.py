@@ -15,7 +15,8 @@ they share, W_x the weight of all of x's, over all graded blocks (so in
 [0, 1]); a file's other code (blocks.py) adds what two share to S and to
 both W, and nothing it does not share, so padding a copy with code of
 one's own cannot dilute its score; other code found in the other side's
-graded blocks counts as shared too (once, on its own side), so code
+graded blocks counts as shared too (once, on its own side, weighing what
+it weighs in the blocks that have it, each block counted), so code
 hidden outside every block still meets its source; each block gets the same figure on its own fingerprints. Public solutions
 are weighed by the class's frequencies (a popular public repository,
 forked many times, must not hide the students who copied it) and compared
@@ -127,15 +128,21 @@ def _shared_public(index: dict, public_index: dict, weights: dict) -> dict:
 
 
 def _graded_hashes(subs, weights: dict) -> dict:
-    """hash -> [(submission index, weight)] over the graded blocks (other code aside)."""
+    """hash -> [(submission index, weight)] over the graded blocks (other code
+    aside): the weight summed over every graded block that has the hash, as
+    that submission's total counts it. Code its graded blocks repeat (a
+    helper inlined in two gradients) weighs in its total once per block, so
+    it must weigh as much when found in other code, where it need be
+    written only once; counted once, it would make a verbatim copy of such a
+    source, hidden outside every block, score as if part of it were missing."""
     index = defaultdict(list)
     for i, sub in enumerate(subs):
-        best = {}
+        total = defaultdict(float)
         for bid, bp in sub.blocks.items():
             if not is_other(bid):
                 for h in bp.hashes:
-                    best[h] = max(best.get(h, 0.0), weight_of(weights, bid, h))
-        for h, w in best.items():
+                    total[h] += weight_of(weights, bid, h)
+        for h, w in total.items():
             if w > 0:
                 index[h].append((i, w))
     return index

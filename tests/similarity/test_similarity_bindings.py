@@ -149,7 +149,8 @@ def test_a_rebound_copy_asks_for_a_look_instead_of_reading_as_empty(red_team, te
     assert any(r.startswith(f"fills no solution block, yet {solution_blocks()} graded functions run code written "
                             "elsewhere") for r in reasons)
     assert any(r.startswith("EWiseDiv.gradient runs _copy_") and "by setattr" in r for r in reasons)
-    assert any(r.startswith("nn_epoch runs _copy_") for r in reasons)
+    assert any(r.startswith("nn_epoch runs _copy_") and "by decorator" in r for r in reasons)
+    assert all(any(f"by {way}" in r for r in reasons) for way in ("assignment", "setattr", "decorator"))
     assert {f.name for f in analysis.flags} == {"rebound"}, "no classmate is flagged"
     how = {bid: bp.block.how for bid, bp in analysis.fingerprinted["rebound"].blocks.items()}
     assert {h for bid, h in how.items() if not bid.endswith("other code")} == {REBOUND}

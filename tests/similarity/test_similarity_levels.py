@@ -52,6 +52,20 @@ def test_identifiers_rename_consistently_and_keep_keyword_arguments():
     assert "rows_v,cols_v=divmod(a_v,2)" in out and "reverse=True" in out and "defg_v(a_v)" in out
 
 
+def test_the_synthetic_class_is_valid_python_even_where_a_statement_spans_lines():
+    people = levels.class_files(10, seed=1)
+    for files in people.values():
+        for rel, text in files.items():
+            compile(text, rel, "exec")
+    text = "def f(a):\n    ### BEGIN YOUR SOLUTION\n    x = (a +\n         a)\n    y = a \\\n        + 1\n" \
+           "    return x + y\n    ### END YOUR SOLUTION\n"
+    assert levels._statement_starts(text) == {1, 3, 5, 7}   # not the lines a statement continues on, nor comments
+    for seed in range(20):
+        out = levels.personalised(text, random.Random(seed))
+        compile(out, "f.py", "exec")
+    assert any(levels.personalised(text, random.Random(s)) != text for s in range(20))
+
+
 def test_planted_copies_are_found_and_the_bench_prints_each_level(capsys):
     template = load_template(HANDOUT, FILES)
     people = levels.class_files(10, seed=1)
