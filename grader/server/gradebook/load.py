@@ -45,6 +45,7 @@ class Attempt:
     publication_id: int = 0    # server submissions only
     on_time: float = 0.0       # 0..1 counting on-time answers only
     previous: Optional[float] = None  # imported only: 0..1 before a regrade replaced it (None: not regraded)
+    attention: str = ""        # imported only: why the grader could not grade it ("": graded)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
     query = (select(batch_results.c.id, batch_results.c.name, batch_results.c.assignment,
                     batch_results.c.source, batch_results.c.batch, batch_results.c.graded_at,
-                    batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
+                    batch_results.c.status, batch_results.c.reason, batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
              .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
              .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
     if student is not None:
@@ -138,13 +139,14 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
         counts[(rid, question)] = (int(passed), int(total))
     replaced = _replaced(conn, student)
     out = []
-    for rid, who, a, source, batch, when, q, score, top in conn.execute(query).all():
+    for rid, who, a, source, batch, when, status, reason, q, score, top in conn.execute(query).all():
         right, n = counts.get((rid, q), (0, 0))
         fraction = min(1.0, score / top)
         before = replaced.get((a, batch, who), {}).get(q)
         previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
         out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
-                           on_time=fraction, previous=None if previous == fraction else previous))
+                           on_time=fraction, previous=None if previous == fraction else previous,
+                           attention="" if status == "graded" else f"{status}: {reason}"))
     return out
 
 

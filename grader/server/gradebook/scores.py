@@ -37,6 +37,9 @@ class Cell:
     on_time: Optional[float] = field(default=None, compare=False)
     # The score before a regrade replaced it (None: not regraded); the page marks the cell.
     previous: Optional[float] = field(default=None, compare=False)
+    # Why the submission that stands here could not be graded ("": graded). Such a cell
+    # "needs attention": its 0 is no score, and the page and CSVs say so apart from real zeros.
+    attention: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,10 @@ class Gradebook:
 def best(attempts) -> Cell:
     if not attempts:
         return Cell(None)
-    top = max(attempts, key=lambda a: (a.score, a.on_time))
+    top = max(attempts, key=lambda a: (a.score, a.on_time, not a.attention))  # a graded 0 before an ungraded one
     on_time = max(a.on_time for a in attempts)
-    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous,
+                attention=top.attention)
 
 
 def build(conn: Connection, student: Optional[str] = None, attempts: Optional[list] = None) -> Gradebook:
@@ -206,15 +210,26 @@ def _times(questions, attempts) -> tuple:
 
 def to_csv(book: Gradebook, full: bool = False) -> str:
     """One row per student: name, one score column per question (percent), total, on-time
-    total (percent, answers after a question's deadline left out), late questions; `full`
+    total (percent, answers after a question's deadline left out), late questions, and the
+    questions that need attention with the reason (their score cells stay empty: not a 0); `full`
     adds the time of the last submission and the sources. Written by grader.csvsafe: a
     name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
     extra = ["last submission", "sources"] if full else []
-    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late"] + extra]
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late", NEEDS_ATTENTION]
+             + extra]
     for row in book.rows:
-        scores = ["" if c.score is None else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
+        scores = ["" if c.score is None or c.attention else csvsafe.Number(f"{100 * c.score:.2f}")
+                  for c in row.cells]
         late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
         more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
         totals = [csvsafe.Number(f"{row.total:.2f}"), csvsafe.Number(f"{row.on_time_total:.2f}")]
-        lines.append([row.name] + scores + totals + [late] + more)
+        lines.append([row.name] + scores + totals + [late, attention_text(book.questions, row.cells)] + more)
     return csvsafe.render(lines)
+
+
+NEEDS_ATTENTION = "needs attention"
+
+
+def attention_text(questions, cells) -> str:
+    """'hw1/forward: refused: <reason>; ...' for the cells whose submission could not be graded."""
+    return "; ".join(f"{q.label}: {c.attention}" for q, c in zip(questions, cells) if c.attention)
