@@ -48,7 +48,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
+FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment", "policy")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
 ENVIRONMENT_FIELDS = ("packages",)
@@ -68,6 +68,62 @@ class AssignmentError(ValueError):
     """assignment.toml is missing or wrong; the message names the file and field."""
 
 
+# [policy]: which grade counts, declared once per assignment (the server may override it per course).
+#   counts: "auto" (a sandboxed grade, grade-batch imported or Gradescope, once the assignment has one,
+#           else the server's submit cases), "sandboxed", "server", or "best of both" (declared, never a default)
+#   pick:   "best" or "last" submission of the counted source
+#   [policy.questions.KEY] counts/pick for one question
+COUNTS = ("auto", "sandboxed", "server", "best of both")
+PICKS = ("best", "last")
+
+
+@dataclass(frozen=True)
+class Policy:
+    counts: str = "auto"
+    pick: str = "best"
+    questions: tuple = ()  # (question key, counts, pick), sorted by key
+
+    def of(self, question: str) -> tuple:
+        """(counts, pick) for one question key."""
+        return next(((c, p) for k, c, p in self.questions if k == question), (self.counts, self.pick))
+
+    def to_dict(self) -> dict:
+        """The [policy] table as data (parse_policy reads it back)."""
+        doc = {"counts": self.counts, "pick": self.pick}
+        if self.questions:
+            doc["questions"] = {k: {"counts": c, "pick": p} for k, c, p in self.questions}
+        return doc
+
+
+def parse_policy(raw, where) -> Policy:
+    """A [policy] table (or the same as JSON) as a Policy; AssignmentError names the field and the choices."""
+    if not isinstance(raw, dict):
+        raise AssignmentError(f"{where}: field 'policy': give a table ([policy])")
+    _check_fields(where, raw, ("counts", "pick", "questions"), "policy.")
+    counts = _choice(raw, "counts", COUNTS, "auto", where, "policy.")
+    pick = _choice(raw, "pick", PICKS, "best", where, "policy.")
+    questions = raw.get("questions", {})
+    if not isinstance(questions, dict):
+        raise AssignmentError(f"{where}: field 'policy.questions': give tables [policy.questions.KEY]")
+    out = []
+    for key, entry in sorted(questions.items()):
+        prefix = f"policy.questions.{key}."
+        if not NAME.match(key) or not isinstance(entry, dict):
+            raise AssignmentError(f"{where}: field 'policy.questions.{key}': give a table named by a question key")
+        _check_fields(where, entry, ("counts", "pick"), prefix)
+        out.append((key, _choice(entry, "counts", COUNTS, counts, where, prefix),
+                    _choice(entry, "pick", PICKS, pick, where, prefix)))
+    return Policy(counts, pick, tuple(out))
+
+
+def _choice(raw, field, choices, default, where, prefix):
+    value = raw.get(field, default)
+    if value not in choices:
+        raise AssignmentError(f"{where}: field '{prefix}{field}': {str(value)[:40]!r} is not one of "
+                              f"{', '.join(repr(c) for c in choices)}")
+    return value
+
+
 @dataclass(frozen=True)
 class Assignment:
     name: str
@@ -79,6 +135,7 @@ class Assignment:
     manifest: Manifest = Manifest(())
     packages: tuple = ()  # [environment] packages: pip requirements for the sandbox's Python; () = the grader's numpy
     toml: Path = ROOT / "assignment.toml"  # where it was read from, for messages
+    policy: Policy = Policy()  # [policy]: which grade counts
 
     @classmethod
     def hw1(cls) -> "Assignment":
@@ -140,8 +197,9 @@ def _load(folder: Path) -> Assignment:
         raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
     manifest = _manifest(path, raw.get("manifest", {}), _cases_dest(raw["name"]))
     packages = _packages(path, raw["environment"]) if "environment" in raw else ()
+    policy = parse_policy(raw["policy"], path) if "policy" in raw else Policy()
     return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
-                      files, manifest, packages, path)
+                      files, manifest, packages, path, policy)
 
 
 def _check_fields(path, raw, known, prefix):

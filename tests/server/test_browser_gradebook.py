@@ -239,7 +239,7 @@ def test_csv_download_has_the_table(page, srv):
         page.click("#csv")
     lines = Path(info.value.path()).read_text().splitlines()
     assert lines[0].startswith("name,hw1/forward,hw1/backward,")
-    assert lines[0].endswith(",total,on-time total,late,needs attention,last submission,sources")
+    assert lines[0].endswith(",total,on-time total,late,needs attention,last submission,sources,counted")
     zed = next(line for line in lines if line.startswith("zed,"))
     assert zed.startswith("zed,100.00,") and zed.endswith(",batch out")
     assert any(line.startswith("bob,50.00,75.00,") and ",23.75,11.25,hw1/backward," in line for line in lines)

@@ -82,6 +82,15 @@ def question_order(label: str):
     return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
 
 
+def sandboxed_questions(conn: Connection) -> frozenset:
+    """The questions ("assignment/key") with an imported (sandboxed) result of anyone: under the
+    default policy their sandboxed grade counts and the server's cases are practice (a question
+    the sandbox never grades keeps the server's cases)."""
+    return frozenset(f"{a}/{q}" for a, q in conn.execute(
+        select(batch_results.c.assignment, batch_questions.c.question).distinct()
+        .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)).all())
+
+
 def students(conn: Connection) -> dict:
     """Name -> user id of every student account (imported names without an account map to None)."""
     found = dict(conn.execute(select(users.c.name, users.c.id).where(users.c.role == "student")).all())
