@@ -14,6 +14,8 @@ from importlib import metadata
 
 from grader.assignment import COUNTS, PICKS
 
+EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
+
 
 # One meaning of --assignment in every command (Assignment.option reads it).
 ASSIGNMENT_HELP = ("the assignment: a folder holding an assignment.toml, or hw1 for this repository's "
@@ -151,6 +153,11 @@ def _users(parser):
 def _gradebook(parser):
     _db(parser)
     parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
+    parser.add_argument("--format", default="percent", choices=EXPORT_FORMATS,
+                        help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
+                        "with e-mail and student ID, in the columns each LMS's gradebook import documents")
+    parser.add_argument("--roster", metavar="FILE",
+                        help="a roster CSV whose student_id column gives each student's (SIS) ID")
 
 
 def _policy(parser):

@@ -241,10 +241,21 @@ def _gradebook(args) -> int:
         print(f"grader gradebook: --out {args.out}: folder {folder} does not exist; create it first",
               file=sys.stderr)
         return 1
-    with make_engine(args.db).connect() as conn:
-        book = scores.build(conn)
-    write_atomic(Path(args.out), scores.to_csv(book))
-    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.questions)} questions")
+    from .accounts import identity, users
+    from .gradebook import exports
+    try:
+        ids = exports.read_ids(Path(args.roster)) if args.roster else {}
+        with make_engine(args.db).connect() as conn:
+            book = scores.build(conn)
+            emails = {name: email or "" for name, email, _, _ in users.accounts(conn)}
+        ids = {identity.nfc(n): sid for n, sid in ids.items()}
+        people = {r.name: exports.Person(r.name, emails.get(r.name, ""), ids.get(r.name, "")) for r in book.rows}
+        text = scores.to_csv(book) if args.format == "percent" else exports.WRITERS[args.format](book, people)
+    except exports.ExportError as e:
+        print(f"grader gradebook: {e}; nothing written", file=sys.stderr)
+        return 1
+    write_atomic(Path(args.out), text)
+    print(f"wrote {args.out} ({args.format}): {len(book.rows)} students, {len(book.questions)} questions")
     return 0
 
 

@@ -159,9 +159,11 @@ def build(conn: Connection, student: Optional[str] = None, attempts: Optional[li
     return assemble(questions, people, attempts, counts, notes, policies, load.sandboxed_questions(conn))
 
 
-def assemble(questions, people: dict, attempts, counts, notes, policies=None, sandboxed=frozenset()) -> Gradebook:
+def assemble(questions, people: dict, attempts, counts, notes, policies=None, sandboxed=None) -> Gradebook:
     """`policies`: assignment -> Policy (default: Policy()); `sandboxed`: the question labels
-    with an imported (sandboxed) result of anyone."""
+    with an imported (sandboxed) result of anyone (default: those among `attempts`)."""
+    if sandboxed is None:
+        sandboxed = {a.question for a in attempts if policy.channel(a.source) == policy.SANDBOXED}
     by_key, by_student = {}, {}
     for a in attempts:
         by_key.setdefault((a.student, a.question), []).append(a)
