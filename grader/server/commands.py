@@ -195,7 +195,7 @@ def _listing(accounts) -> str:
 
 def _import_roster(engine, args, roster, people) -> int:
     """users import: the roster's changes printed, then applied (unless --dry-run); new keys to
-    --out, else to stdout (the changes then go to stderr)."""
+    --out, else to stdout (the changed and missing people then go to stderr)."""
     path = Path(args.target)
     with engine.connect() if args.dry_run else engine.begin() as conn:
         diff = roster.compare(conn, people, path)
@@ -211,7 +211,8 @@ def _import_roster(engine, args, roster, people) -> int:
         print(text)
         print(f"added {len(keys)} users; keys in {args.out}")
     else:
-        print(text, file=sys.stderr)
+        if diff.changed or diff.missing:  # what the table on stdout does not show
+            print(text, file=sys.stderr)
         # A name like "=HYPERLINK(...)" is written "'=HYPERLINK(...)"; keys start with "mg_", never altered.
         print(csvsafe.render(rows), end="")
     return 0

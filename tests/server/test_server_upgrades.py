@@ -222,3 +222,23 @@ def test_an_upgrade_that_would_leave_a_dangling_reference_is_rolled_back(tmp_pat
     assert migrate.current(engine) == "0004"
     assert db_rows(url, "select id from users order by id") == [(1,), (2,), (3,)]
     engine.dispose()
+
+
+def test_a_database_at_head_opens_without_the_write_lock(tmp_path):
+    """Every `grader users`, `gradebook` and `import-batch` makes an engine: at the head that is a
+    read, so it neither waits for a busy server's writer nor needs a writable file."""
+    import sqlite3
+    import time
+    url = database_url("sqlite", tmp_path)
+    engine = fk_engine(url)
+    migrate.upgrade(engine)
+    writer = sqlite3.connect(str(tmp_path / "grader.db"), isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a writer holding the lock, as a server's group commit does
+    try:
+        t0 = time.monotonic()
+        migrate.upgrade(engine)
+        assert time.monotonic() - t0 < 5  # the engine's busy timeout is 10 s
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        engine.dispose()

@@ -1,6 +1,7 @@
 """The class gradebook: `load` reads server submissions and imported
 grade-batch results (`importer`, its folders matched to accounts by
-`matching`) into the same plain records, `scores` does
+`matching`, its batch named by `batch_identity`, its changes planned by
+`import_plan`) into the same plain records, `scores` does
 the arithmetic (scores, lateness, CSV), `details` lists one student's cases
 with the reasons they were wrong; `declared` reads what the assignment's
 registry says of its questions and cases (their order, descriptions);

@@ -88,7 +88,17 @@ def _upgrade_transactional(conn: Connection, revision: str):
         raise _failed(before, revision, e) from e
 
 
+def _at(conn: Connection, revision: str) -> bool:
+    """Whether the database is at `revision` already (read only: no lock taken)."""
+    wanted = head() if revision == "head" else revision
+    found = _revision(conn)
+    conn.rollback()
+    return found == wanted
+
+
 def _upgrade_sqlite(conn: Connection, revision: str):
+    if _at(conn, revision):  # the usual start: a read, so a read-only database at head still opens
+        return
     keys_on = conn.exec_driver_sql("PRAGMA foreign_keys").scalar()
     conn.exec_driver_sql("PRAGMA foreign_keys=OFF")  # a no-op inside a transaction: set it first
     conn.commit()
