@@ -82,6 +82,9 @@ class Policy:
     counts: str = "auto"
     pick: str = "best"
     questions: tuple = ()  # (question key, counts, pick), sorted by key
+    # (question key, server case indexes): the server's submit cases the grader calls advisory
+    # (beyond the assignment): answered and shown, never scored. [policy.questions.KEY] advisory_server_cases
+    advisory: tuple = ()
 
     def of(self, question: str) -> tuple:
         """(counts, pick) for one question key."""
@@ -92,7 +95,13 @@ class Policy:
         doc = {"counts": self.counts, "pick": self.pick}
         if self.questions:
             doc["questions"] = {k: {"counts": c, "pick": p} for k, c, p in self.questions}
+        for key, cases in self.advisory:
+            doc.setdefault("questions", {}).setdefault(key, {})["advisory_server_cases"] = list(cases)
         return doc
+
+    def advisory_cases(self, question: str) -> frozenset:
+        """The server case indexes of one question that earn no points."""
+        return frozenset(next((c for k, c in self.advisory if k == question), ()))
 
 
 def parse_policy(raw, where) -> Policy:
@@ -105,15 +114,22 @@ def parse_policy(raw, where) -> Policy:
     questions = raw.get("questions", {})
     if not isinstance(questions, dict):
         raise AssignmentError(f"{where}: field 'policy.questions': give tables [policy.questions.KEY]")
-    out = []
+    out, advisory = [], []
     for key, entry in sorted(questions.items()):
         prefix = f"policy.questions.{key}."
         if not NAME.match(key) or not isinstance(entry, dict):
             raise AssignmentError(f"{where}: field 'policy.questions.{key}': give a table named by a question key")
-        _check_fields(where, entry, ("counts", "pick"), prefix)
+        _check_fields(where, entry, ("counts", "pick", "advisory_server_cases"), prefix)
         out.append((key, _choice(entry, "counts", COUNTS, counts, where, prefix),
                     _choice(entry, "pick", PICKS, pick, where, prefix)))
-    return Policy(counts, pick, tuple(out))
+        cases = entry.get("advisory_server_cases", [])
+        if not isinstance(cases, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                                  for i in cases):
+            raise AssignmentError(f"{where}: field '{prefix}advisory_server_cases': give a list of server case "
+                                  "indexes (0, 1, ...), as /me numbers them")
+        if cases:
+            advisory.append((key, tuple(sorted(set(cases)))))
+    return Policy(counts, pick, tuple(out), tuple(advisory))
 
 
 def _choice(raw, field, choices, default, where, prefix):

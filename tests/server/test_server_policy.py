@@ -146,3 +146,19 @@ def test_the_gradebook_page_names_the_source_and_shows_practice(course, tmp_path
         assert "(server)" in me and "practice 50%, not counted" in me  # the page cache follows the policy
     finally:
         server.stop()
+
+
+def test_a_server_case_the_policy_calls_advisory_earns_no_points(course, capsys):
+    """The grader scores implicit broadcasting as advisory (beyond the assignment); the server's
+    case that checks it is declared so, and answering it wrong no longer costs points."""
+    engine, url, _ = course
+    from grader.server.gradebook import policy
+    with engine.begin() as conn:
+        policy.set_policy(conn, "hw1", parse_policy({"counts": "server", "pick": "last", "questions": {
+            "forward": {"advisory_server_cases": [1, 2]}}}, "test"))
+    cell, _, _ = ann(engine, "hw1/forward")  # the last submission: case 0 right, cases 1 and 2 wrong
+    assert (cell.score, cell.correct, cell.total) == (1.0, 1, 1)
+    with pytest.raises(AssignmentError, match=r"^t: field 'policy\.questions\.forward\.advisory_server_cases': "
+                                              r"give a list of server case indexes"):
+        parse_policy({"questions": {"forward": {"advisory_server_cases": [-1]}}}, "t")
+    assert parse_policy(Policy(advisory=(("forward", (1, 2)),)).to_dict(), "t").advisory_cases("forward") == {1, 2}

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, or_, select, true
 from sqlalchemy.engine import Connection
 
 from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
@@ -99,17 +99,28 @@ def students(conn: Connection) -> dict:
     return found
 
 
-def attempts(conn: Connection, student: Optional[str] = None) -> list:
+def attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
     """Server and imported attempts of every student, or of the one named `student`: read once
     per page and handed to both the scores and the submission details."""
-    return server_attempts(conn, student) + batch_attempts(conn, student)
+    return server_attempts(conn, student, advisory) + batch_attempts(conn, student)
 
 
-def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
+def _scored(advisory: dict):
+    """A condition true for a case result that earns points: not one of `advisory`'s
+    ("assignment/problem" -> server case indexes the grader calls advisory)."""
+    rules = [and_(assignments.c.name == label.partition("/")[0], problems.c.name == label.partition("/")[2],
+                  case_results.c.test_case_index.in_(sorted(idx))) for label, idx in advisory.items() if idx]
+    return ~or_(*rules) if rules else true()
+
+
+def server_attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
     """Lateness is per answer: a case answered after the deadline is late,
-    and a submission started late has only late answers."""
-    correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
-    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late
+    and a submission started late has only late answers. A case `advisory` names
+    (label -> indexes) is left out of both the cases right and the cases counted."""
+    advisory = advisory or {}
+    scored = _scored(advisory)
+    correct = func.coalesce(func.sum(case((case_results.c.correct & scored, 1), else_=0)), 0)
+    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late & scored
     on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
     query = (select(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
                     submissions.c.created_at, submissions.c.late, publications.c.num_cases,
@@ -124,9 +135,12 @@ def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
                        submissions.c.created_at, submissions.c.late, publications.c.num_cases,
                        submissions.c.publication_id)
              .order_by(submissions.c.id))
-    return [Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
-                    bool(late) or ok < right, pid, ok / n if n else 0.0)
-            for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all()]
+    out = []
+    for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all():
+        n -= sum(1 for i in advisory.get(f"{a}/{p}", ()) if i < n)
+        out.append(Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
+                           bool(late) or ok < right, pid, ok / n if n else 0.0))
+    return out
 
 
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:

@@ -18,7 +18,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from grader.assignment import AssignmentError, Policy, parse_policy
-from grader.server.store.db import settings
+from grader.server.store.db import assignments, settings
 
 from . import declared
 
@@ -44,6 +44,13 @@ def in_force(conn: Connection, assignments) -> dict:
     """Assignment name -> its Policy: the server's override, else its assignment.toml's, else the default."""
     found = overridden(conn)
     return {a: found.get(a) or declared.of(a).policy for a in assignments}
+
+
+def advisory_cases(conn: Connection) -> dict:
+    """"assignment/problem" -> the server case indexes its policy calls advisory (no points)."""
+    names = [a for (a,) in conn.execute(select(assignments.c.name)).all()]
+    return {f"{a}/{key}": frozenset(cases) for a, rules in in_force(conn, names).items()
+            for key, cases in rules.advisory}
 
 
 def set_policy(conn: Connection, assignment: str, policy) -> None:

@@ -152,7 +152,7 @@ def build(conn: Connection, student: Optional[str] = None, attempts: Optional[li
     if student is not None:
         people = {student: people.get(student)}
     if attempts is None:
-        attempts = load.attempts(conn, student)
+        attempts = load.attempts(conn, student, policy.advisory_cases(conn))
     counts = load.case_counts(conn) if student is None else []
     notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
     policies = policy.in_force(conn, {q.assignment for q in questions})
