@@ -44,6 +44,16 @@ def test_each_writer_matches_its_golden_file(fmt):
     assert text == (GOLDEN / f"{fmt}.csv").read_bytes().decode("utf-8")  # UPDATE_GOLDEN=1 rewrites it
 
 
+def test_an_assignment_that_needs_attention_gets_no_grade_not_a_zero():
+    questions = (load.Column("hw1/forward", "hw1", 10.0, 3, None), load.Column("hw2/mlp", "hw2", 5.0, 0, None))
+    attempts = [load.Attempt("b1", "ann", "hw1/forward", "batch out", WHEN, 0.0, 0, 0, False,
+                             attention="refused: not a readable zip file"),
+                load.Attempt("s1", "ann", "hw2/mlp", "server", WHEN, 0.6, 3, 5, False, on_time=0.6)]
+    built = scores.assemble(questions, {"ann": 2}, attempts, [], {})
+    assert exports.canvas_csv(built, PEOPLE).splitlines()[2] == "ann,,S001,,,,3.00"
+    assert exports.plain_csv(built, PEOPLE).splitlines()[1] == "ann,ann@uni.edu,S001,,3.00,3.00,15.00"
+
+
 def test_the_points_add_up_to_the_gradebook_s_total():
     built = book()
     _, maxima, per = exports.assignment_points(built)

@@ -12,7 +12,9 @@ roster gives one, a student (SIS) ID.
 - plain: name, e-mail, student ID, points per assignment, total and maximum.
 
 A question's points are its score times its weight; an assignment's are
-the sum over its questions, so the totals add up to the gradebook's. The
+the sum over its questions, so the totals add up to the gradebook's; an
+assignment with a submission that needs attention is left empty (no grade,
+not a 0) until it is graded. The
 writers are pure functions of a Gradebook and the people; an export that
 cannot identify every student is refused (ExportError), never partial.
 """
@@ -37,19 +39,24 @@ class Person:
     student_id: str = ""
 
 
-def _points(value: float) -> csvsafe.Number:
-    return csvsafe.Number(f"{value:.2f}")
+def _points(value) -> str:
+    """Points as a number; None (a submission that needs attention) as an empty cell: no grade, not 0."""
+    return "" if value is None else csvsafe.Number(f"{value:.2f}")
 
 
 def assignment_points(book) -> tuple:
-    """(assignments in order, their maximum points, {student: points per assignment})."""
+    """(assignments in order, their maximum points, {student: points per assignment}); an
+    assignment with a question that needs attention has None: the LMS gets no grade, not a 0."""
     names = list(dict.fromkeys(q.assignment for q in book.questions))
     maxima = [sum(q.weight for q in book.questions if q.assignment == a) for a in names]
     per = {}
     for row in book.rows:
         got = dict.fromkeys(names, 0.0)
         for q, c in zip(book.questions, row.cells):
-            got[q.assignment] += q.weight * (c.score or 0.0)
+            if c.attention or got[q.assignment] is None:
+                got[q.assignment] = None
+            else:
+                got[q.assignment] += q.weight * (c.score or 0.0)
         per[row.name] = [got[a] for a in names]
     return names, maxima, per
 
@@ -92,7 +99,7 @@ def plain_csv(book, people: dict) -> str:
     for row in book.rows:
         p = people.get(row.name, Person(row.name))
         lines.append([row.name, p.email, p.student_id] + [_points(v) for v in per[row.name]]
-                     + [_points(sum(per[row.name])), _points(sum(maxima))])
+                     + [_points(sum(v for v in per[row.name] if v is not None)), _points(sum(maxima))])
     return csvsafe.render(lines)
 
 
