@@ -49,7 +49,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment")
+FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment", "policy")
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
 ENVIRONMENT_FIELDS = ("packages",)
@@ -69,6 +69,78 @@ class AssignmentError(ValueError):
     """assignment.toml is missing or wrong; the message names the file and field."""
 
 
+# [policy]: which grade counts, declared once per assignment (the server may override it per course).
+#   counts: "auto" (a sandboxed grade, grade-batch imported or Gradescope, once the assignment has one,
+#           else the server's submit cases), "sandboxed", "server", or "best of both" (declared, never a default)
+#   pick:   "best" or "last" submission of the counted source
+#   [policy.questions.KEY] counts/pick for one question
+COUNTS = ("auto", "sandboxed", "server", "best of both")
+PICKS = ("best", "last")
+
+
+@dataclass(frozen=True)
+class Policy:
+    counts: str = "auto"
+    pick: str = "best"
+    questions: tuple = ()  # (question key, counts, pick), sorted by key
+    # (question key, server case indexes): the server's submit cases the grader calls advisory
+    # (beyond the assignment): answered and shown, never scored. [policy.questions.KEY] advisory_server_cases
+    advisory: tuple = ()
+
+    def of(self, question: str) -> tuple:
+        """(counts, pick) for one question key."""
+        return next(((c, p) for k, c, p in self.questions if k == question), (self.counts, self.pick))
+
+    def to_dict(self) -> dict:
+        """The [policy] table as data (parse_policy reads it back)."""
+        doc = {"counts": self.counts, "pick": self.pick}
+        if self.questions:
+            doc["questions"] = {k: {"counts": c, "pick": p} for k, c, p in self.questions}
+        for key, cases in self.advisory:
+            doc.setdefault("questions", {}).setdefault(key, {})["advisory_server_cases"] = list(cases)
+        return doc
+
+    def advisory_cases(self, question: str) -> frozenset:
+        """The server case indexes of one question that earn no points."""
+        return frozenset(next((c for k, c in self.advisory if k == question), ()))
+
+
+def parse_policy(raw, where) -> Policy:
+    """A [policy] table (or the same as JSON) as a Policy; AssignmentError names the field and the choices."""
+    if not isinstance(raw, dict):
+        raise AssignmentError(f"{where}: field 'policy': give a table ([policy])")
+    _check_fields(where, raw, ("counts", "pick", "questions"), "policy.")
+    counts = _choice(raw, "counts", COUNTS, "auto", where, "policy.")
+    pick = _choice(raw, "pick", PICKS, "best", where, "policy.")
+    questions = raw.get("questions", {})
+    if not isinstance(questions, dict):
+        raise AssignmentError(f"{where}: field 'policy.questions': give tables [policy.questions.KEY]")
+    out, advisory = [], []
+    for key, entry in sorted(questions.items()):
+        prefix = f"policy.questions.{key}."
+        if not NAME.match(key) or not isinstance(entry, dict):
+            raise AssignmentError(f"{where}: field 'policy.questions.{key}': give a table named by a question key")
+        _check_fields(where, entry, ("counts", "pick", "advisory_server_cases"), prefix)
+        out.append((key, _choice(entry, "counts", COUNTS, counts, where, prefix),
+                    _choice(entry, "pick", PICKS, pick, where, prefix)))
+        cases = entry.get("advisory_server_cases", [])
+        if not isinstance(cases, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                                  for i in cases):
+            raise AssignmentError(f"{where}: field '{prefix}advisory_server_cases': give a list of server case "
+                                  "indexes (0, 1, ...), as /me numbers them")
+        if cases:
+            advisory.append((key, tuple(sorted(set(cases)))))
+    return Policy(counts, pick, tuple(out), tuple(advisory))
+
+
+def _choice(raw, field, choices, default, where, prefix):
+    value = raw.get(field, default)
+    if value not in choices:
+        raise AssignmentError(f"{where}: field '{prefix}{field}': {str(value)[:40]!r} is not one of "
+                              f"{', '.join(repr(c) for c in choices)}")
+    return value
+
+
 @dataclass(frozen=True)
 class Assignment:
     name: str
@@ -80,6 +152,7 @@ class Assignment:
     manifest: Manifest = Manifest(())
     packages: tuple = ()  # [environment] packages: pip requirements for the sandbox's Python; () = the grader's numpy
     toml: Path = ROOT / "assignment.toml"  # where it was read from, for messages
+    policy: Policy = Policy()  # [policy]: which grade counts
     packages_from: str = "assignment.toml"  # who chose `packages`: the declaration, or --packages for one run
 
     @classmethod
@@ -149,8 +222,9 @@ def _load(folder: Path) -> Assignment:
         raise AssignmentError(f"{path}: field 'cases': {parts['cases']} is not a package (no __init__.py)")
     manifest = _manifest(path, raw.get("manifest", {}), _cases_dest(raw["name"]))
     packages = _packages(path, raw["environment"]) if "environment" in raw else ()
+    policy = parse_policy(raw["policy"], path) if "policy" in raw else Policy()
     return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
-                      files, manifest, packages, path)
+                      files, manifest, packages, path, policy)
 
 
 def _check_fields(path, raw, known, prefix):

@@ -12,6 +12,10 @@ import os
 import sys
 from importlib import metadata
 
+from grader.assignment import COUNTS, PICKS
+
+EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
+
 
 # One meaning of --assignment in every command (Assignment.option reads it).
 ASSIGNMENT_HELP = ("the assignment: a folder holding an assignment.toml, or hw1 for this repository's "
@@ -161,6 +165,24 @@ def _users(parser):
 def _gradebook(parser):
     _db(parser)
     parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
+    parser.add_argument("--format", default="percent", choices=EXPORT_FORMATS,
+                        help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
+                        "with e-mail and student ID, in the columns each LMS's gradebook import documents")
+    parser.add_argument("--roster", metavar="FILE",
+                        help="a roster CSV whose student_id column gives each student's (SIS) ID")
+
+
+def _policy(parser):
+    parser.add_argument("action", choices=("show", "set", "clear"),
+                        help="show the policy in force, set the course's override, or clear it (back to the "
+                        "assignment.toml's [policy], else the default)")
+    _db(parser)
+    parser.add_argument("--assignment", default="hw1", metavar="NAME", help="the assignment's name on the server")
+    parser.add_argument("--counts", choices=COUNTS,
+                        help="set: which grade counts: auto (a sandboxed grade once the question has one, else "
+                        "the server's cases), sandboxed, server, or best of both")
+    parser.add_argument("--pick", choices=PICKS, help="set: the best or the last submission of what counts")
+    parser.add_argument("--question", metavar="KEY", help="set: for this question only (e.g. forward)")
 
 
 def _import_batch(parser):
@@ -257,6 +279,8 @@ COMMANDS = {
     "users": (_users, "grader.server.commands:users_command",
               "add, import (sync a roster), list, reissue-key, revoke or remove users of the grading server"),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
+    "policy": (_policy, "grader.server.commands:policy_command",
+               "show or set which grade counts for an assignment (sandboxed, server, best or last)"),
     "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),
     "submit": (_submit, "grader.client.submit:submit_command",

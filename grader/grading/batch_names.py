@@ -24,9 +24,13 @@ STAGED = ".regrade-staged"    # regrade.py: the last dry run's results, which --
 RESERVED = {GRADEBOOK, RECORD, REGRADE_CSV, AUDIT_LOG}
 
 
+ARCHIVE_DEBRIS = "__MACOSX"  # what macOS's Archive Utility adds beside a zip's files (.DS_Store is hidden)
+
+
 def is_candidate(path: Path) -> bool:
-    """A subfolder or a .zip (any case) not hidden: one submission."""
-    return not path.name.startswith(".") and (path.is_dir() or path.suffix.lower() == ".zip")
+    """A subfolder or a .zip (any case) not hidden and not archive debris: one submission."""
+    return (not path.name.startswith(".") and path.name != ARCHIVE_DEBRIS
+            and (path.is_dir() or path.suffix.lower() == ".zip"))
 
 
 def preferred_name(path: Path) -> str:

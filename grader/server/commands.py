@@ -1,4 +1,5 @@
-"""`grader serve`, `grader users add|import|list|reissue-key|revoke|remove`, `grader gradebook`."""
+"""`grader serve`, `grader users add|import|list|reissue-key|revoke|remove`, `grader gradebook`,
+`grader policy show|set|clear`."""
 import os
 import sys
 import time
@@ -20,6 +21,10 @@ def users_command(args) -> int:
 
 def gradebook_command(args) -> int:
     return _with_db(_gradebook, args, "gradebook")
+
+
+def policy_command(args) -> int:
+    return _with_db(_policy, args, "policy")
 
 
 def _with_db(function, args, command) -> int:
@@ -237,8 +242,66 @@ def _gradebook(args) -> int:
         print(f"grader gradebook: --out {args.out}: folder {folder} does not exist; create it first",
               file=sys.stderr)
         return 1
-    with make_engine(args.db).connect() as conn:
-        book = scores.build(conn)
-    write_atomic(Path(args.out), scores.to_csv(book))
-    print(f"wrote {args.out}: {len(book.rows)} students, {len(book.questions)} questions")
+    from .accounts import identity, users
+    from .gradebook import exports
+    try:
+        ids = exports.read_ids(Path(args.roster)) if args.roster else {}
+        with make_engine(args.db).connect() as conn:
+            book = scores.build(conn)
+            emails = {name: email or "" for name, email, _, _ in users.accounts(conn)}
+        ids = {identity.nfc(n): sid for n, sid in ids.items()}
+        people = {r.name: exports.Person(r.name, emails.get(r.name, ""), ids.get(r.name, "")) for r in book.rows}
+        text = scores.to_csv(book) if args.format == "percent" else exports.WRITERS[args.format](book, people)
+    except exports.ExportError as e:
+        print(f"grader gradebook: {e}; nothing written", file=sys.stderr)
+        return 1
+    write_atomic(Path(args.out), text)
+    print(f"wrote {args.out} ({args.format}): {len(book.rows)} students, {len(book.questions)} questions")
     return 0
+
+
+def _policy(args) -> int:
+    """Show the policy in force for an assignment, or set/clear the course's override of it."""
+    from dataclasses import replace
+
+    from .gradebook import policy
+    from .store.db import make_engine
+
+    rules = {"--counts": args.counts, "--pick": args.pick, "--question": args.question}
+    given = [flag for flag, value in rules.items() if value is not None]
+    if args.action != "set" and given:
+        print(f"grader policy {args.action}: {given[0]} is for `grader policy set`; leave it out", file=sys.stderr)
+        return 2
+    if args.action == "set" and not (args.counts or args.pick):
+        print("grader policy set: give --counts and/or --pick (see grader policy --help)", file=sys.stderr)
+        return 2
+    if args.question is not None and not args.question.isidentifier():
+        print(f"grader policy set: --question {args.question[:40]!r}: give a question key such as forward",
+              file=sys.stderr)
+        return 2
+    missing = _missing_sqlite(args.db)
+    if missing:
+        print(f"grader policy: no database at {missing.resolve()}; pass the --db of `grader serve`", file=sys.stderr)
+        return 1
+    engine = make_engine(args.db)
+    with engine.begin() as conn:
+        now = policy.in_force(conn, [args.assignment])[args.assignment]
+        if args.action == "clear":
+            policy.set_policy(conn, args.assignment, None)
+        elif args.action == "set":
+            policy.set_policy(conn, args.assignment, _changed(now, args, replace))
+        shown = policy.in_force(conn, [args.assignment])[args.assignment]
+        origin = "set on this server" if args.assignment in policy.overridden(conn) else \
+            "from its assignment.toml, else the default"
+    engine.dispose()
+    print(f"grading policy of {args.assignment} ({origin}):\n{policy.describe(shown)}")
+    return 0
+
+
+def _changed(now, args, replace):
+    """`now` with the rule --counts/--pick set, for every question or for --question only."""
+    if args.question is None:
+        return replace(now, counts=args.counts or now.counts, pick=args.pick or now.pick)
+    counts, pick = now.of(args.question)
+    kept = tuple(q for q in now.questions if q[0] != args.question)
+    return replace(now, questions=tuple(sorted(kept + ((args.question, args.counts or counts, args.pick or pick),))))

@@ -76,6 +76,11 @@ def srv(tmp_path_factory):
     r = subprocess.run([sys.executable, "-m", "grader", "import-batch", str(batch_outdir(root / "out")),
                         "--db", server.db_url, "--create-missing"], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+    # Both channels count here, as declared (the default, a sandboxed grade over the server's cases,
+    # is test_server_policy's): the page shows each source's best
+    r = subprocess.run([sys.executable, "-m", "grader", "policy", "set", "--counts", "best of both",
+                        "--db", server.db_url], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
     ARTIFACTS.mkdir(exist_ok=True)
     yield server
     server.stop()
@@ -138,12 +143,12 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
     # 50% of 25, the rest 0 from the imported result; weights 10, 25, 20 from the server, 25, 10, 10 imported
     assert rows["alice"][:3] == ["10", "12.5", "0"] and rows["alice"][6:8] == ["22.5", "22.5"]
     alice = page.locator("#gradebook tr.student", has_text="alice").locator("td")
-    assert alice.nth(2).get_attribute("title") == "50% (2 of 4 cases)"  # the percent on hover
+    assert alice.nth(2).get_attribute("title") == "50% (2 of 4 cases); counted: server s2"  # percent and source on hover
     assert alice.nth(7).get_attribute("title") == "22.5%"
     # bob: backward 75% came late (18.75 points), on time only 25% (6.25): his on-time total drops
     assert rows["bob"][1].split() == ["18.75", "late"] and rows["bob"][6:9] == ["23.75", "11.25", "hw1/backward"]
     bob = page.locator("#gradebook tr.student", has_text="bob").locator("td")
-    assert bob.nth(2).get_attribute("title") == "75% (3 of 4 cases); on time 6.25 points (25%)"
+    assert bob.nth(2).get_attribute("title") == "75% (3 of 4 cases); on time 6.25 points (25%); counted: server s5"
     assert rows[LONG][8] == "hw1/backward, hw1/topo_sort" and rows[LONG][6:8] == ["9.11", "0"]
     assert rows["zed"][0] == "10" and rows["zed"][9] != "-"  # imported only: the time it was graded
     assert page.locator("svg.histogram").count() == 6
@@ -239,9 +244,9 @@ def test_csv_download_has_the_table(page, srv):
         page.click("#csv")
     lines = Path(info.value.path()).read_text().splitlines()
     assert lines[0].startswith("name,hw1/forward,hw1/backward,")
-    assert lines[0].endswith(",total,on-time total,late,last submission,sources")
+    assert lines[0].endswith(",total,on-time total,late,needs attention,last submission,sources,counted")
     zed = next(line for line in lines if line.startswith("zed,"))
-    assert zed.startswith("zed,100.00,") and zed.endswith(",batch out")
+    assert zed.startswith("zed,100.00,") and ",batch out,hw1/forward: batch out b" in zed
     assert any(line.startswith("bob,50.00,75.00,") and ",23.75,11.25,hw1/backward," in line for line in lines)
 
 

@@ -96,8 +96,8 @@ def test_gradebook_export_is_one_row_per_student(tmp_path):
     out.write_text("stale")
     r = grader("gradebook", "--db", db, "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert out.read_text() == ("name,total,on-time total,late\n'-1,0.00,0.00,\n'=cmd,0.00,0.00,\n"
-                               "'=cmd|' /C calc'!A0,0.00,0.00,\nzoe,0.00,0.00,\n")
+    assert out.read_text() == ("name,total,on-time total,late,needs attention\n'-1,0.00,0.00,,\n'=cmd,0.00,0.00,,\n"
+                               "'=cmd|' /C calc'!A0,0.00,0.00,,\nzoe,0.00,0.00,,\n")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".grades.csv")]  # no temp left
 
 

@@ -96,12 +96,12 @@ def test_csv_keeps_its_columns_and_the_full_export_adds_time_and_source(engine):
     book = build(engine)
     # ben's only attempt started late: it scores, but his on-time total is 0
     assert gradebook.to_csv(book).splitlines() == [
-        "name,hw1/p,hw1/q,total,on-time total,late", "ann,100.00,,75.00,75.00,", "ben,60.00,,45.00,0.00,hw1/p",
-        "cat,,,0.00,0.00,", "dan,,,0.00,0.00,"]
+        "name,hw1/p,hw1/q,total,on-time total,late,needs attention", "ann,100.00,,75.00,75.00,,",
+        "ben,60.00,,45.00,0.00,hw1/p,", "cat,,,0.00,0.00,,", "dan,,,0.00,0.00,,"]
     full = gradebook.to_csv(book, full=True).splitlines()
-    assert full[0] == "name,hw1/p,hw1/q,total,on-time total,late,last submission,sources"
-    assert full[1].startswith("ann,100.00,,75.00,75.00,,20") and full[1].endswith(" UTC,server")
-    assert full[3] == "cat,,,0.00,0.00,,,"
+    assert full[0] == "name,hw1/p,hw1/q,total,on-time total,late,needs attention,last submission,sources,counted"
+    assert full[1].startswith("ann,100.00,,75.00,75.00,,,20") and full[1].endswith(" UTC,server,hw1/p: server s1")
+    assert full[3] == "cat,,,0.00,0.00,,,,,"
 
 
 def test_one_students_page_recomputes_each_wrong_cases_reason(engine):
@@ -286,7 +286,8 @@ def test_csv_defuses_formula_names(engine):
     accounts.add_users(engine, [("=cmd", "student"), (CALC, "student"), ("-1", "student"), ("@SUM(1)", "student")])
     attempt(engine, 7, "p", {0, 1, 2})  # user 7 is CALC (prof, ann, ben, cat, dan, =cmd, CALC, ...)
     lines = gradebook.to_csv(build(engine), full=True).splitlines()
-    assert lines[1] == "'-1,,,0.00,0.00,,,"
-    assert lines[2] == "'=cmd,,,0.00,0.00,,,"
-    assert lines[3].startswith("'=cmd|' /C calc'!A0,60.00,,45.00,45.00,,20") and lines[3].endswith(" UTC,server")
-    assert lines[4] == "'@SUM(1),,,0.00,0.00,,,"
+    assert lines[1] == "'-1,,,0.00,0.00,,,,,"
+    assert lines[2] == "'=cmd,,,0.00,0.00,,,,,"
+    assert lines[3].startswith("'=cmd|' /C calc'!A0,60.00,,45.00,45.00,,,20")
+    assert lines[3].endswith(" UTC,server,hw1/p: server s1")
+    assert lines[4] == "'@SUM(1),,,0.00,0.00,,,,,"

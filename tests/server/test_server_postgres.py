@@ -35,6 +35,7 @@ def test_protocol_and_gradebook_on_postgresql(postgres_url, tmp_path):
         again = srv.post("submit_test", alice, 3.0, submission_id=sid, test_case_index=1)
         assert again.status_code == 409
         csv_text = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text
-        assert csv_text == "name,hw1/forward,total,on-time total,late\nalice,50.00,50.00,0.00,hw1/forward\n"
+        assert csv_text == ("name,hw1/forward,total,on-time total,late,needs attention\n"
+                            "alice,50.00,50.00,0.00,hw1/forward,\n")
     finally:
         srv.stop()

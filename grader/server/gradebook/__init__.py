@@ -6,7 +6,9 @@ the arithmetic (scores, lateness, CSV), `details` lists one student's cases
 with the reasons they were wrong; `declared` reads what the assignment's
 registry says of its questions and cases (their order, descriptions);
 `freshness` reads, in one query, a version of all one student's page shows
-(a cached page is reused while it holds).
+(a cached page is reused while it holds); `policy` says which grade counts
+(sandboxed or server, best or last) per assignment and question; `exports`
+writes points for an LMS (Canvas, Moodle, plain CSV).
 
 The core idea: one record type for both sources, and the arithmetic a pure
 function of those records, tested without a server.

@@ -1,5 +1,5 @@
 """What the gradebook knows of an assignment beyond its database: the order
-of its questions and the descriptions of its cases, read from the case
+of its questions, the descriptions of its cases and its [policy], read from the case
 registry of the assignment this installation grades (its assignment.toml,
 through `grader.assignment`). The server names no assignment's cases
 package, so another assignment needs no change here.
@@ -10,7 +10,7 @@ questions ordered by name, its imported cases described by their output.
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from grader.assignment import Assignment, AssignmentError
+from grader.assignment import Assignment, AssignmentError, Policy
 from grader.registry import RegistryLoadError
 
 
@@ -18,6 +18,7 @@ from grader.registry import RegistryLoadError
 class Declared:
     questions: tuple = ()                             # question keys, in the handout's order
     descriptions: dict = field(default_factory=dict)  # case name -> the grader's description of it
+    policy: Policy = Policy()                         # its assignment.toml's [policy]: which grade counts
 
 
 @lru_cache(maxsize=None)
@@ -30,4 +31,5 @@ def of(name: str) -> Declared:
         registry = assignment.registry()
     except (AssignmentError, RegistryLoadError):
         return Declared()  # an install without the assignment's files: a gradebook all the same
-    return Declared(tuple(q.key for q in registry.questions), {c.name: c.description for c in registry.cases})
+    return Declared(tuple(q.key for q in registry.questions), {c.name: c.description for c in registry.cases},
+                    assignment.policy)

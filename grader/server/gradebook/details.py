@@ -20,7 +20,7 @@ from grader.server.store import protocol
 from grader.server.store.db import case_results, submissions as submission_rows, users
 from grader.server.store.records import batch_cases, batch_results, case_notes
 
-from . import load
+from . import load, policy
 from . import declared
 
 
@@ -43,7 +43,7 @@ class SubmissionView:
 def submissions(conn: Connection, student: str, attempts: Optional[list] = None) -> tuple:
     """Every submission of `student`, server and imported, newest first; `attempts`: theirs,
     when the caller has read them already (`load.attempts`)."""
-    attempts = list(load.attempts(conn, student) if attempts is None else attempts)
+    attempts = list(load.attempts(conn, student, policy.advisory_cases(conn)) if attempts is None else attempts)
     attempts.sort(key=lambda a: load.question_order(a.question))  # within one imported result
     attempts.sort(key=lambda a: (a.when, a.key), reverse=True)  # stable: newest first
     server = _server_cases(conn, [a for a in attempts if a.source == "server"])

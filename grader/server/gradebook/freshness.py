@@ -7,12 +7,12 @@ For everyone: publications (a publish also sets its problem's weight and
 deadline, in the same transaction), the problems themselves, case
 descriptions, and imported results (a regrade deletes a result and inserts its
 replacement, whose id SQLite may reuse, so the archive row it writes and the
-import time count too).
+import time count too), and the grading policies set on the server.
 """
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from grader.server.store.db import case_results, problems, publications, submissions, users
+from grader.server.store.db import case_results, problems, publications, settings, submissions, users
 from grader.server.store.records import batch_history, batch_results, case_notes
 
 
@@ -41,4 +41,5 @@ def student_version(conn: Connection, name: str) -> tuple:
         one(func.count(batch_results.c.id)),
         one(func.max(batch_results.c.imported_at)),
         one(func.max(batch_history.c.id)),
+        one(settings.c.value, settings.c.name == "policy:version"),  # policy.VERSION: a grading policy set
     )).one())

@@ -127,7 +127,8 @@ def _remove(conn: Connection, result_id: int):
 def _add(conn: Connection, who: BatchIdentity, r, now: dt.datetime):
     rid = conn.execute(insert(batch_results).values(
         source=who.label, batch=who.batch, name=r.name, assignment=who.assignment, digest=r.digest,
-        graded_at=r.graded_at, imported_at=now, score=r.score, output=r.output)).inserted_primary_key[0]
+        graded_at=r.graded_at, imported_at=now, score=r.score, output=r.output, status=r.status,
+        reason=r.reason)).inserted_primary_key[0]
     conn.execute(insert(batch_questions), [{"result_id": rid, "question": k, "score": s, "max_score": m}
                                            for k, s, m in r.questions])
     if r.cases:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Connection
 
+from grader.grading.provenance import GRADED, GRADER_ERROR, REFUSED
 from grader.grading.writing import RESULTS
 from grader.server.accounts import identity, users
 
@@ -42,6 +43,8 @@ MAX_TESTS = 5000
 MAX_TEXT = 20_000
 QUESTION_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
 STATUSES = ("passed", "failed")
+GRADING_STATUSES = (GRADED, REFUSED, GRADER_ERROR)  # extra_data.provenance.status
+MAX_REASON = 500
 VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
 
 
@@ -70,6 +73,8 @@ class Imported:
     output: str
     questions: tuple     # (key, score, max_score)
     cases: tuple         # ImportedCase
+    status: str = GRADED  # or REFUSED / GRADER_ERROR: not graded, the gradebook says "needs attention"
+    reason: str = ""      # why it was not graded (one line of the grader's output)
 
 
 def _number(value, where: str, upper=None) -> float:
@@ -137,8 +142,24 @@ def _case(test, i: int, keys) -> ImportedCase:
                         status == "passed", visibility != "visible", _text(test.get("output", ""), f"{where}.output"))
 
 
+def grading_status(doc: dict, output: str) -> tuple:
+    """(status, reason): whether the grader graded the submission, as its provenance records, and
+    if not, the line of its output that says why (a refusal's first note, a grader error's last line)."""
+    extra = doc.get("extra_data")
+    found = extra.get("provenance") if isinstance(extra, dict) else None
+    status = found.get("status", GRADED) if isinstance(found, dict) else GRADED
+    if status not in GRADING_STATUSES:
+        raise BadResult(f"extra_data.provenance.status: must be one of {', '.join(GRADING_STATUSES)}, "
+                        f"got {str(status)[:40]!r}")
+    if status == GRADED:
+        return status, ""
+    lines = [line.strip() for line in output.splitlines()[1:] if line.strip() and not line.startswith("Scoring:")]
+    reason = (lines[0] if status == REFUSED else lines[-1]) if lines else f"{status}; see the grader's output"
+    return status, reason[:MAX_REASON]
+
+
 def parse_result(raw: bytes) -> tuple:
-    """(score, output, questions, cases) of one results.json, or BadResult naming the field."""
+    """(score, output, questions, cases, status, reason) of one results.json, or BadResult naming the field."""
     try:
         doc = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
@@ -154,7 +175,8 @@ def parse_result(raw: bytes) -> tuple:
     if not isinstance(tests, list) or len(tests) > MAX_TESTS:
         raise BadResult(f"tests: must be a list of at most {MAX_TESTS} objects")
     cases = tuple(_case(t, i, keys) for i, t in enumerate(tests))
-    return score, _text(doc.get("output", ""), "output"), questions, cases
+    output = _text(doc.get("output", ""), "output")
+    return (score, output, questions, cases, *grading_status(doc, output))
 
 
 def read_outdir(outdir: Path) -> list:
@@ -178,13 +200,13 @@ def _read_one(folder: Path) -> Imported:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise BadResult(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MB; not a results.json of ours")
         raw, mtime = path.read_bytes(), path.stat().st_mtime
-        score, output, questions, cases = parse_result(raw)
+        score, output, questions, cases, status, reason = parse_result(raw)
     except OSError as e:
         raise BadResult(f"{path}: cannot read it ({e.strerror})") from None
     except BadResult as e:
         raise BadResult(str(e) if str(e).startswith(str(path)) else f"{path}: {e}") from None
     when = dt.datetime.fromtimestamp(mtime, dt.timezone.utc).replace(tzinfo=None)
-    return Imported(name, hashlib.sha256(raw).hexdigest(), when, score, output, questions, cases)
+    return Imported(name, hashlib.sha256(raw).hexdigest(), when, score, output, questions, cases, status, reason)
 
 
 def import_batch_command(args) -> int:

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, or_, select, true
 from sqlalchemy.engine import Connection
 
 from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
@@ -45,6 +45,7 @@ class Attempt:
     publication_id: int = 0    # server submissions only
     on_time: float = 0.0       # 0..1 counting on-time answers only
     previous: Optional[float] = None  # imported only: 0..1 before a regrade replaced it (None: not regraded)
+    attention: str = ""        # imported only: why the grader could not grade it ("": graded)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,15 @@ def question_order(label: str):
     return (assignment, keys.index(name), "") if name in keys else (assignment, len(keys), name)
 
 
+def sandboxed_questions(conn: Connection) -> frozenset:
+    """The questions ("assignment/key") with an imported (sandboxed) result of anyone: under the
+    default policy their sandboxed grade counts and the server's cases are practice (a question
+    the sandbox never grades keeps the server's cases)."""
+    return frozenset(f"{a}/{q}" for a, q in conn.execute(
+        select(batch_results.c.assignment, batch_questions.c.question).distinct()
+        .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)).all())
+
+
 def students(conn: Connection) -> dict:
     """Name -> user id of every student account (imported names without an account map to None)."""
     found = dict(conn.execute(select(users.c.name, users.c.id).where(users.c.role == "student")).all())
@@ -89,17 +99,28 @@ def students(conn: Connection) -> dict:
     return found
 
 
-def attempts(conn: Connection, student: Optional[str] = None) -> list:
+def attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
     """Server and imported attempts of every student, or of the one named `student`: read once
     per page and handed to both the scores and the submission details."""
-    return server_attempts(conn, student) + batch_attempts(conn, student)
+    return server_attempts(conn, student, advisory) + batch_attempts(conn, student)
 
 
-def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
+def _scored(advisory: dict):
+    """A condition true for a case result that earns points: not one of `advisory`'s
+    ("assignment/problem" -> server case indexes the grader calls advisory)."""
+    rules = [and_(assignments.c.name == label.partition("/")[0], problems.c.name == label.partition("/")[2],
+                  case_results.c.test_case_index.in_(sorted(idx))) for label, idx in advisory.items() if idx]
+    return ~or_(*rules) if rules else true()
+
+
+def server_attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
     """Lateness is per answer: a case answered after the deadline is late,
-    and a submission started late has only late answers."""
-    correct = func.coalesce(func.sum(case((case_results.c.correct, 1), else_=0)), 0)
-    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late
+    and a submission started late has only late answers. A case `advisory` names
+    (label -> indexes) is left out of both the cases right and the cases counted."""
+    advisory = advisory or {}
+    scored = _scored(advisory)
+    correct = func.coalesce(func.sum(case((case_results.c.correct & scored, 1), else_=0)), 0)
+    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late & scored
     on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
     query = (select(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
                     submissions.c.created_at, submissions.c.late, publications.c.num_cases,
@@ -114,15 +135,18 @@ def server_attempts(conn: Connection, student: Optional[str] = None) -> list:
                        submissions.c.created_at, submissions.c.late, publications.c.num_cases,
                        submissions.c.publication_id)
              .order_by(submissions.c.id))
-    return [Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
-                    bool(late) or ok < right, pid, ok / n if n else 0.0)
-            for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all()]
+    out = []
+    for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all():
+        n -= sum(1 for i in advisory.get(f"{a}/{p}", ()) if i < n)
+        out.append(Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
+                           bool(late) or ok < right, pid, ok / n if n else 0.0))
+    return out
 
 
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
     query = (select(batch_results.c.id, batch_results.c.name, batch_results.c.assignment,
                     batch_results.c.source, batch_results.c.batch, batch_results.c.graded_at,
-                    batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
+                    batch_results.c.status, batch_results.c.reason, batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
              .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
              .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
     if student is not None:
@@ -138,13 +162,14 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
         counts[(rid, question)] = (int(passed), int(total))
     replaced = _replaced(conn, student)
     out = []
-    for rid, who, a, source, batch, when, q, score, top in conn.execute(query).all():
+    for rid, who, a, source, batch, when, status, reason, q, score, top in conn.execute(query).all():
         right, n = counts.get((rid, q), (0, 0))
         fraction = min(1.0, score / top)
         before = replaced.get((a, batch, who), {}).get(q)
         previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
         out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
-                           on_time=fraction, previous=None if previous == fraction else previous))
+                           on_time=fraction, previous=None if previous == fraction else previous,
+                           attention="" if status == "graded" else f"{status}: {reason}"))
     return out
 
 

@@ -1,8 +1,12 @@
 """The class gradebook: server submissions and imported grade-batch results alike.
 
-A question's score is its best attempt (server: fraction of its cases
-correct, each submission against the publication it started on; imported:
-the grader's points over the maximum). A case answered after the deadline is
+A question's score is its best (or, as its policy says, last) counted
+attempt (server: fraction of its cases correct, each submission against the
+publication it started on; imported: the grader's points over the maximum).
+Which channels count is the assignment's policy in force (policy.py): by
+default an imported sandboxed grade, once the assignment has one, and the
+server's cases are practice (`Cell.practice`); each cell names the source
+and submission that produced it. A case answered after the deadline is
 late, whenever its submission started (each question has its own deadline):
 `on_time` is the best score counting on-time answers only, and a cell is
 flagged late when late answers raised the score above it. The total is the
@@ -13,14 +17,15 @@ it is tested without a server.
 """
 import datetime as dt
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from sqlalchemy.engine import Connection
 
 from grader import csvsafe
+from grader.assignment import Policy
 
-from . import load
+from . import load, policy
 
 BINS = ("0-19%", "20-39%", "40-59%", "60-79%", "80-99%", "100%")
 TIME = "%Y-%m-%d %H:%M UTC"
@@ -37,6 +42,16 @@ class Cell:
     on_time: Optional[float] = field(default=None, compare=False)
     # The score before a regrade replaced it (None: not regraded); the page marks the cell.
     previous: Optional[float] = field(default=None, compare=False)
+    # Why the submission that stands here could not be graded ("": graded). Such a cell
+    # "needs attention": its 0 is no score, and the page and CSVs say so apart from real zeros.
+    attention: str = ""
+    # What produced the score: the attempt's source ("server", "batch LABEL") and key
+    # ("s<submission id>", "b<result id>"), under the policy in force; "" when none counts.
+    source: str = field(default="", compare=False)
+    submission: str = field(default="", compare=False)
+    # The best score of attempts the policy does not count (the server's cases once a
+    # sandboxed grade is the grade): practice, shown, never in a total. None: none.
+    practice: Optional[float] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -104,9 +119,29 @@ class Gradebook:
 def best(attempts) -> Cell:
     if not attempts:
         return Cell(None)
-    top = max(attempts, key=lambda a: (a.score, a.on_time))
+    top = max(attempts, key=lambda a: (a.score, a.on_time, not a.attention))  # a graded 0 before an ungraded one
     on_time = max(a.on_time for a in attempts)
-    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous)
+    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous,
+                attention=top.attention, source=top.source, submission=top.key)
+
+
+def last(attempts) -> Cell:
+    """The latest attempt stands, whatever an earlier one scored."""
+    if not attempts:
+        return Cell(None)
+    top = max(attempts, key=lambda a: (a.when, a.key[0] == "b", int(a.key[1:])))
+    return Cell(top.score, top.correct, top.total, late=top.on_time < top.score, on_time=top.on_time,
+                previous=top.previous, attention=top.attention, source=top.source, submission=top.key)
+
+
+def counted(attempts, counts: str, pick: str, has_sandboxed: bool) -> Cell:
+    """The cell under a question's policy: the counted channels' best or last attempt,
+    the others' best score kept as practice."""
+    channels = policy.counted_channels(counts, has_sandboxed)
+    mine = [a for a in attempts if policy.channel(a.source) in channels]
+    other = [a.score for a in attempts if policy.channel(a.source) not in channels]
+    cell = (last if pick == "last" else best)(mine)
+    return replace(cell, practice=max(other)) if other else cell
 
 
 def build(conn: Connection, student: Optional[str] = None, attempts: Optional[list] = None) -> Gradebook:
@@ -117,22 +152,29 @@ def build(conn: Connection, student: Optional[str] = None, attempts: Optional[li
     if student is not None:
         people = {student: people.get(student)}
     if attempts is None:
-        attempts = load.attempts(conn, student)
+        attempts = load.attempts(conn, student, policy.advisory_cases(conn))
     counts = load.case_counts(conn) if student is None else []
     notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
-    return assemble(questions, people, attempts, counts, notes)
+    policies = policy.in_force(conn, {q.assignment for q in questions})
+    return assemble(questions, people, attempts, counts, notes, policies, load.sandboxed_questions(conn))
 
 
-def assemble(questions, people: dict, attempts, counts, notes) -> Gradebook:
+def assemble(questions, people: dict, attempts, counts, notes, policies=None, sandboxed=None) -> Gradebook:
+    """`policies`: assignment -> Policy (default: Policy()); `sandboxed`: the question labels
+    with an imported (sandboxed) result of anyone (default: those among `attempts`)."""
+    if sandboxed is None:
+        sandboxed = {a.question for a in attempts if policy.channel(a.source) == policy.SANDBOXED}
     by_key, by_student = {}, {}
     for a in attempts:
         by_key.setdefault((a.student, a.question), []).append(a)
         by_student.setdefault(a.student, []).append(a)
+    rules = {q.label: (policies or {}).get(q.assignment, Policy()).of(q.label.partition("/")[2]) for q in questions}
     weight = sum(q.weight for q in questions) or 1.0
     rows = []
     for name in sorted(people, key=lambda n: (n.casefold(), n)):
         mine = by_student.get(name, [])
-        cells = tuple(best(by_key.get((name, q.label), [])) for q in questions)
+        cells = tuple(counted(by_key.get((name, q.label), []), *rules[q.label], q.label in sandboxed)
+                      for q in questions)
         total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
         on_time = 100.0 * sum(q.weight * (c.on_time or 0.0) for q, c in zip(questions, cells)) / weight
         server = [a.when for a in mine if a.source == "server"]
@@ -206,15 +248,32 @@ def _times(questions, attempts) -> tuple:
 
 def to_csv(book: Gradebook, full: bool = False) -> str:
     """One row per student: name, one score column per question (percent), total, on-time
-    total (percent, answers after a question's deadline left out), late questions; `full`
+    total (percent, answers after a question's deadline left out), late questions, and the
+    questions that need attention with the reason (their score cells stay empty: not a 0); `full`
     adds the time of the last submission and the sources. Written by grader.csvsafe: a
     name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
-    extra = ["last submission", "sources"] if full else []
-    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late"] + extra]
+    extra = ["last submission", "sources", "counted"] if full else []
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late", NEEDS_ATTENTION]
+             + extra]
     for row in book.rows:
-        scores = ["" if c.score is None else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
+        scores = ["" if c.score is None or c.attention else csvsafe.Number(f"{100 * c.score:.2f}")
+                  for c in row.cells]
         late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
-        more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources)] if full else []
+        more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources),
+                produced_by(book.questions, row.cells)] if full else []
         totals = [csvsafe.Number(f"{row.total:.2f}"), csvsafe.Number(f"{row.on_time_total:.2f}")]
-        lines.append([row.name] + scores + totals + [late] + more)
+        lines.append([row.name] + scores + totals + [late, attention_text(book.questions, row.cells)] + more)
     return csvsafe.render(lines)
+
+
+NEEDS_ATTENTION = "needs attention"
+
+
+def produced_by(questions, cells) -> str:
+    """'hw1/forward: batch out b3; hw1/p: server s12': which source and submission each score is from."""
+    return "; ".join(f"{q.label}: {c.source} {c.submission}" for q, c in zip(questions, cells) if c.submission)
+
+
+def attention_text(questions, cells) -> str:
+    """'hw1/forward: refused: <reason>; ...' for the cells whose submission could not be graded."""
+    return "; ".join(f"{q.label}: {c.attention}" for q, c in zip(questions, cells) if c.attention)

@@ -39,6 +39,10 @@ batch_results = Table(
     Column("imported_at", DateTime, nullable=False),
     Column("score", Float, nullable=False),
     Column("output", Text, nullable=False),
+    # "graded", or what the grader recorded when it could not grade: "refused" (the
+    # submission could not be read), "grader error"; `reason` says why (migration 0009).
+    Column("status", String(20), nullable=False, server_default="graded"),
+    Column("reason", Text, nullable=False, server_default=""),
     UniqueConstraint("assignment", "batch", "name", name="uq_batch_results_identity"),
 )
 

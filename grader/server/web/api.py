@@ -70,12 +70,17 @@ DEADLINE_YEARS = (1970, 2999)  # wide enough for any course, and every database 
 
 
 def parse_deadline(value: Optional[str]):
-    """An ISO 8601 time as naive UTC; a time without zone is taken as UTC."""
+    """An ISO 8601 time with its zone, as naive UTC. A time without a zone is refused: taken
+    as UTC, 23:59 in a course eight hours west of Greenwich would close at 15:59."""
     if not value:
         return None
     try:
         t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        t = t.astimezone(dt.timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+        if t.tzinfo is None:
+            raise Refused(400, f"query parameter 'deadline' must be ISO 8601 with a time zone, like "
+                               f"{t:%Y-%m-%dT%H:%M:%S}+00:00 (UTC) or {t:%Y-%m-%dT%H:%M:%S}-08:00, "
+                               f"got {value[:40]!r} (no zone)")
+        t = t.astimezone(dt.timezone.utc).replace(tzinfo=None)
     except (ValueError, OverflowError):  # OverflowError: a zone pushes year 1 or 9999 out of range
         raise Refused(400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, "
                            f"got {value[:40]!r}") from None
@@ -189,7 +194,10 @@ async def publish(request: Request):
     due = parse_deadline(q.get("deadline"))
     raw = await run_in_threadpool(_published_values, await request.body(), cfg)
     pid = await svc.writer.run(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
-    return JSONResponse({"publication_id": pid, "num_cases": len(raw)})
+    answer = {"publication_id": pid, "num_cases": len(raw)}
+    if due is not None:  # the deadline as the server stored it, to echo back to the instructor
+        answer["deadline"] = utc_text(due)
+    return JSONResponse(answer)
 
 
 def _published_values(body: bytes, config) -> list:

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from grader.server.accounts import users
-from grader.server.gradebook import details, freshness, load, scores
+from grader.server.gradebook import details, freshness, load, policy, scores
 
 from . import casenotes, charts
 from .refused import Refused
@@ -170,7 +170,7 @@ async def _render_results(svc, template: str, user, name: str, key, version, con
 
 
 def _one_student(conn, name: str):
-    attempts = load.attempts(conn, name)  # read once, for the scores and for the details
+    attempts = load.attempts(conn, name, policy.advisory_cases(conn))  # read once, for the scores and the details
     return scores.build(conn, name, attempts), details.submissions(conn, name, attempts)
 
 

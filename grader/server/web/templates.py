@@ -19,7 +19,7 @@ td.num, th.num { text-align: right; white-space: nowrap; } td.when { white-space
 #gradebook th:first-child, #gradebook td:first-child { position: sticky; left: 0; background: #fff; }
 th button { font: inherit; font-weight: bold; background: none; border: 0; padding: 0; cursor: pointer; }
 th[aria-sort=ascending] button::after { content: " \\25B2"; } th[aria-sort=descending] button::after { content: " \\25BC"; }
-.late { color: #b50; font-weight: bold; } .regraded { color: #06c; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
+.late { color: #b50; font-weight: bold; } .attention { color: #b00; font-weight: bold; } .regraded { color: #06c; font-weight: bold; } .error { color: #b00; } .ok { color: #080; } .bad { color: #b00; }
 #gradebook { width: 100%; } #gradebook th { white-space: normal; } #gradebook th button { text-align: inherit; }
 #gradebook .late, #gradebook .regraded, #gradebook .max { display: block; font-size: .8em; } #gradebook .max { font-weight: normal; }
 #gradebook td.when { white-space: normal; min-width: 6em; } #gradebook td.name { overflow-wrap: anywhere; }
@@ -54,7 +54,7 @@ RESULTS = """
 <div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th><th>deadline</th></tr>
 {% for q, c in cells %}<tr><td>{{ q.label }}</td>
 <td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
-<td class="num">{% if c.score is not none %}{{ "%.0f"|format(100 * c.score) }}%{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>
+<td class="num">{% if c.attention %}<span class="attention">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is not none %}{{ "%.0f"|format(100 * c.score) }}% <span class="muted source">({{ c.source }})</span>{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}{% if c.practice is not none %} <span class="muted practice">practice {{ "%.0f"|format(100 * c.practice) }}%, not counted</span>{% endif %}</td>
 <td class="when deadline">{{ q.deadline.strftime(time_format) if q.deadline else "-" }}</td></tr>
 {% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td><td></td></tr></table></div>
 <h2>Submissions</h2>
@@ -66,7 +66,7 @@ RESULTS = """
 {% for c in s.cases %}<tr><td>{{ c.label }}{% if c.hidden %} <span class="muted">(hidden)</span>{% endif %}</td><td>{{ c.name }}</td>
 <td class="{{ 'ok' if c.passed else 'bad' }}">{{ 'correct' if c.passed else 'wrong' }}</td>
 <td>{{ c.reason }}</td><td><code>{{ c.description }}</code></td></tr>
-{% else %}<tr><td colspan="5" class="muted">no case results{% if a.source != "server" %}: see the grader's output{% endif %}</td></tr>{% endfor %}
+{% else %}<tr><td colspan="5" class="muted">{% if a.attention %}<span class="attention">needs attention</span>: {{ a.attention }}{% else %}no case results{% if a.source != "server" %}: see the grader's output{% endif %}{% endif %}</td></tr>{% endfor %}
 </table></div></details>
 {% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}"""
 
@@ -93,7 +93,7 @@ Cells show points; hover for percent and on-time score.
 {% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
 <td class="name" data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
 {% for c in r.cells %}{% set q = book.questions[loop.index0] %}{% if c.late %}{% set _ = late.append(q.label) %}{% endif %}
-<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}"{% endif %}>{% if c.score is none %}-{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}; counted: {{ c.source }} {{ c.submission }}{% if c.practice is not none %}; practice {{ "%.0f"|format(100 * c.practice) }}%, not counted{% endif %}"{% elif c.practice is not none %} title="practice {{ "%.0f"|format(100 * c.practice) }}%, not counted"{% endif %} data-source="{{ c.source }}" data-submission="{{ c.submission }}">{% if c.attention %}<span class="attention" title="{{ c.attention }}">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is none %}-{% if c.practice is not none %} <span class="muted practice">practice</span>{% endif %}{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
 <td class="num total" data-value="{{ r.total }}" title="{{ "%.1f"|format(r.total) }}%">{{ (r.total * book.max_points / 100)|points }}</td>
 <td class="num on-time" data-value="{{ r.on_time_total }}" title="{{ "%.1f"|format(r.on_time_total) }}%">{{ (r.on_time_total * book.max_points / 100)|points }}</td>
 <td class="late-list" data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
