@@ -91,11 +91,11 @@ def test_feedback_of_a_case_cut_off_says_the_limit_and_its_derivation():
 def test_building_the_answers_records_each_questions_time(tmp_path, monkeypatch):
     calls = []
 
-    def fake_run_all(files, config, times, base=None, keep_outputs=None):
+    def fake_run_all(files, config, times, base=None, questions=None, keep_outputs=None):
         calls.append(times)
         return {q: QuestionRun(q, {c.name: Outcome(True, value=_value(c)) for c in CASES
                                    if c.question == q and c.fn is not None}, "", "", "bwrap", seconds=1.5)
-                for q in config.assignment.registry().question}
+                for q in (questions or config.assignment.registry().question)}
 
     monkeypatch.setattr(expected, "run_all", fake_run_all)
     monkeypatch.setattr(time_limits, "workload_seconds", iter([0.03, 0.02]).__next__)  # before, after
