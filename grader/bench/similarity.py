@@ -13,12 +13,14 @@ and the bench would measure nothing.
 Also runnable alone: `python -m grader.bench.similarity --tokenize-only DIR`
 is the baseline's process.
 """
+import io
 import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 import zipfile
 from pathlib import Path
 
@@ -30,7 +32,7 @@ from grader.handout.markers import BEGIN_SOLUTION, END_SOLUTION
 SUBMISSIONS = 300
 SECONDS_TARGET = 30.0
 RSS_TARGET_MB = 500.0
-PERSONAL = 0.25   # chance of a personal line before each line of a block
+PERSONAL = 0.25   # chance of a personal line before each statement of a block
 NAMES = ("tmp", "count", "shape_now", "scale", "acc", "idx", "first", "rest", "dims", "out_val")
 ATTRS = ("shape", "dtype", "ndim", "inputs", "op", "grad", "size", "T", "data", "cached_data", "numpy",
          "sum", "reshape", "transpose", "copy", "astype", "max", "min", "mean", "item")
@@ -45,14 +47,37 @@ def _personal(rng: random.Random, indent: str) -> str:
     return indent + rng.choice(forms)
 
 
+def _statement_starts(text: str) -> set:
+    """Numbers (1-based) of the lines a statement begins on: outside every
+    bracket, string and backslash continuation, so a line put before one
+    cannot split a statement."""
+    starts, depth, previous, seen = set(), 0, None, 0
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        line = tok.start[0]
+        if line != seen and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            seen = line
+            if depth == 0 and (previous is None or previous in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT,
+                                                                 tokenize.DEDENT, tokenize.COMMENT)):
+                starts.add(line)
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        previous = tok.type
+    return starts
+
+
 def personalised(text: str, rng: random.Random) -> str:
-    """`text` with personal lines inserted before lines of its solution blocks."""
-    out, inside = [], False
-    for line in text.splitlines():
+    """`text` with personal lines  inserted before
+    statements of its solution blocks, never inside one: a solution's
+    statement may span lines (the reference's `tuple(... for ...\n if ...)`),
+    and a line put into it would leave the class's file unparseable."""
+    out, inside, starts = [], False, _statement_starts(text)
+    for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped == END_SOLUTION:
             inside = False
-        elif inside and stripped and rng.random() < PERSONAL:
+        elif inside and number in starts and rng.random() < PERSONAL:
             out.append(_personal(rng, line[:len(line) - len(line.lstrip())]))
         inside = inside or stripped == BEGIN_SOLUTION
         out.append(line)

@@ -34,8 +34,7 @@ from dataclasses import dataclass
 
 from grader import HANDOUT, REFERENCE
 from grader.assignment import Assignment
-from grader.bench.similarity import PERSONAL, _personal
-from grader.handout.markers import BEGIN_SOLUTION, END_SOLUTION
+from grader.bench.similarity import personalised
 from grader.similarity.analysis import compare
 from grader.similarity.corpus import CLASS, Submission
 from grader.similarity.template import load_template, read_template_file
@@ -226,43 +225,6 @@ class LevelResult:
     @property
     def recall(self) -> float:
         return self.found / self.copies
-
-
-def _statement_starts(text: str) -> set:
-    """Numbers (1-based) of the lines a statement begins on: outside every
-    bracket, string and backslash continuation, so a line put before one
-    cannot split a statement."""
-    starts, depth, previous, seen = set(), 0, None, 0
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        line = tok.start[0]
-        if line != seen and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.DEDENT, tokenize.ENDMARKER):
-            seen = line
-            if depth == 0 and (previous is None or previous in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT,
-                                                                 tokenize.DEDENT, tokenize.COMMENT)):
-                starts.add(line)
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        previous = tok.type
-    return starts
-
-
-def personalised(text: str, rng: random.Random) -> str:
-    """`text` with personal lines (bench.similarity's) inserted before
-    statements of its solution blocks, never inside one: a solution's
-    statement may span lines (the reference's `tuple(... for ...\n if ...)`),
-    and a line put into it would leave the class's file unparseable."""
-    out, inside, starts = [], False, _statement_starts(text)
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped == END_SOLUTION:
-            inside = False
-        elif inside and number in starts and rng.random() < PERSONAL:
-            out.append(_personal(rng, line[:len(line) - len(line.lstrip())]))
-        inside = inside or stripped == BEGIN_SOLUTION
-        out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def class_files(count: int, seed: int) -> dict:

@@ -8,6 +8,7 @@ import pytest
 
 from grader import HANDOUT, REFERENCE
 from grader.assignment import Assignment
+from grader.bench import similarity as bench_similarity
 from grader.bench import similarity_levels as levels
 from grader.similarity.template import load_template
 
@@ -59,11 +60,11 @@ def test_the_synthetic_class_is_valid_python_even_where_a_statement_spans_lines(
             compile(text, rel, "exec")
     text = "def f(a):\n    ### BEGIN YOUR SOLUTION\n    x = (a +\n         a)\n    y = a \\\n        + 1\n" \
            "    return x + y\n    ### END YOUR SOLUTION\n"
-    assert levels._statement_starts(text) == {1, 3, 5, 7}   # not the lines a statement continues on, nor comments
+    assert bench_similarity._statement_starts(text) == {1, 3, 5, 7}   # not the lines a statement continues on, nor comments
     for seed in range(20):
-        out = levels.personalised(text, random.Random(seed))
+        out = bench_similarity.personalised(text, random.Random(seed))
         compile(out, "f.py", "exec")
-    assert any(levels.personalised(text, random.Random(s)) != text for s in range(20))
+    assert any(bench_similarity.personalised(text, random.Random(s)) != text for s in range(20))
 
 
 def test_planted_copies_are_found_and_the_bench_prints_each_level(capsys):
