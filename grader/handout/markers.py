@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from dataclasses import dataclass
 
 BEGIN_SOLUTION = "### BEGIN YOUR SOLUTION"
@@ -107,10 +108,22 @@ def _python_view(lines: list[str]) -> str:
     return "".join(out)
 
 
+# One syntax tree at a time in this process: CPython before 3.11.5 (Debian
+# 12's python3 is 3.11.2) can raise "SystemError: AST constructor recursion
+# depth mismatch" when threads build trees at once (CPython gh-106905), and
+# the grader sets up concurrent workers in threads (given_functions).
+_AST_LOCK = threading.Lock()
+
+
+def _parse(source: str) -> ast.Module:
+    with _AST_LOCK:
+        return ast.parse(source)
+
+
 def enclosing_names(lines: list[str], path: str, fallback: str) -> dict[int, str]:
     """Map each line number to the qualified name of its innermost def/class."""
     try:
-        tree = ast.parse(_python_view(lines))
+        tree = _parse(_python_view(lines))
     except SyntaxError as e:
         raise MarkerError(path, e.lineno or 1, SOURCE_NOT_PYTHON.format(message=e.msg)) from None
     names: dict[int, str] = {}
@@ -219,7 +232,7 @@ def strip_source(text: str, path: str, *, fallback_name: str = "<module>",
         result = Stripped(text, ())
     if check_python:
         try:
-            ast.parse(_python_view(split_lines(result.text)))
+            _parse(_python_view(split_lines(result.text)))
         except SyntaxError as e:
             raise MarkerError(path, e.lineno or 1, NOT_PYTHON.format(message=e.msg)) from None
     return result
@@ -233,7 +246,7 @@ def given_functions(text: str, path: str) -> list[str]:
     lines = split_lines(text)
     solution = [(b.begin, b.end) for b in strip_source(text, path, check_python=False).blocks
                 if b.kind == "solution"]
-    tree = ast.parse(_python_view(lines))
+    tree = _parse(_python_view(lines))
     given: list[str] = []
 
     def visit(node, prefix):
