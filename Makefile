@@ -29,7 +29,7 @@ test: setup data system-deps
 	$(PY) -m pytest tests
 
 bench: setup data system-deps
-	$(PY) -m grader bench
+	$(PY) -m benchmarks
 
 demo: setup data
 	$(PY) -m grader demo

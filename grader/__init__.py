@@ -1,11 +1,11 @@
 """Autograding harness for the needle hw1 homework.
 
-ROOT is the repository (grader/paths.py). REFERENCE, HANDOUT and DATA are hw1's folders, read
-on first use from the one Assignment object (grader/assignment.py, from the
+ROOT is the repository (grader/core/paths.py). REFERENCE, HANDOUT and DATA are hw1's folders, read
+on first use from the one Assignment object (grader/core/assignment.py, from the
 repository's assignment.toml), so importing the package reads no file. Code
 that grades takes its assignment from RunConfig instead."""
-from grader.assignment import Assignment
-from grader.paths import ROOT
+from grader.core.assignment import Assignment
+from grader.core.paths import ROOT
 
 _HW1_FOLDERS = {"REFERENCE": "reference", "HANDOUT": "handout", "DATA": "data"}
 

@@ -12,7 +12,7 @@ import os
 import sys
 from importlib import metadata
 
-from grader.assignment import COUNTS, PICKS
+from grader.core.assignment import COUNTS, PICKS
 
 EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
 
@@ -27,7 +27,7 @@ def _assignment(parser):
 
 
 def _grade(parser):
-    from grader.grading.workers import RunConfig, add_limit_arguments
+    from grader.grading.run.config import RunConfig, add_limit_arguments
 
     parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
                         "student files (omitted: grade the reference and the empty handout)")
@@ -45,8 +45,8 @@ def _grade(parser):
 
 
 def _grade_batch(parser):
-    from grader.grading.cluster import PATIENCE
-    from grader.grading.workers import add_limit_arguments
+    from grader.grading.batch.cluster import PATIENCE
+    from grader.grading.run.config import add_limit_arguments
 
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
     parser.add_argument("--out", required=True, help="folder for one result folder per submission "
@@ -65,7 +65,7 @@ def _grade_batch(parser):
 
 
 def _regrade(parser):
-    from grader.grading.workers import add_packages_argument
+    from grader.grading.run.config import add_packages_argument
 
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (it remembers the submissions folder)")
     parser.add_argument("--apply", action="store_true",
@@ -219,7 +219,7 @@ def _submit(parser):
 
 
 def _publish(parser):
-    from grader.tolerance import ATOL, RTOL
+    from grader.shipped.tolerance import ATOL, RTOL
 
     parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
                         help="an instructor key (default: $MUGRADE_KEY)")
@@ -231,14 +231,6 @@ def _publish(parser):
     parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
     parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)
-
-
-def _bench(parser):
-    from grader.bench.speed import BENCHES
-
-    parser.add_argument("--only", choices=sorted(BENCHES), action="append",
-                        help="run only this benchmark (repeatable)")
-    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per comparison")
 
 
 def _none(parser):
@@ -287,9 +279,8 @@ COMMANDS = {
                "run the submit_* cases here and send the values to the server"),
     "publish": (_publish, "grader.client.submit:publish_command",
                 "run the submit_* cases on reference/ and publish the answers"),
-    "demo": (_none, "grader.bench.demo:demo_command",
+    "demo": (_none, "grader.grading.demo:demo_command",
              "train one MNIST epoch with the reference and print loss and error"),
-    "bench": (_bench, "grader.bench.speed:bench_command", "speed benchmarks, reported as ratios measured in one run"),
 }
 
 

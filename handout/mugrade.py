@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/mugrade.py by `make handout`; do not edit.
+# Generated from grader/shipped/mugrade.py by `make handout`; do not edit.
 """mugrade-compatible submission client (stdlib, numpy, requests and pytest only).
 
 Test files `import mugrade` and define `submit_<problem>()` functions that call

@@ -3,7 +3,7 @@ yardstick for the time limits tests give to hostile or never-ending code.
 
 A fixed number of seconds fails on a busy machine (`make test` once failed a
 hostile case on an 8 s limit at load 10); a multiple of this baseline grows
-with the load, as the grader's own limits do (grader/grading/time_limits.py).
+with the load, as the grader's own limits do (grader/grading/run/time_limits.py).
 """
 import functools
 import math

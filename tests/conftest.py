@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from grader import DATA, REFERENCE
-from grader.handout import manifest as handout_manifest
+from grader.core import manifest as handout_manifest
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -42,7 +42,7 @@ def mnist_train(simple_ml):
 
 @pytest.fixture
 def stub_client(tmp_path, monkeypatch):
-    """A stand-in for grader/untrusted/mugrade.py, so these tests do not depend on it."""
+    """A stand-in for grader/shipped/mugrade.py, so these tests do not depend on it."""
     folder = tmp_path / "grader-files"
     folder.mkdir()
     (folder / "mugrade.py").write_text("def submit(value):\n    pass\n")
@@ -62,3 +62,21 @@ def browser():
         launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="session")
+def reference_copies():
+    """The reference's git-ignored copies (the client, the public cases), as
+    `make handout` writes them: tests that run the reference as an
+    instructor does (its notebook, its own tests) need them."""
+    from grader.core.assignment import Assignment
+    from grader.handout.commands import reference_copies as write
+
+    import fcntl
+
+    assignment = Assignment.hw1()
+    lock = assignment.reference.parent / ".reference-copies.lock"  # xdist: one writer at a time
+    with open(lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        write(assignment.reference, assignment)
+    return assignment.reference

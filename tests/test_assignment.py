@@ -1,11 +1,11 @@
-"""grader/assignment.py: hw1's layout, and another assignment read from its
+"""grader/core/assignment.py: hw1's layout, and another assignment read from its
 assignment.toml with one-line errors naming the file and field."""
 import re
 
 import pytest
 
-from grader.assignment import Assignment, AssignmentError
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment, AssignmentError
+from grader.grading.run.config import RunConfig
 
 GOOD = '''name = "toy"
 reference = "ref"
@@ -19,7 +19,7 @@ student_files = ["python/needle/autograd.py"]
 def test_hw1_is_this_repositorys_layout():
     hw1 = Assignment.hw1()
     assert (hw1.reference / "apps" / "simple_ml.py").is_file()
-    assert (hw1.cases_dir / "registry.py").is_file() and hw1.cases_dir.parent.name == "untrusted"
+    assert (hw1.cases_dir / "registry.py").is_file() and hw1.cases_dir.parent.name == "shipped"
     assert all((hw1.reference / rel).is_file() for rel in hw1.student_files)
     assert RunConfig().assignment == hw1
 
@@ -135,24 +135,24 @@ def test_the_manifest_ships_files_renames_and_the_client(tmp_path):
 
 
 def test_hw1s_manifest_covers_its_reference():
-    from grader.handout.manifest import coverage_problems
+    from grader.core.manifest import coverage_problems
     hw1 = Assignment.hw1()
     assert coverage_problems(hw1.manifest, hw1.reference) == []
     assert hw1.cases_dest == "tests/hw1/hw1_cases" and hw1.tests_dir == "tests/hw1"
 
 
 def test_a_cases_package_without_the_registry_names_is_one_line(tmp_path):
-    from grader.registry import RegistryLoadError, load_registry
+    from grader.core.registry import RegistryLoadError, load_registry
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "__init__.py").write_text("QUESTIONS = ()\n")
     with pytest.raises(RegistryLoadError) as err:
         load_registry(tmp_path / "cases")
-    assert str(err.value) == f"{tmp_path / 'cases'}/__init__.py: define CASES, CONTRACT, BEYOND (see grader/registry.py)"
+    assert str(err.value) == f"{tmp_path / 'cases'}/__init__.py: define CASES, CONTRACT, BEYOND (see grader/core/registry.py)"
 
 
 def test_the_hw1_registry_is_the_package_itself():
     """Imported by its dotted name: one copy of its classes, whoever asks."""
-    from grader.untrusted import cases
+    from grader.shipped import cases
     registry = Assignment.hw1().registry()
     assert registry.cases == cases.CASES and registry.question["nn_epoch_ndl"] is cases.QUESTION["nn_epoch_ndl"]
     assert registry.memory("nn_epoch_ndl") == 2 and registry.memory("forward") == 1
@@ -166,7 +166,7 @@ def test_the_hw1_registry_is_the_package_itself():
     ("raise ImportError('no numpy here')\n", "the cases package does not import: ImportError: no numpy here"),
 ])
 def test_an_inconsistent_cases_package_is_refused_with_its_reason(tmp_path, body, words):
-    from grader.registry import RegistryLoadError, load_registry
+    from grader.core.registry import RegistryLoadError, load_registry
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "__init__.py").write_text(
         "from types import SimpleNamespace\n"

@@ -1,4 +1,4 @@
-"""grader.csvsafe: no CSV cell the project writes runs as a spreadsheet
+"""grader.core.csvsafe: no CSV cell the project writes runs as a spreadsheet
 formula; numbers the program produced stay numbers; and every CSV writer of
 the package goes through it (read with `ast`, nothing is imported)."""
 import ast
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import csvsafe
-from grader.csvsafe import Number, cell, render
+from grader.core import csvsafe
+from grader.core.csvsafe import Number, cell, render
 
 GRADER = Path(__file__).resolve().parents[1] / "grader"
 
@@ -84,14 +84,14 @@ def test_only_csvsafe_makes_a_csv_writer():
         lines = _csv_writers(ast.parse(path.read_text(), str(path)))
         if lines:
             found[path.relative_to(GRADER).as_posix()] = lines
-    assert set(found) == {"csvsafe.py"}, f"write CSV with grader.csvsafe.render, not csv.writer: {found}"
+    assert set(found) == {"csvsafe.py"}, f"write CSV with grader.core.csvsafe.render, not csv.writer: {found}"
     assert _csv_writers(ast.parse("import csv\ncsv.writer(f)\n")) == [2]
     assert _csv_writers(ast.parse("from csv import DictWriter\n")) == [1]
 
 
 def test_the_untrusted_side_writes_no_csv():
-    """grader/untrusted imports nothing from grader, so it could not use csvsafe: it must write no CSV."""
-    for path in sorted((GRADER / "untrusted").rglob("*.py")):
+    """grader/shipped imports nothing from grader, so it could not use csvsafe: it must write no CSV."""
+    for path in sorted((GRADER / "shipped").rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -1,10 +1,10 @@
-"""grader/files.py: the one atomic, durable write."""
+"""grader/core/files.py: the one atomic, durable write."""
 import os
 import stat
 
 import pytest
 
-from grader import files
+from grader.core import files
 
 
 def test_text_and_bytes_replace_the_file_with_the_mode(tmp_path):

@@ -1,6 +1,6 @@
 """The package layout holds: no import cycles among grader modules (imports
 inside functions count too), and the trust boundary is visible in the
-imports: grader/untrusted (what runs beside student code) imports nothing
+imports: grader/shipped (what runs beside student code) imports nothing
 from `grader`, and nothing else imports needle, simple_ml or pickle, or
 calls np.load with allow_pickle=True. Read with `ast`, nothing is imported."""
 import ast
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 GRADER = Path(__file__).resolve().parents[1] / "grader"
-UNTRUSTED = "grader.untrusted"
+SHIPPED = "grader.shipped"
 FORBIDDEN_TRUSTED = {"needle", "simple_ml", "pickle", "cPickle", "_pickle", "dill", "cloudpickle"}
 
 
@@ -109,11 +109,11 @@ def _imports(name: str, path: Path, tree: ast.AST) -> list:
 def boundary_problems(found: dict) -> list:
     problems = []
     for name, (path, tree) in found.items():
-        untrusted = name == UNTRUSTED or name.startswith(UNTRUSTED + ".")
+        untrusted = name == SHIPPED or name.startswith(SHIPPED + ".")
         for imported, relative in _imports(name, path, tree):
             top = imported.split(".")[0]
             # relative imports inside untrusted/ stay inside the copy the sandbox gets
-            inside = relative and imported.startswith(UNTRUSTED)
+            inside = relative and imported.startswith(SHIPPED)
             if untrusted and top == "grader" and not inside:
                 problems.append(f"{name}: imports {imported} (the untrusted side imports nothing from grader)")
             if not untrusted and top in FORBIDDEN_TRUSTED:
@@ -174,12 +174,13 @@ def test_the_server_package_init_imports_nothing():
 
 
 def server_problems(found: dict) -> list:
-    """The server is assignment-agnostic: it reads an assignment through grader.assignment, never a cases
-    package (nor anything else of grader.untrusted, which runs beside student code)."""
+    """The server is assignment-agnostic: it reads an assignment through grader.core.assignment, never a cases
+    package (of grader.shipped it uses only the comparison rule, tolerance)."""
+    cases = SHIPPED + ".cases"
     return sorted({f"{name}: imports {imported}" for name, (path, tree) in found.items()
                    if name.startswith("grader.server.")
                    for imported, _ in _imports(name, path, tree)
-                   if imported == UNTRUSTED or imported.startswith(UNTRUSTED + ".")})
+                   if imported == cases or imported.startswith(cases + ".")})
 
 
 def test_the_server_imports_no_assignment_s_cases():
@@ -188,8 +189,8 @@ def test_the_server_imports_no_assignment_s_cases():
 
 def test_a_server_module_importing_the_cases_is_found(tmp_path):
     root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/gradebook/__init__.py": "",
-                               "server/gradebook/load.py": "def f():\n    from grader.untrusted.cases import QUESTION\n"})
-    assert server_problems(modules(root)) == ["grader.server.gradebook.load: imports grader.untrusted.cases"]
+                               "server/gradebook/load.py": "def f():\n    from grader.shipped.cases import QUESTION\n"})
+    assert server_problems(modules(root)) == ["grader.server.gradebook.load: imports grader.shipped.cases"]
 
 
 SERVER_LAYERS = ("config", "answers", "store", "accounts", "gradebook", "web", "commands")
@@ -229,14 +230,14 @@ def test_a_relative_import_cycle_is_found(tmp_path):
 
 
 @pytest.mark.parametrize("rel, text, words", [
-    ("untrusted/w.py", "def f():\n    from grader.grading import report\n", "grader.untrusted.w: imports grader.grading"),
+    ("shipped/w.py", "def f():\n    from grader.grading import report\n", "grader.shipped.w: imports grader.grading"),
     ("grading/x.py", "import pickle\n", "grader.grading.x: imports pickle"),
     ("grading/y.py", "def f():\n    import needle.ops\n", "grader.grading.y: imports needle.ops"),
     ("grading/z.py", "import numpy as np\nnp.load('f', allow_pickle=True)\n", "grader.grading.z:2: np.load"),
 ])
 def test_a_boundary_crossing_is_found(tmp_path, rel, text, words):
-    root = _package(tmp_path, {"__init__.py": "", "untrusted/__init__.py": "", "grading/__init__.py": "",
-                               "untrusted/ok.py": "import needle\nfrom . import w2\n", "untrusted/w2.py": "",
+    root = _package(tmp_path, {"__init__.py": "", "shipped/__init__.py": "", "grading/__init__.py": "",
+                               "shipped/ok.py": "import needle\nfrom . import w2\n", "shipped/w2.py": "",
                                rel: text})
     problems = boundary_problems(modules(root))
     assert len(problems) == 1 and problems[0].startswith(words), problems

@@ -1,4 +1,4 @@
-"""`python -m grader.client.publish_notes ARGS`: `python -m grader.untrusted.mugrade publish ARGS`,
+"""`python -m grader.client.publish_notes ARGS`: `python -m grader.shipped.mugrade publish ARGS`,
 then a description of each published case sent to /publish_notes.
 
 The description of a case is the code that computed it, read from the test
@@ -14,7 +14,7 @@ import inspect
 import sys
 import textwrap
 
-from grader.untrusted import mugrade
+from grader.shipped import mugrade
 
 MAX_DESCRIPTION = 1000
 _cases = {}  # problem -> [(name, description)] in submission order

@@ -1,4 +1,4 @@
-"""`grader submit` and `grader publish`: run the student client, `grader/untrusted/mugrade.py`,
+"""`grader submit` and `grader publish`: run the student client, `grader/shipped/mugrade.py`,
 on a project folder (the current one, or the assignment's reference for publish).
 
 publish takes the assignment's name, or a folder with an assignment.toml:
@@ -14,9 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader.assignment import Assignment, AssignmentError
-from grader.blas import one_thread_env
-from grader.paths import ROOT
+from grader.core.assignment import Assignment, AssignmentError
+from grader.handout.commands import reference_copies
+from grader.core.blas import one_thread_env
+from grader.core.paths import ROOT
 
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
@@ -51,6 +52,11 @@ def _run_client(args, command) -> int:
         args.dir = str(assignment.reference) if assignment else "reference"
     args.tests = args.tests or f"tests/{name}"
     folder = Path(args.dir)
+    if assignment is not None and (folder / args.tests).exists():
+        # the folder's copies of the client and the public cases (git-ignored in
+        # the reference): written now where missing or stale
+        for line in reference_copies(folder, assignment):
+            print(line, file=sys.stderr)
     if not (folder / args.tests).exists():
         print(f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
               file=sys.stderr)
@@ -66,7 +72,7 @@ def _run_client(args, command) -> int:
               f"e.g. http://{args.server}/", file=sys.stderr)
         return 2
     # publish also describes each case to the server (grader/client/publish_notes.py)
-    module = "grader.client.publish_notes" if command == "publish" else "grader.untrusted.mugrade"
+    module = "grader.client.publish_notes" if command == "publish" else "grader.shipped.mugrade"
     cmd = [sys.executable, "-m", module, command, "--assignment", name,
            "--server", args.server, "--tests", args.tests] + (["-k", args.select] if args.select else [])
     if command == "publish":

@@ -7,16 +7,20 @@ import sys
 import time
 from pathlib import Path
 
-from grader.assignment import Assignment
-from grader.grading import batch_record, ci, cluster, report, seeds
-from grader.grading.batch import grade_batch
-from grader.grading.batch_names import GRADEBOOK, find_submissions
-from grader.grading.classroom50 import Classroom50Error, write_autograder
-from grader.grading.gradescope import BundleError, build_bundle
-from grader.grading.orchestrate import grade_to, refusal
-from grader.grading.regrade import regrade, summary
-from grader.grading.workers import config_from_args
-from grader.grading.writing import RESULTS
+from grader.core.assignment import Assignment
+from grader.grading.run import seeds
+from grader.grading.batch import record as batch_record
+from grader.grading.platforms import ci
+from grader.grading.batch import cluster
+from grader.grading.report import results as report
+from grader.grading.batch.run import grade_batch
+from grader.grading.batch.names import GRADEBOOK, find_submissions
+from grader.grading.platforms.classroom50 import Classroom50Error, write_autograder
+from grader.grading.platforms.gradescope import BundleError, build_bundle
+from grader.grading.report.orchestrate import grade_to, refusal
+from grader.grading.batch.regrade import regrade, summary
+from grader.grading.run.config import config_from_args
+from grader.grading.report.writing import RESULTS
 
 EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
 

@@ -11,17 +11,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.assignment import Assignment
-from grader.handout import labels
+from grader.core.assignment import Assignment
+from grader.core import labels
 from grader.handout.cases import NOT_SECRET, CasesError, write_cases
 from grader.handout.leaks import Secret, secrets_of
-from grader.handout.manifest import GRADER, REFERENCE, Entry, coverage_problems, source_path
-from grader.handout.markers import Block, strip_source
+from grader.core.manifest import GRADER, REFERENCE, Entry, coverage_problems, source_path
+from grader.core.markers import Block, strip_source
 from grader.handout.notebook import strip_notebook
 
 
 UNLABELLED = ("this kind of file cannot hold a generated-file label; add its comment syntax to "
-              "grader/handout/labels.py, or list it as instructor_only")
+              "grader/core/labels.py, or list it as instructor_only")
 
 
 class HandoutError(Exception):
@@ -37,7 +37,7 @@ class Built:
 
 def _display(entry: Entry, src: Path) -> str:
     """How messages name a source: as the user typed SRC, or grader/..."""
-    return f"grader/untrusted/{entry.source}" if entry.origin == GRADER else f"{src.as_posix()}/{entry.source}"
+    return f"grader/shipped/{entry.source}" if entry.origin == GRADER else f"{src.as_posix()}/{entry.source}"
 
 
 def entry_label(entry: Entry, src: Path, assignment: Assignment) -> str:

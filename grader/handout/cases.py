@@ -5,8 +5,8 @@ Written under tests/NAME/NAME_cases/ (hw1: tests/hw1/hw1_cases/):
 - the assignment's case package (hw1: registry, contract, util, one module
   per question) with every `### BEGIN HIDDEN TESTS` block removed: hidden rows and the
   functions only they use never ship;
-- tolerance.py, compare.py and checks.py: the grader's own comparison code,
-  its imports pointed at this package; where.py, the worker's own `where:`
+- tolerance.py, compare.py and checks.py: the grader's own comparison code
+  (grader/shipped/, which imports only itself, so the copies run as they are); where.py, the worker's own `where:`
   line, with student_code.json (the student files and their given
   functions), so that `make test` names the same line as the grader;
   github_ci.py, the grader's GitHub renderer (annotations, job summary,
@@ -34,18 +34,22 @@ from pathlib import Path
 
 import numpy as np
 
-from grader import tolerance
-from grader.assignment import Assignment, shown
-from grader.grading import checks, compare, expected, seeds
-from grader.grading.scoring import UNIT, max_scores
-from grader.grading.workers import STUDENT_CODE, WHERE, RunConfig, student_code
-from grader.handout import labels
+from grader.shipped import tolerance
+from grader.core.assignment import Assignment, shown
+from grader.grading.run import expected
+from grader.grading.run import seeds
+from grader.shipped import checks
+from grader.shipped import compare
+from grader.grading.report.scoring import UNIT, max_scores
+from grader.grading.run.workers import STUDENT_CODE, WHERE, student_code
+from grader.grading.run.config import RunConfig
+from grader.core import labels
 from grader.handout.leaks import secrets_of
-from grader.handout.markers import strip_source
-from grader.grading.causes import catalogue, diagnose, store as causes_store
-from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line
-from grader.grading.shrink import reference as shrink_reference, spec as shrink_spec
-from grader.untrusted import github_ci, likely_cause, smallest
+from grader.core.markers import strip_source
+from grader.grading.explain.causes import catalogue, diagnose, store as causes_store
+from grader.grading.explain.shrink import candidates as shrink_candidates, line as shrink_line
+from grader.grading.explain.shrink import reference as shrink_reference, spec as shrink_spec
+from grader.shipped import github_ci, likely_cause, smallest
 
 GITHUB_CI = Path(inspect.getsourcefile(github_ci))  # renders the results of the student's workflow
 SMALLEST = Path(inspect.getsourcefile(smallest))  # words and picks the `Smallest failing input:` line
@@ -62,17 +66,6 @@ INDEX_ENTRIES = {
     SMALLER: "the public cases' smaller inputs and the reference's values on them (the grader's shrink candidates)",
     CAUSES: "the known bugs' results on the public inputs where they differ from the reference's, and their "
             "messages (the grader's likely-cause catalogue, run on the public seed)",
-}
-# (import in the grader's file, what the handout's copy imports instead).
-# Each must match exactly once, so a changed import stops the build.
-REWRITES = {
-    "tolerance.py": (),
-    "compare.py": (("from grader.tolerance import ", "from .tolerance import "),),
-    "checks.py": (("from grader.grading.compare import ", "from .compare import "),),
-    "where.py": (),
-    "github_ci.py": (),
-    "smallest.py": (),
-    "likely_cause.py": (),
 }
 # Lines that the leak check would flag but that reveal nothing: the case
 # code's own lines that happen to equal a solution line, and hidden-case
@@ -109,15 +102,12 @@ def _case_sources(out: Path, assignment: Assignment):
 
 
 def _comparison_code(out: Path, assignment: Assignment):
+    """The shipped package's comparison code and renderers, copied as they
+    are: they import only each other (relative imports), numpy and the
+    standard library, so the copies work inside the cases package."""
     copied = [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)]
     for path in copied + [WHERE, GITHUB_CI, SMALLEST, LIKELY_CAUSE]:
-        text = path.read_text(encoding="utf-8")
-        for old, new in REWRITES[path.name]:
-            if text.count(old) != 1:
-                raise CasesError(f"{shown(path)}: expected `{old.strip()}` once; update REWRITES "
-                                 "in grader/handout/cases.py to its imports")
-            text = text.replace(old, new)
-        (out / path.name).write_bytes(labels.label(path.name, text.encode("utf-8"), _label(path, assignment)))
+        (out / path.name).write_bytes(labels.label(path.name, path.read_bytes(), _label(path, assignment)))
 
 
 def _encode(value, folder: Path, stem: str, arrays: list):

@@ -27,8 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.assignment import Assignment
-from grader.blas import one_thread_env
+from grader.core.assignment import Assignment
+from grader.core.blas import one_thread_env
 from grader.handout.build import HandoutError, build_tree
 from grader.sandbox.env import site_packages
 
@@ -81,7 +81,7 @@ def _env(assignment: Assignment | None = None) -> dict:
     env = one_thread_env(PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
     if assignment is not None and assignment.packages:
-        from grader.grading.workers import sandbox_environment
+        from grader.grading.run.workers import sandbox_environment
 
         env["PYTHONPATH"] = str(site_packages(sandbox_environment(assignment)))
     return env

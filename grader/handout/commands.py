@@ -10,9 +10,9 @@ handout and pass on the reference), then swap it in. On any error DEST is
 left as it was.
 
 check-handout: build into a temporary directory and list the files where
-the committed DEST differs (content or executable bit, missing, extra), the
-reference's copies of grader files and of the public cases that are out of
-date, and every copy without its generated-file label (labels.py).
+the committed DEST differs (content or executable bit, missing, extra), and
+every copy without its generated-file label (labels.py). The reference's
+copies are git-ignored build products and are not checked.
 """
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
-from grader.assignment import Assignment, shown
-from grader.files import write_atomic
+from grader.core.assignment import Assignment, shown
+from grader.core.files import write_atomic
 from grader.handout.build import Built, HandoutError, build_tree
 from grader.handout.cases import write_cases
-from grader.handout import labels
+from grader.core import labels
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
-from grader.handout.manifest import IGNORED_NAMES, mirror_paths
-from grader.handout.markers import MarkerError
+from grader.core.manifest import IGNORED_NAMES, mirror_paths
+from grader.core.markers import MarkerError
 
 # Local, git-ignored state of a handout a person ran `make test` in: kept
 # across rebuilds and ignored when comparing.
@@ -132,12 +132,20 @@ def sync_cases(src: Path, assignment: Assignment) -> bool:
     return True
 
 
+def reference_copies(src: Path, assignment: Assignment) -> list[str]:
+    """Write the reference's git-ignored copies where missing or stale (the
+    client, the public cases: what its own tests and notebook run); one
+    line per copy refreshed."""
+    lines = [f"{shown(path)}: refreshed from grader/shipped/{path.name}" for path in sync_mirrors(src, assignment)]
+    if sync_cases(src, assignment):
+        lines.append(f"{shown(src / assignment.cases_dest)}: refreshed from {shown(assignment.cases_dir)}")
+    return lines
+
+
 def make_handout(src: Path, dest: Path, *, run_tests: bool = True, assignment: Assignment | None = None) -> Built:
     assignment = assignment or Assignment.hw1()
-    for path in sync_mirrors(src, assignment):
-        print(f"{shown(path)}: refreshed from grader/untrusted/{path.name}")
-    if sync_cases(src, assignment):
-        print(f"{shown(src / assignment.cases_dest)}: refreshed from {shown(assignment.cases_dir)}")
+    for line in reference_copies(src, assignment):
+        print(line)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-build-", dir=dest.parent))
     try:
@@ -224,19 +232,12 @@ def unlabelled(where: str, files: dict) -> list[str]:
 
 
 def stale(src: Path, dest: Path, assignment: Assignment) -> list[str]:
-    """What check-handout reports: handout files and reference copies out of
-    date, and any copy `make handout` would write without its label (fresh
-    and labelled when written, every committed copy is labelled)."""
-    handout, cases = fresh_handout(src, dest, assignment), fresh_cases(assignment)
-    found = differences(src, dest, assignment, handout)
-    found += [f"{copy} (differs from grader/untrusted/{original.name})"
-              for copy, original in stale_mirrors(src, assignment)]
-    if cases_stale(src, assignment, cases):
-        found.append(f"{src / assignment.cases_dest} (differs from {shown(assignment.cases_dir)})")
-    mirrors = {copy.relative_to(src).as_posix(): FileState(mirror_bytes(original, assignment), False)
-               for copy, original in mirror_paths(assignment.manifest, src)}
-    return found + unlabelled(dest.as_posix(), handout) + unlabelled(src.as_posix(), mirrors) + \
-        unlabelled((src / assignment.cases_dest).as_posix(), cases)
+    """What check-handout reports: handout files out of date, and any file
+    `make handout` would write without its label. The reference's copies
+    (the client, the public cases) are build products, not committed: they
+    are not checked here; `make handout` refreshes them."""
+    handout = fresh_handout(src, dest, assignment)
+    return differences(src, dest, assignment, handout) + unlabelled(dest.as_posix(), handout)
 
 
 def _folders(args, command):

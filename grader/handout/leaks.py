@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.handout.markers import BEGIN_SOLUTION, END_SOLUTION, Block, split_lines
+from grader.core.markers import BEGIN_SOLUTION, END_SOLUTION, Block, split_lines
 
 # Code that says nothing about a solution when it stands alone on a line.
 TRIVIAL_WORDS = {"return", "pass", "else", "try", "finally", "continue", "break",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import nbformat
 
-from grader.handout.labels import label_notebook
-from grader.handout.markers import Block, MarkerError, strip_source
+from grader.core.labels import label_notebook
+from grader.core.markers import Block, MarkerError, strip_source
 
 INSTRUCTOR_TAG = "instructor"
 # Metadata a student notebook needs; the rest (widgets state, execution

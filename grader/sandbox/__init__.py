@@ -33,7 +33,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from grader.blas import ONE_THREAD
+from grader.core.blas import ONE_THREAD
 from grader.sandbox import launch as launch
 from grader.sandbox import seccomp
 from grader.sandbox.cgroup import Group

@@ -36,7 +36,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.paths import ROOT
+from grader.core.paths import ROOT
 from grader.sandbox.cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)

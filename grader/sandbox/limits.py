@@ -9,7 +9,7 @@ from pathlib import Path
 
 OUT = "@out@"  # an argument standing for the output folder as the worker sees it
 # A run's default time, wall clock and CPU alike. The grader sets its own per
-# question (grader/grading/time_limits.py); this serves direct callers.
+# question (grader/grading/run/time_limits.py); this serves direct callers.
 SECONDS = 60
 
 

@@ -5,8 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-from grader import csvsafe
-from grader.files import write_atomic
+from grader.core import csvsafe
+from grader.core.files import write_atomic
 
 from .config import CONFIG_ENV, ServerConfig
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from grader import csvsafe
+from grader.core import csvsafe
 from grader.similarity.scoring import matched_lines
 
 CLUSTERS_HEADER = ("cluster", "size", "submission", "kind", "linked to", "strongest", "shared blocks")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.assignment import Assignment, AssignmentError
-from grader.files import write_atomic
+from grader.core.assignment import Assignment, AssignmentError
+from grader.core.files import write_atomic
 from grader.similarity import report
 from grader.similarity.cluster_report import clusters_csv
 from grader.similarity.decisions import DISMISSED, STALE, DecisionsError, decisions_csv, read_decisions

@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grading.batch_names import find_submissions
-from grader.grading.submission import SubmissionError, extract_zip, locate
+from grader.grading.batch.names import find_submissions
+from grader.grading.run.submission import SubmissionError, extract_zip, locate
 
 CLASS, PUBLIC = "class", "public"
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import csvsafe
+from grader.core import csvsafe
 
 DECISIONS_HEADER = ("submission", "other", "decision", "note", "submission_code", "other_code")
 CONFIRMED, DISMISSED, STALE = "confirmed", "dismissed", "stale"

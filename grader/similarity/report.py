@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from grader import csvsafe
+from grader.core import csvsafe
 from grader.similarity import fingerprints, tokens
 from grader.similarity.cluster_report import clusters_html
 from grader.similarity.scoring import BLOCK_SHOWN, matched_lines, weight_of

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.handout.markers import BEGIN_SOLUTION, END_SOLUTION
+from grader.core.markers import BEGIN_SOLUTION, END_SOLUTION
 from grader.similarity import tokens
 
 

@@ -12,14 +12,14 @@ silently different submission:
   Bodies are ours, so they survive any rewrite of the reference's own.
 - Append(file, code): code added at the end of the file (module level).
 
-Body and Append are the likely-cause catalogue's (grader/grading/causes/edits.py).
+Body and Append are the likely-cause catalogue's (grader/grading/explain/causes/edits.py).
 """
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import REFERENCE
-from grader.grading.causes import edits
-from grader.grading.causes.edits import BEGIN, END, AnchorError, Append  # noqa: F401  (the catalogue's edits)
+from grader.grading.explain.causes import edits
+from grader.grading.explain.causes.edits import BEGIN, END, AnchorError, Append  # noqa: F401  (the catalogue's edits)
 
 AUTOGRAD = "python/needle/autograd.py"
 OPS = "python/needle/ops/ops_mathematic.py"

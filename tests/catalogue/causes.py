@@ -1,6 +1,6 @@
 """The proof table of the likely causes (issue 22): for each mutant of
 mutants.py that loses Q1 or Q2 points, the catalogue entries
-(grader/grading/causes/catalogue.py) whose message its report may show.
+(grader/grading/explain/causes/catalogue.py) whose message its report may show.
 An empty set: no `Likely cause:` line may appear at all (a known miss, or
 a forward bug whose gradient values another cause also explains).
 

@@ -10,7 +10,7 @@ canonical base), and with extra files some students leave behind.
 """
 from dataclasses import dataclass
 
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 
 from .build import AUTOGRAD, OPS, SIMPLE_ML, Body, Replace
 

@@ -17,7 +17,7 @@ Why each set is what it is (which cases reach the bug):
 """
 from dataclasses import dataclass
 
-from grader.grading.causes.catalogue import SUM_TO_SHAPE_LEFT_ALIGNED
+from grader.grading.explain.causes.catalogue import SUM_TO_SHAPE_LEFT_ALIGNED
 
 from . import canonical
 from .build import AUTOGRAD, OPS, SIMPLE_ML, Body

@@ -104,10 +104,10 @@ def test_handout_submission_gets_nothing_right(srv, tmp_path):
 
 
 def standalone(tmp_path):
-    """A folder with only the tiny course tests and a verbatim copy of grader/untrusted/mugrade.py."""
+    """A folder with only the tiny course tests and a verbatim copy of grader/shipped/mugrade.py."""
     folder = tmp_path / "course"
     shutil.copytree(TINY, folder)
-    shutil.copy(REPO / "grader" / "untrusted" / "mugrade.py", folder / "mugrade.py")
+    shutil.copy(REPO / "grader" / "shipped" / "mugrade.py", folder / "mugrade.py")
     return folder
 
 
@@ -200,7 +200,7 @@ def test_unpublished_problem_is_refused_with_the_servers_reason(srv, tmp_path):
     (["submit", "k", "--server", "ftp://x"], "use a URL starting with https:// or http://"),
 ])
 def test_usage_errors_exit_2(monkeypatch, capsys, args, message):
-    from grader.untrusted import mugrade as client
+    from grader.shipped import mugrade as client
     for name in ("MUGRADE_KEY", "MUGRADE_SERVER"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(SystemExit) as info:

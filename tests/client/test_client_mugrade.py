@@ -1,4 +1,4 @@
-"""The student client `grader/untrusted/mugrade.py` on its own: encoding, HTTP behaviour, standalone imports."""
+"""The student client `grader/shipped/mugrade.py` on its own: encoding, HTTP behaviour, standalone imports."""
 import ast
 import datetime
 import http.server
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.untrusted import mugrade
+from grader.shipped import mugrade
 
 SOURCE = Path(mugrade.__file__)
 ALLOWED_IMPORTS = {"argparse", "datetime", "json", "os", "random", "sys", "time", "numpy", "pytest", "requests"}

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from grader import HANDOUT, REFERENCE, ROOT
-from grader.grading import batch, batch_book, batch_names
+from grader.grading.batch import run as batch
+from grader.grading.batch import book as batch_book
+from grader.grading.batch import names as batch_names
 from grader import cli
-from grader.untrusted.cases import QUESTIONS
+from grader.shipped.cases import QUESTIONS
 
 # The CLI runs in a subprocess: it needs the real handout.
 needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),

@@ -2,8 +2,8 @@
 its own file and line."""
 import pytest
 
-from grader.grading import report as report_mod
-from grader.grading.orchestrate import grade_submission
+from grader.grading.report import results as report_mod
+from grader.grading.report.orchestrate import grade_submission
 
 from catalogue import build
 

@@ -1,4 +1,4 @@
-"""Likely causes (grader/grading/causes/), without the sandbox: the
+"""Likely causes (grader/grading/explain/causes/), without the sandbox: the
 catalogue applies to the reference, the proof table is well formed and
 reaches the 80% bar, and the matching rule names exactly one cause or none.
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from grader import REFERENCE
-from grader.grading import report
-from grader.grading.causes import catalogue, diagnose, edits
-from grader.grading.outcomes import Outcome
-from grader.untrusted.cases import CASES
+from grader.grading.report import results as report
+from grader.grading.explain.causes import catalogue, diagnose, edits
+from grader.grading.run.outcomes import Outcome
+from grader.shipped.cases import CASES
 
 from catalogue import causes, mutants
 

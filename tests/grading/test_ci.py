@@ -1,4 +1,4 @@
-"""GitHub outputs of a Report (grader/grading/ci.py over grader/untrusted/github_ci.py):
+"""GitHub outputs of a Report (grader/grading/platforms/ci.py over grader/shipped/github_ci.py):
 golden annotations, job summary and Classroom result, and the rules they keep.
 
 Regenerate the goldens after an intended change with
@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import ci, report
-from grader.grading.student_lines import def_line, raised_where
-from grader.untrusted import github_ci
-from grader.untrusted.cases import QUESTIONS
+from grader.grading.platforms import ci
+from grader.grading.report import results as report
+from grader.grading.explain.student_lines import def_line, raised_where
+from grader.shipped import github_ci
+from grader.shipped.cases import QUESTIONS
 from test_report import VARIANTS, check_golden, sample_report  # tests/grading is on sys.path
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "ci"

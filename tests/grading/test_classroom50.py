@@ -195,10 +195,10 @@ def result_of(repo: Path) -> dict:
 
 def test_the_folder_holds_the_autograder_the_modules_and_the_pristine_handout(bundle):
     assert (bundle / "autograder.py").read_text().startswith(
-        "# Generated from grader/grading/classroom50.py by `grader classroom50 OUTDIR`; do not edit.")
+        "# Generated from grader/grading/platforms/classroom50.py by `grader classroom50 OUTDIR`; do not edit.")
     for name in ("classroom50_autograde.py", "classroom50_result.py", "int_points.py", "github_ci.py"):
         assert (bundle / "needle_autograde" / name).read_text().startswith(
-            f"# Generated from grader/untrusted/{name} by `grader classroom50 OUTDIR`")
+            f"# Generated from grader/shipped/{name} by `grader classroom50 OUTDIR`")
     assert (bundle / "handout/conftest.py").read_bytes() == (HANDOUT / "conftest.py").read_bytes()
     assert not (bundle / "handout/.github").exists()   # the runner, not the handout's workflow, runs it
     config = json.loads((bundle / "bundle.json").read_text())

@@ -1,4 +1,4 @@
-"""grader/ci_templates/classroom50-deadline.yml: the instructor's deadline
+"""grader/grading/platforms/ci_templates/classroom50-deadline.yml: the instructor's deadline
 grade for a Classroom 50 assignment picks, per student, the last submit/*
 Release published before the deadline (plus the grace), whatever the tag's
 name or the commit's date claim.
@@ -20,7 +20,7 @@ import yaml
 
 from grader import ROOT
 
-TEMPLATE = ROOT / "grader" / "ci_templates" / "classroom50-deadline.yml"
+TEMPLATE = ROOT / "grader" / "grading" / "platforms" / "ci_templates" / "classroom50-deadline.yml"
 CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
 STEP = "Check out each student's last submission before the deadline"
 

@@ -1,11 +1,11 @@
-"""Whole points by largest remainder (grader/untrusted/int_points.py): hw1's
+"""Whole points by largest remainder (grader/shipped/int_points.py): hw1's
 maxima, and the rules that keep who gets what."""
 import random
 from fractions import Fraction
 
 import pytest
 
-from grader.untrusted.int_points import apportion, half_up, whole_maxima, whole_scores
+from grader.shipped.int_points import apportion, half_up, whole_maxima, whole_scores
 
 # hw1's public worth per question (points.json): 6.25, 15.278, 12.5, 12.5, 7.5, 6.6667
 HW1 = [Fraction(62500, 10_000), Fraction(152780, 10_000), Fraction(125000, 10_000), Fraction(125000, 10_000),

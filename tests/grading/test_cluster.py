@@ -19,12 +19,14 @@ except ImportError:  # a dependency the tests need fails the run, naming the fix
     pytest.fail("distributed is not installed: run `.venv/bin/pip install -e '.[server,dev]'`", pytrace=False)
 
 from grader import HANDOUT, REFERENCE, ROOT, cli, sandbox  # noqa: E402
-from grader.assignment import Assignment
-from grader.grading import batch, cluster, expected
-from grader.grading.batch_jobs import Job  # noqa: E402
-from grader.bench.local_dask import LocalDask  # noqa: E402
-from grader.blas import ONE_THREAD  # noqa: E402
-from grader.grading.workers import RunConfig  # noqa: E402
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.batch import run as batch
+from grader.grading.batch import cluster
+from grader.grading.batch.jobs import Job  # noqa: E402
+from benchmarks.local_dask import LocalDask  # noqa: E402
+from grader.core.blas import ONE_THREAD  # noqa: E402
+from grader.grading.run.workers import RunConfig  # noqa: E402
 
 needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
                                    reason="handout/ not generated yet: run `make handout`")
@@ -327,7 +329,7 @@ def test_save_writes_only_the_report_files(tmp_path):
 
 
 def test_deadline_projection_counts_whole_waves():
-    from grader.bench.batch import deadline_line, deadline_minutes
+    from benchmarks.batch import deadline_line, deadline_minutes
 
     assert deadline_minutes(6.0, 1) == 100.0           # 1,000 x 6 s on one worker
     assert deadline_minutes(6.0, 2) == 50.0

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 from grader import DATA
-from grader.untrusted.cases import read_test_set
-from grader.untrusted.cases.registry import Case
-from grader.grading.checks import check, topo_problem
-from grader.grading.compare import compare_close, compare_dtypes
+from grader.shipped.cases import read_test_set
+from grader.shipped.cases.registry import Case
+from grader.shipped.checks import check, topo_problem
+from grader.shipped.compare import compare_close, compare_dtypes
 
 
 def mnist_test_set():

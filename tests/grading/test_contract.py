@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from grader import REFERENCE
-from grader.untrusted.cases import BEYOND, CASES, CONTRACT, RegistryError, _validate, cases_for
-from grader.untrusted.cases.registry import Case
+from grader.shipped.cases import BEYOND, CASES, CONTRACT, RegistryError, _validate, cases_for
+from grader.shipped.cases.registry import Case
 
 # contract line -> (file under reference/, class or function, words its docstring must contain)
 DOCSTRINGS = {

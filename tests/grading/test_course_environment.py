@@ -9,9 +9,9 @@ Each submission is the reference with one realistic edit (catalogue/build.py).
 import numpy as np
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading.orchestrate import grade_submission
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.config import RunConfig
 
 from catalogue import build
 from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Replace

@@ -2,8 +2,8 @@
 shows it is a needle expression (grading/derived.py)."""
 import numpy as np
 
-from grader.grading import derived
-from grader.untrusted.cases import CASES
+from grader.grading.run import derived
+from grader.shipped.cases import CASES
 
 REFERENCE = [[np.array([[0.5, -1.0]]), np.array([2.0, 0.0])]]
 

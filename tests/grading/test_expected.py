@@ -5,11 +5,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import expected
-from grader.untrusted.cases import CASES
-from grader.grading.outcomes import Outcome
-from grader.grading.workers import QuestionRun
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.shipped.cases import CASES
+from grader.grading.run.outcomes import Outcome
+from grader.grading.run.workers import QuestionRun
 
 HW1 = Assignment.hw1().registry()
 
@@ -68,7 +68,7 @@ def test_first_build_of_the_expected_answers_says_so(tmp_path, monkeypatch, caps
     built = []
     monkeypatch.setattr(expected, "build", lambda config, dest: (built.append(dest),
                                                                  (dest / "meta.json").write_text("{}")))
-    from grader.grading.workers import RunConfig
+    from grader.grading.run.config import RunConfig
     folder = expected.expected_dir(RunConfig(seed=""))  # public: no inputs to draw first
     err = capsys.readouterr().err
     assert len(built) == 1 and (folder / "meta.json").exists()

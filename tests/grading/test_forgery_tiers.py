@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import grader
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 
 from catalogue import build, canonical, hostile
 

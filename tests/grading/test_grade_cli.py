@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import grader.grading.orchestrate
-import grader.grading.workers
+import grader.grading.report.orchestrate
+import grader.grading.run.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
-from grader.assignment import Assignment
-from grader.grading import expected, time_limits
-from grader.untrusted.cases import QUESTION
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.run import time_limits
+from grader.shipped.cases import QUESTION
 
 STUDENT_FILES = Assignment.hw1().student_files
 
@@ -72,7 +73,7 @@ def test_nonsense_limits_are_usage_errors(tmp_path, command, flag):
 
 def test_limit_flags_reach_every_question():
     args = cli_args(["grade", "x", "--timeout", "7", "--memory-mb", "512", "--tier", "rlimit"])
-    config = grader.grading.workers.config_from_args(args, 2, Assignment.hw1())
+    config = grader.grading.run.config.config_from_args(args, 2, Assignment.hw1())
     assert config.tier == "rlimit" and config.jobs == 2
     reference = time_limits.ReferenceTimes({q: 1.0 for q in QUESTION}, workload_seconds=0.02)
     times = config.time_limits_now(reference)
@@ -83,7 +84,7 @@ def test_limit_flags_reach_every_question():
 
 
 def test_without_timeout_the_limits_scale_with_the_reference():
-    config = grader.grading.workers.config_from_args(cli_args(["grade", "x"]), 2, Assignment.hw1())
+    config = grader.grading.run.config.config_from_args(cli_args(["grade", "x"]), 2, Assignment.hw1())
     assert config.limits.seconds is None
     reference = time_limits.ReferenceTimes({"forward": 0.4, "nn_epoch_ndl": 7.0}, workload_seconds=0.02)
     times = config.time_limits_now(reference)  # scaled by this machine's speed now: never below 1x
@@ -96,7 +97,7 @@ def cli_args(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("command")
     parser.add_argument("submission")
-    grader.grading.workers.add_limit_arguments(parser)
+    grader.grading.run.config.add_limit_arguments(parser)
     return parser.parse_args(argv)
 
 
@@ -135,7 +136,7 @@ def reference_zip(path: Path, top="alice-hw1", extra=()):
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_zip_of_a_nested_handout_folder_scores_100(tmp_path, handout):
-    rep, ok = grader.grading.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip"), tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip"), tmp_path / "out")
     assert ok and rep.score == 100 and rep.notes == ()
     assert results(tmp_path / "out")["score"] == 100
 
@@ -151,7 +152,7 @@ def symlink_entry():
     (symlink_entry(), "is a symbolic link; refused"),
 ])
 def test_unsafe_zip_is_refused_with_a_note(tmp_path, handout, entry, words):
-    rep, ok = grader.grading.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out")
     doc = results(tmp_path / "out")
     assert ok and rep.score == 0 and doc["score"] == 0
     assert words in doc["output"] and words in (tmp_path / "out" / "report.md").read_text()
@@ -176,7 +177,7 @@ def test_missing_file_gets_a_note_and_loses_its_questions(tmp_path, handout):
     for rel in STUDENT_FILES[:2]:  # no apps/simple_ml.py
         (sub / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REFERENCE / rel, sub / rel)
-    rep, ok = grader.grading.orchestrate.grade_to(sub, tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(sub, tmp_path / "out")
     assert ok and rep.notes == ("apps/simple_ml.py not found in the submission: graded with the "
                                 "handout's unsolved version",)
     scores = {q.key: q.score for q in rep.questions}
@@ -192,7 +193,7 @@ def broken_load(config):
 
 def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monkeypatch, capsys):
     monkeypatch.setattr(expected, "load", broken_load)
-    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "direct")
+    rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "direct")
     assert not ok and rep.score == 0
     assert "grader error: RuntimeError: cache unreadable" in results(tmp_path / "direct")["output"]
     assert grade_cli(REFERENCE, "--out", tmp_path / "cli") == 1
@@ -202,9 +203,9 @@ def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monk
 
 
 def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, monkeypatch):
-    config = grader.grading.workers.RunConfig(
+    config = grader.grading.run.config.RunConfig(
         assignment=dataclasses.replace(Assignment.hw1(), handout=tmp_path / "no-handout"))
-    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
+    rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert not ok and rep.score == 0
     assert "no-handout/python: missing" in rep.error and "run `make handout`" in rep.error
     assert json.loads((tmp_path / "out" / "results.json").read_text())["score"] == 0
@@ -282,14 +283,14 @@ def test_unreadable_zip_exits_3_with_one_line_and_results_say_why(tmp_path, hand
 
 def test_a_readable_zip_is_not_refused_by_these_checks(tmp_path):
     """Control for the test above: the unpatched zip extracts and locates."""
-    from grader.grading.submission import extract_zip, locate
+    from grader.grading.run.submission import extract_zip, locate
     reference_zip(tmp_path / "sub.zip")
     located = locate(extract_zip(tmp_path / "sub.zip", tmp_path / "x"), STUDENT_FILES)
     assert sorted(located.files) == sorted(STUDENT_FILES) and located.notes == ()
 
 
 def test_backslash_zip_is_read_as_folders(tmp_path):
-    from grader.grading.submission import extract_zip, locate
+    from grader.grading.run.submission import extract_zip, locate
     with zipfile.ZipFile(tmp_path / "ps5.zip", "w") as archive:
         for rel in STUDENT_FILES:
             archive.write(REFERENCE / rel, "alice-hw1\\" + rel.replace("/", "\\"))
@@ -310,7 +311,7 @@ def test_links_and_special_files_in_a_folder_are_refused(tmp_path, handout, entr
 
 def test_links_elsewhere_are_ignored(tmp_path):
     """Control: a data link and a .venv beside real files do not refuse the folder."""
-    from grader.grading.submission import locate
+    from grader.grading.run.submission import locate
     for rel in STUDENT_FILES:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REFERENCE / rel, tmp_path / rel)
@@ -323,7 +324,7 @@ def test_links_elsewhere_are_ignored(tmp_path):
 
 def test_an_insecure_tier_is_refused_without_the_flag(tmp_path, handout, monkeypatch, capsys):
     monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
-    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "out")
     assert not ok and rep.score == 0
     assert "a tier that hides nothing" in rep.error and "pass --insecure" in rep.error
     assert "pass --insecure" in results(tmp_path / "out")["output"]
@@ -341,8 +342,8 @@ def test_a_secure_tier_needs_no_flag():
 @pytest.mark.sandbox
 def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypatch):
     monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
-    config = grader.grading.workers.RunConfig(insecure=True)
-    rep, ok = grader.grading.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
+    config = grader.grading.run.config.RunConfig(insecure=True)
+    rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert ok and rep.score == 100
     assert rep.notes[0] == "INSECURE: graded with --insecure: a tier that hides nothing"
     assert "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
@@ -370,6 +371,6 @@ def course_style_submission(dest: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_a_course_style_submission_scores_100(tmp_path, handout):
-    rep, ok = grader.grading.orchestrate.grade_to(course_style_submission(tmp_path / "sub"), tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(course_style_submission(tmp_path / "sub"), tmp_path / "out")
     failed = [c.output for c in rep.cases if not c.passed]
     assert ok and rep.score == 100, failed[:5]

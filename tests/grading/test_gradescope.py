@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader import DATA, HANDOUT, REFERENCE, cli
-from grader.grading import gradescope
-from grader.assignment import Assignment
+from grader.grading.platforms import gradescope
+from grader.core.assignment import Assignment
 
 STUDENT_FILES = Assignment.hw1().student_files
 
@@ -34,7 +34,7 @@ def test_bundle_has_the_scripts_and_the_source_only(bundle):
         infos = {i.filename: i for i in archive.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    for needed in ("pyproject.toml", "README.md", "assignment.toml", "grader/grading/orchestrate.py", "grader/untrusted/cases/registry.py",
+    for needed in ("pyproject.toml", "README.md", "assignment.toml", "grader/grading/report/orchestrate.py", "grader/shipped/cases/registry.py",
                    "reference/tools/fetch_mnist.py", "reference/apps/simple_ml.py",
                    "handout/python/needle/autograd.py"):
         assert needed in infos

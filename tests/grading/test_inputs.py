@@ -5,10 +5,13 @@ exactly the calls the cases make (a worker looks each up by its call)."""
 import numpy as np
 import pytest
 
-from grader.grading import expected, inputs, seeds, workers
-from grader.grading.orchestrate import grade_submission
-from grader.grading.workers import RunConfig
-from grader.untrusted.cases import util
+from grader.grading.run import expected
+from grader.grading.run import inputs
+from grader.grading.run import seeds
+from grader.grading.run import workers
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.config import RunConfig
+from grader.shipped.cases import util
 
 SEED = "5eed0003aaaabbbbccccdddd00000003"
 DIGEST_A, DIGEST_B = "a" * 64, "b" * 64

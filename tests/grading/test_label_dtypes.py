@@ -6,14 +6,14 @@ import json
 import numpy as np
 import pytest
 
-from grader import REFERENCE
-from grader.grading.checks import check
-from grader.grading.compare import compare_dtypes
-from grader.untrusted.cases import BY_NAME, CONTRACT
-from grader.untrusted.cases.registry import Case
+from grader import HANDOUT
+from grader.shipped.checks import check
+from grader.shipped.compare import compare_dtypes
+from grader.shipped.cases import BY_NAME, CONTRACT
+from grader.shipped.cases.registry import Case
 
 CASE = BY_NAME["softmax_loss_ndl_parse_mnist_dtypes"]
-EXPECTED = REFERENCE / "tests" / "hw1" / "hw1_cases" / "expected"
+EXPECTED = HANDOUT / "tests" / "hw1" / "hw1_cases" / "expected"  # the committed copy
 
 
 def expected():

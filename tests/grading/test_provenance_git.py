@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from grader import REFERENCE
-from grader.assignment import Assignment
-from grader.grading import batch_book, provenance
-from grader.grading.git_objects import GitObjectError, ObjectStore, apply_delta, check_commit, object_id
-from grader.untrusted.cases import QUESTIONS
+from grader.core.assignment import Assignment
+from grader.grading.batch import book as batch_book
+from grader.grading.report import provenance
+from grader.grading.run.git_objects import GitObjectError, ObjectStore, apply_delta, check_commit, object_id
+from grader.shipped.cases import QUESTIONS
 
 FILES = Assignment.hw1().student_files
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "core.hooksPath=/dev/null",
@@ -191,7 +192,7 @@ def test_results_record_the_forged_commit_as_claimed_and_the_real_one_as_is(tmp_
 
 
 def test_objects_past_the_inflating_budget_are_refused_not_followed(repo, monkeypatch):
-    from grader.grading import git_objects
+    from grader.grading.run import git_objects
     git(repo, "gc", "-q", "--aggressive")
     git(repo, "prune-packed")
     head = git(repo, "rev-parse", "HEAD")

@@ -3,7 +3,7 @@ the whole reverse pass (Tensor.backward), then gradients of gradients."""
 import numpy as np
 import pytest
 
-from grader.grading.gradcheck import check_gradients
+from grader.grading.run.gradcheck import check_gradients
 
 
 def normal(shape, seed):

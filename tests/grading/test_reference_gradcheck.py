@@ -1,9 +1,9 @@
-"""The numeric gradient checker (grader/grading/gradcheck.py) catches what it must:
+"""The numeric gradient checker (grader/grading/run/gradcheck.py) catches what it must:
 a checker that cannot fail would bless a wrong reference gradient."""
 import numpy as np
 import pytest
 
-from grader.grading.gradcheck import (COUNT_MISMATCH, SHAPE_MISMATCH, GradientCheckError, check_gradients,
+from grader.grading.run.gradcheck import (COUNT_MISMATCH, SHAPE_MISMATCH, GradientCheckError, check_gradients,
                               compare, numeric_gradients)
 
 

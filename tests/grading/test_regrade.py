@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import batch_record, provenance, regrade
-from grader.grading.workers import QuestionLimits, RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.batch import record as batch_record
+from grader.grading.report import provenance
+from grader.grading.batch import regrade
+from grader.grading.run.config import QuestionLimits, RunConfig
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "regrade"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

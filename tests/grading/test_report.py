@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import batch_book, report
-from grader.untrusted.cases import QUESTION, QUESTIONS
+from grader.core.assignment import Assignment
+from grader.grading.batch import book as batch_book
+from grader.grading.report import results as report
+from grader.shipped.cases import QUESTION, QUESTIONS
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "report"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -157,7 +158,7 @@ def test_markdown_shows_no_absolute_path():
 
 
 def test_case_scores_add_up_exactly():
-    from grader.grading.scoring import max_scores, split_points
+    from grader.grading.report.scoring import max_scores, split_points
     assert sum(split_points(10, [1] * 7)) == 10 * 10_000
     assert sum(split_points(25, [1, 2, 0.5])) == 25 * 10_000
     points = max_scores(Assignment.hw1().registry())

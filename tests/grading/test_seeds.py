@@ -8,10 +8,12 @@ import stat
 import numpy as np
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import expected, inputs, seeds
-from grader.grading.orchestrate import grade_to
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.run import inputs
+from grader.grading.run import seeds
+from grader.grading.report.orchestrate import grade_to
+from grader.grading.run.config import RunConfig
 
 HW1 = Assignment.hw1()
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from grader import ROOT
-from grader.assignment import Assignment
-from grader.grading import checks
-from grader.grading.compare import DRAWN, HIDDEN, PUBLIC
-from grader.grading.outcomes import Outcome
-from grader.grading.shrink import candidates as cands
-from grader.grading.shrink import line, reference, run, spec
-from grader.untrusted import smallest as smallest_rule
-from grader.untrusted.cases import CASES, BY_NAME, calls
+from grader.core.assignment import Assignment
+from grader.shipped import checks
+from grader.shipped.compare import DRAWN, HIDDEN, PUBLIC
+from grader.grading.run.outcomes import Outcome
+from grader.grading.explain.shrink import candidates as cands
+from grader.grading.explain.shrink import line, reference, run, spec
+from grader.shipped import smallest as smallest_rule
+from grader.shipped.cases import CASES, BY_NAME, calls
 
 REGISTRY = Assignment.hw1().registry()
 SHRINKABLE = [c for c in CASES if reference.shrinkable(c)]
@@ -106,7 +106,7 @@ def test_reference_computes_every_candidate(ndl):
             def forward(*xs):
                 return getattr(ndl, candidate.op)(*[ndl.Tensor(x.astype(np.float64)) for x in xs], **kwargs).numpy()
 
-            from grader.untrusted.cases.util import numeric_gradients
+            from grader.shipped.cases.util import numeric_gradients
             numeric = numeric_gradients(forward, [a.astype(np.float64) for a in arrays], out_grad)
             for got, want in zip(outcome.value["analytic"], numeric):
                 np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=str(candidate))
@@ -186,7 +186,7 @@ def test_spec_validation_names_the_bad_field(change, field):
 
 def test_worker_reads_the_spec_the_grader_writes():
     """The worker is a script (nothing imports it): its mode and file names are the spec's."""
-    tree = ast.parse((ROOT / "grader" / "untrusted" / "worker.py").read_text())
+    tree = ast.parse((ROOT / "grader" / "shipped" / "worker.py").read_text())
     consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
               for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
     assert (consts["SHRINK"], consts["SPEC"]) == (spec.MODE, spec.FILE)
@@ -233,8 +233,8 @@ def test_with_smallest_puts_the_cause_first():
 
 
 def test_time_limit_is_the_failing_questions_longest():
-    from grader.grading.time_limits import TimeLimit
-    from grader.grading.workers import QuestionRun
+    from grader.grading.run.time_limits import TimeLimit
+    from grader.grading.run.workers import QuestionRun
 
     runs = {"forward": QuestionRun("forward", {}, "", "", "bwrap", limit=TimeLimit(20, "limit: floor")),
             "backward": QuestionRun("backward", {}, "", "", "bwrap", limit=TimeLimit(31.5, "limit: 10 x"))}

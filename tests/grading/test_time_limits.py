@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading import expected, time_limits
-from grader.grading.feedback import feedback
-from grader.grading.outcomes import Outcome
-from grader.grading.time_limits import ReferenceTimes, TimeLimit
-from grader.grading.workers import QuestionLimits, QuestionRun, RunConfig, run_all
-from grader.untrusted.cases import CASES
+from grader.grading.run import expected
+from grader.grading.run import time_limits
+from grader.grading.explain.feedback import feedback
+from grader.grading.run.outcomes import Outcome
+from grader.grading.run.time_limits import ReferenceTimes, TimeLimit
+from grader.grading.run.workers import QuestionRun, run_all
+from grader.grading.run.config import QuestionLimits, RunConfig
+from grader.shipped.cases import CASES
 
 from catalogue import build
 from catalogue.build import AUTOGRAD, SIMPLE_ML, Append, Body

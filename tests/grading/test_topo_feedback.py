@@ -3,8 +3,8 @@ missing, which repeated, which out of order, described by the reference's
 graph; a hidden case's names none of them (no digits at all)."""
 import pytest
 
-from grader.grading.checks import TOPO_FUNCTION, check, topo_problem
-from grader.untrusted.cases.registry import Case
+from grader.shipped.checks import TOPO_FUNCTION, check, topo_problem
+from grader.shipped.cases.registry import Case
 
 INPUTS = [[], [0], [1], [0, 2]]   # 0 a leaf, 1 from 0, 2 from 1, 3 from 0 and 2
 WANT = [0, 1, 2, 3]

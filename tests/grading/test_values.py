@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from grader.grading import outcomes as values
-from grader.grading.outcomes import Budget, read_import_error, read_outcome
+from grader.grading.run import outcomes as values
+from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 
 
 def _record(out, name, record):

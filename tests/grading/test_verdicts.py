@@ -26,18 +26,19 @@ import pytest
 
 import grader
 from grader import REFERENCE
-from grader.assignment import Assignment
-from grader.grading import expected, workers
-from grader.untrusted.cases import CASES, QUESTION
-from grader.grading.orchestrate import grade_submission
-from grader.grading.time_limits import TimeLimit
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.shipped.cases import CASES, QUESTION
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.time_limits import TimeLimit
+from grader.grading.run.config import RunConfig
 
 import baseline
 from catalogue import alternatives, build, canonical, causes, hostile, mutants, procs
-from grader.grading.causes import catalogue as cause_catalogue, diagnose
-from grader.grading import checks, derived
-from grader.grading.shrink import candidates as shrink_candidates, line as shrink_line, reference as shrink_reference
+from grader.grading.explain.causes import catalogue as cause_catalogue, diagnose
+from grader.grading.run import derived
+from grader.shipped import checks
+from grader.grading.explain.shrink import candidates as shrink_candidates, line as shrink_line, reference as shrink_reference
 from catalogue.build import FILES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

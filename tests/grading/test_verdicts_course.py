@@ -10,13 +10,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from grader.grading import case_results, report as report_mod
-from grader.untrusted.cases import CASES, QUESTION, producers
-from grader.grading.compare import Verdict
-from grader.grading.case_results import grade_cases
-from grader.grading.orchestrate import grade_submission
-from grader.grading.outcomes import Outcome
-from grader.grading.workers import QuestionRun, RunConfig
+from grader.grading.report import case_results
+from grader.grading.report import results as report_mod
+from grader.shipped.cases import CASES, QUESTION, producers
+from grader.shipped.compare import Verdict
+from grader.grading.report.case_results import grade_cases
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.outcomes import Outcome
+from grader.grading.run.workers import QuestionRun
+from grader.grading.run.config import RunConfig
 
 from catalogue import build, course_style
 

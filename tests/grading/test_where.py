@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import expected, report
-from grader.grading.orchestrate import grade_submission
-from grader.grading.workers import RunConfig
-from grader.handout.markers import given_functions
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.report import results as report
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.config import RunConfig
+from grader.core.markers import given_functions
 
 from catalogue import build, canonical, mutants
 from catalogue.build import AUTOGRAD, OPS, Body

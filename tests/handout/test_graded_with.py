@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 
 HW1 = Assignment.hw1()
 SCRIPT = HW1.handout / "tools" / "graded_with.py"

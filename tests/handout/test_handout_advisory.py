@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.handout.build import build_tree
-from grader.untrusted.cases import CASES
+from grader.shipped.cases import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"

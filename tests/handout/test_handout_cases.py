@@ -16,17 +16,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import tolerance
-from grader.grading import checks, compare
+from grader.shipped import tolerance
+from grader.shipped import checks
+from grader.shipped import compare
 from grader.handout import cases as handout_cases
-from grader.untrusted.cases import CASES, QUESTION
-from grader.assignment import Assignment
+from grader.shipped.cases import CASES, QUESTION
+from grader.core.assignment import Assignment
 from grader.cli import main
-from grader.grading.orchestrate import grade_submission
-from grader.grading.scoring import UNIT, max_scores
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.report.scoring import UNIT, max_scores
 from grader.handout.commands import FileState, same_file
 from grader.handout.build import HandoutError, build_tree
-from grader.handout.markers import BEGIN_HIDDEN
+from grader.core.markers import BEGIN_HIDDEN
 
 HW1 = Assignment.hw1().registry()
 
@@ -174,24 +175,16 @@ def test_shipped_registry_is_the_public_part_of_the_graders():
     assert run.stdout.split() == [c.name for c in CASES if not c.hidden], run.stderr
 
 
-def test_comparison_code_is_the_graders_with_its_imports_pointed_at_the_handout():
-    shipped = (SHIPPED / "checks.py").read_text()
-    original = Path(inspect.getsourcefile(checks)).read_text()
-    assert not re.search(r"^\s*(from|import) grader\b", shipped, re.M) and "from .compare import " in shipped
-    assert shipped.startswith("# Generated from grader/grading/checks.py by `make handout`; do not edit.\n")
-    assert shipped.count("\n") == original.count("\n") + 1  # the header line
-    grader_compare = Path(inspect.getsourcefile(compare)).read_text()
-    assert (SHIPPED / "compare.py").read_text().endswith(
-        grader_compare.replace("from grader.tolerance import ", "from .tolerance import "))
-    assert (SHIPPED / "tolerance.py").read_text().endswith(Path(inspect.getsourcefile(tolerance)).read_text())
-
-
-def test_a_changed_import_stops_the_build(tmp_path, monkeypatch, stub_client):
-    monkeypatch.setitem(handout_cases.REWRITES, "checks.py",
-                        (("from grader.no_such_module import x\n", "from .x import x\n"),))
-    with pytest.raises(HandoutError, match=r"grader/grading/checks.py: expected `from grader.no_such_module import x` "
-                                           r"once; update REWRITES"):
-        build_tree(REFERENCE, tmp_path / "h")
+def test_comparison_code_ships_as_the_grader_has_it():
+    """The shipped package imports only itself, so each copy is the
+    grader's file byte for byte after its generated-file label."""
+    for module in (checks, compare, tolerance):
+        original = Path(inspect.getsourcefile(module))
+        copy = (SHIPPED / original.name).read_text()
+        assert copy == f"# Generated from grader/shipped/{original.name} by `make handout`; do not edit.\n" \
+            + original.read_text()
+        assert not re.search(r"^\s*(from|import) grader\b", copy, re.M)
+    assert "from .compare import " in (SHIPPED / "checks.py").read_text()
 
 
 def test_a_public_case_checking_a_hidden_value_stops_the_build(tmp_path, monkeypatch, stub_client):
@@ -211,18 +204,18 @@ def test_a_question_keyword_selects_that_questions_cases_only(tmp_path):
     assert "nn_epoch_ndl_relu_forward" in (SHIPPED / "points.json").read_text()  # a substring match it skips
 
 
-def test_check_handout_reports_stale_reference_cases(tmp_path, stub_client, capsys):
+def test_make_handout_refreshes_stale_reference_cases_and_check_handout_leaves_them(tmp_path, stub_client, capsys):
+    """The reference's copy of the public cases is a git-ignored build
+    product: `make handout` rewrites a stale one; check-handout does not judge it."""
     src = tmp_path / "reference"
     shutil.copytree(REFERENCE, src, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "handout"
     assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
-    assert main(["check-handout", str(src), str(out)]) == 0
     (src / Assignment.hw1().cases_dest / "points.json").write_text("{}\n")
     capsys.readouterr()
-    assert main(["check-handout", str(src), str(out)]) == 1
-    assert f"{src}/{Assignment.hw1().cases_dest} (differs from grader/untrusted/cases)" in capsys.readouterr().err
+    assert main(["check-handout", str(src), str(out)]) == 0
     assert main(["handout", str(src), str(out), "--skip-tests"]) == 0
-    assert "refreshed from grader/untrusted/cases" in capsys.readouterr().out
+    assert "refreshed from grader/shipped/cases" in capsys.readouterr().out
     assert json.loads((src / Assignment.hw1().cases_dest / "points.json").read_text()) == handout_cases.points_table(HW1)
 
 
@@ -247,7 +240,7 @@ def test_expected_arrays_equal_within_rounding_are_not_stale():
 def test_smaller_inputs_ship_for_public_cases_only_and_are_the_graders():
     """smaller.json holds the grader's candidates of each public shrinkable
     case (never a hidden case's), with the reference's values on them."""
-    from grader.grading.shrink import candidates as shrink_candidates, reference as shrink_reference
+    from grader.grading.explain.shrink import candidates as shrink_candidates, reference as shrink_reference
 
     shipped = json.loads((SHIPPED / handout_cases.SMALLER).read_text())
     public = [c for c in CASES if not c.hidden and shrink_reference.shrinkable(c)]

@@ -14,14 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import checks, expected, seeds
-from grader.grading.causes import catalogue, diagnose, edits, store
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.run import seeds
+from grader.shipped import checks
+from grader.grading.explain.causes import catalogue, diagnose, edits, store
+from grader.grading.run.config import RunConfig
 from grader.handout import cases as handout_cases
 from grader.handout.commands import differences
-from grader.untrusted import likely_cause
-from grader.untrusted.cases import CASES
+from grader.shipped import likely_cause
+from grader.shipped.cases import CASES
 
 from catalogue import alternatives
 

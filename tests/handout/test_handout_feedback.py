@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading import expected
-from grader.grading.workers import RunConfig
+from grader.core.assignment import Assignment
+from grader.grading.run import expected
+from grader.grading.run.config import RunConfig
 
 from catalogue import build, canonical, mutants
 from catalogue.build import OPS

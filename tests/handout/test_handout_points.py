@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.untrusted.cases import CASES, QUESTION
+from grader.shipped.cases import CASES, QUESTION
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDOUT = ROOT / "handout"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.grading.scoring import UNIT, max_scores
-from grader.assignment import Assignment
+from grader.grading.report.scoring import UNIT, max_scores
+from grader.core.assignment import Assignment
 from grader.handout.checks import NOT_IMPLEMENTED_RE, check_public_tests, keywords, question_of, run_pytest
 from grader.handout.commands import differences
-from grader.untrusted.cases import CASES, QUESTION
+from grader.shipped.cases import CASES, QUESTION
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.assignment import Assignment
-from grader.grading.submission import extract_zip, locate
+from grader.core.assignment import Assignment
+from grader.grading.run.submission import extract_zip, locate
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDOUT = ROOT / "handout"

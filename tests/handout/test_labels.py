@@ -1,11 +1,11 @@
-"""grader/handout/labels.py: the one-line label of a generated copy, in the
+"""grader/core/labels.py: the one-line label of a generated copy, in the
 comment syntax of its kind, and the check that finds a copy without one."""
 import json
 
 import nbformat
 import pytest
 
-from grader.handout import labels
+from grader.core import labels
 from grader.handout.notebook import strip_notebook
 
 TEXT = labels.sentence("reference/a.py", "make handout")

@@ -8,7 +8,7 @@ import pytest
 
 from grader.handout.build import build_tree
 from grader.handout.leaks import find_leaks, is_trivial, normalize, secrets_of
-from grader.handout.markers import strip_source
+from grader.core.markers import strip_source
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"
@@ -110,7 +110,7 @@ def test_hidden_test_lines_are_secret(tmp_path, stub_client):
 
 def test_hidden_case_rows_are_secret_and_a_planted_one_is_caught(built):
     out, result = built
-    row = next(s for s in result.secrets if s.origin.startswith("grader/untrusted/cases/forward.py:")
+    row = next(s for s in result.secrets if s.origin.startswith("grader/shipped/cases/forward.py:")
                and "randn(26, 2, 2, 3, 4)" in s.text)
     public = out / "tests/hw1/hw1_cases/forward.py"
     assert "randn(26, 2, 2, 3, 4)" not in public.read_text()  # the hidden row did not ship
@@ -122,7 +122,7 @@ def test_hidden_case_rows_are_secret_and_a_planted_one_is_caught(built):
 
 def test_hidden_case_functions_are_secret(built):
     out, result = built
-    secret = next(s for s in result.secrets if s.origin.startswith("grader/untrusted/cases/topo.py:")
+    secret = next(s for s in result.secrets if s.origin.startswith("grader/shipped/cases/topo.py:")
                   and "range(300)" in s.text)
     assert "range(300)" not in (out / "tests/hw1/hw1_cases/topo.py").read_text()
     notebook = out / "hw1.ipynb"

@@ -1,10 +1,10 @@
-"""The marker parser and stripper (grader/handout/markers.py)."""
+"""The marker parser and stripper (grader/core/markers.py)."""
 from pathlib import Path
 
 import pytest
 
-from grader.handout import markers
-from grader.handout.markers import MarkerError, strip_source
+from grader.core import markers
+from grader.core.markers import MarkerError, strip_source
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "handout"
 

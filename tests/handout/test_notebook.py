@@ -5,7 +5,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from grader.handout.markers import MarkerError
+from grader.core.markers import MarkerError
 from grader.handout.notebook import SHELL_PYTHON, strip_notebook
 
 SOLUTION_CELL = """def double(x):

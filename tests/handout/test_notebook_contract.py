@@ -1,6 +1,6 @@
 """The notebook, the handout's docstrings and the contract say the same thing.
 
-The grader scores exactly the lines of CONTRACT (grader/untrusted/cases/
+The grader scores exactly the lines of CONTRACT (grader/shipped/cases/
 contract.py) and reports the lines of BEYOND apart, for no points. The
 notebook (reference/hw1.ipynb) is what students read: each contract line
 has its sentence there, each BEYOND line is in its "Beyond the assignment
@@ -22,7 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.untrusted.cases import BEYOND, BY_NAME, CASES, CONTRACT, QUESTION
+from grader.shipped.cases import BEYOND, BY_NAME, CASES, CONTRACT, QUESTION
+
+pytestmark = pytest.mark.usefixtures("reference_copies")  # runs the reference as an instructor does
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "reference" / "hw1.ipynb"

@@ -17,6 +17,8 @@ from nbclient.exceptions import CellExecutionError
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import REPO, Server, add_user, child_env  # noqa: E402
 
+
+pytestmark = pytest.mark.usefixtures("reference_copies")  # runs the reference as an instructor does
 DATA = REPO / "data"
 QUESTIONS = ("forward", "backward", "topo_sort", "compute_gradient", "softmax_loss_ndl", "nn_epoch_ndl")
 CELL_TIMEOUT = 600  # seconds; the slowest cell runs one MNIST epoch
@@ -130,6 +132,7 @@ def test_without_a_key_the_submit_cells_send_nothing_and_say_so(tmp_path, monkey
 
 FAKE_COLAB_DRIVE = '''
 from pathlib import Path
+
 def mount(where):
     Path(__file__).with_name("mounted").write_text(where)
 '''

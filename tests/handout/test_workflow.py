@@ -30,7 +30,7 @@ from grader import DATA, HANDOUT, ROOT
 from catalogue import build, mutants
 
 WORKFLOW = ".github/workflows/grade.yml"
-TEMPLATES = ROOT / "grader" / "ci_templates"
+TEMPLATES = ROOT / "grader" / "grading" / "platforms" / "ci_templates"
 FORGED = 'print("::error file=README.md,line=1::forged by student code")'
 CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
 

@@ -1,9 +1,9 @@
-"""grader/untrusted/bench_epoch.py's summary: medians of the timed rounds, the warm-up
+"""benchmarks/bench_epoch.py's summary: medians of the timed rounds, the warm-up
 round dropped, and the spread of the per-round ratios `make bench` prints."""
 import pytest
 
-from grader.bench import speed as bench
-from grader.untrusted.bench_epoch import summary
+from benchmarks import speed as bench
+from benchmarks.bench_epoch import summary
 
 
 def test_summary_drops_the_warm_up_round_and_reports_the_spread():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from grader import DATA
-from grader.untrusted.bench_epoch import numpy_epoch
+from benchmarks.bench_epoch import numpy_epoch
 
 
 def idx_bytes(magic, dims, payload):

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from grader import sandbox
-from grader.assignment import Assignment, AssignmentError
-from grader.grading import workers
+from grader.core.assignment import Assignment, AssignmentError
+from grader.grading.run import workers
 from grader.sandbox import env
 
 HW1 = Assignment.hw1()

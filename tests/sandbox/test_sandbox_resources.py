@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import sandbox
-from grader.grading import workers
+from grader.grading.run import config as run_config
 from grader.sandbox.cgroup import Group, layout
 
 import baseline
@@ -41,7 +41,7 @@ def run(name, args, student, limits, group=None):
 
 @pytest.mark.slow
 def test_q6_default_lets_a_solution_hold_1500_mb(student):
-    memory_mb = workers.RunConfig().memory_mb("nn_epoch_ndl")
+    memory_mb = run_config.RunConfig().memory_mb("nn_epoch_ndl")
     res = run("resident.py", [1, 1500], student, baseline.limits(200, memory_mb=memory_mb))  # ~60 s here
     assert res.ok and "all done" in res.log, (res.reason, res.log[-500:])
 

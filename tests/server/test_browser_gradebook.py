@@ -16,8 +16,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import REPO, Server, add_user, child_env, enc, record_batch  # noqa: E402
 
-from grader.grading import report  # noqa: E402
-from grader.untrusted.cases import QUESTIONS  # noqa: E402
+from grader.grading.report import results as report  # noqa: E402
+from grader.shipped.cases import QUESTIONS  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

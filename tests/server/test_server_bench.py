@@ -1,8 +1,8 @@
 """The load benchmark runs end to end and its lost-case check is real."""
 import pytest
 
-from grader.bench import server as bench_server
-from grader.bench import server_matrix as bench_server_matrix
+from benchmarks import server as bench_server
+from benchmarks import server_matrix as bench_server_matrix
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 # The asyncio load generator always; `make bench` uses wrk when it is installed.
@@ -21,7 +21,7 @@ def test_lost_cases_are_counted():
 
 
 def test_main_without_arguments_ignores_the_callers_command_line(monkeypatch):
-    # `make bench` calls main() from `grader bench`, whose sys.argv is not ours.
+    # `make bench` calls main() from `make bench`, whose sys.argv is not ours.
     monkeypatch.setattr("sys.argv", ["grader", "bench", "--unrelated"])
     assert bench_server._parse([]).seconds == 10.0
     with pytest.raises(SystemExit):

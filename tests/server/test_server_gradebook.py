@@ -12,8 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import record_batch  # noqa: E402
 
-from grader.grading import report  # noqa: E402
-from grader.untrusted.cases import CASES, QUESTION, QUESTIONS
+from grader.grading.report import results as report  # noqa: E402
+from grader.shipped.cases import CASES, QUESTION, QUESTIONS
 from grader.cli import main as grader_main
 from grader.server.accounts import users as accounts
 from grader.server.web import casenotes

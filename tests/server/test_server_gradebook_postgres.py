@@ -11,8 +11,8 @@ from test_server_postgres import postgres_url  # noqa: E402,F401  (the throwaway
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import record_batch  # noqa: E402
 
-from grader.grading import report  # noqa: E402
-from grader.untrusted.cases import QUESTIONS  # noqa: E402
+from grader.grading.report import results as report  # noqa: E402
+from grader.shipped.cases import QUESTIONS  # noqa: E402
 from grader.cli import main as grader_main  # noqa: E402
 from grader.server.accounts import users as accounts  # noqa: E402
 from grader.server.web import casenotes  # noqa: E402

@@ -14,10 +14,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "serve
 from server_harness import Server, add_user, record_batch, sqlite_rows  # noqa: E402
 
 from grader.cli import main as grader_main  # noqa: E402
-from grader.grading import batch_names, report  # noqa: E402
-from grader.grading.submission import SubmissionError, extract_zip  # noqa: E402
+from grader.grading.batch import names as batch_names
+from grader.grading.report import results as report  # noqa: E402
+from grader.grading.run.submission import SubmissionError, extract_zip  # noqa: E402
 from grader.server.gradebook import importer  # noqa: E402
-from grader.untrusted.cases import QUESTIONS  # noqa: E402
+from grader.shipped.cases import QUESTIONS  # noqa: E402
 
 pytestmark = pytest.mark.server
 

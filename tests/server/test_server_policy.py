@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "serve
 from server_harness import REPO, Server, sqlite_rows  # noqa: E402
 from test_server_gradebook import ANN_BATCH, write_outdir  # noqa: E402
 
-from grader.assignment import Assignment, AssignmentError, Policy, parse_policy  # noqa: E402
+from grader.core.assignment import Assignment, AssignmentError, Policy, parse_policy  # noqa: E402
 from grader.cli import main as grader_main  # noqa: E402
 from grader.server.accounts import users as accounts  # noqa: E402
 from grader.server.gradebook import scores  # noqa: E402
@@ -112,7 +112,7 @@ def test_a_bad_policy_command_is_one_line_and_changes_nothing(course, capsys, ar
 
 def test_assignment_toml_declares_the_policy_and_a_wrong_one_names_its_field(tmp_path):
     toml = (REPO / "assignment.toml").read_text()
-    for part in ("reference", "handout", "data", "grader/untrusted/cases"):
+    for part in ("reference", "handout", "data", "grader/shipped/cases"):
         toml = toml.replace(f'"{part}"', f'"{REPO / part}"', 1)
     (tmp_path / "assignment.toml").write_text(toml + '\n[policy]\ncounts = "server"\n'
                                               '[policy.questions.forward]\npick = "last"\n')

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, Server, add_user, database_url, db_rows, enc  # noqa: E402
 
-from grader.tolerance import ATOL, RTOL  # noqa: E402
+from grader.shipped.tolerance import ATOL, RTOL  # noqa: E402
 
 pytestmark = pytest.mark.server
 
@@ -103,7 +103,7 @@ def test_per_problem_tolerance_is_stored_at_publish(srv):
 
 
 def test_a_publication_without_tolerance_compares_within_the_cases_own(srv):
-    """The cases' default (grader/tolerance.py): an answer within the server's former atol 1e-5 but not
+    """The cases' default (grader/shipped/tolerance.py): an answer within the server's former atol 1e-5 but not
     within the cases' atol is wrong; one within it is right, for numbers and arrays alike."""
     assert (RTOL, ATOL) == (1e-5, 1e-6)
     prof = srv.keys["prof"]

@@ -4,9 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from grader import tolerance
+from grader.shipped import tolerance
 from grader.server.answers.values import BadValue, Tagged, compare, parse
-from grader.untrusted.cases.registry import Case
+from grader.shipped.cases.registry import Case
 
 
 def decoded(x):
@@ -95,7 +95,7 @@ def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
         assert _all_close(g, e, rtol, atol) == np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
 
 
-# The server compares as the grader does (grader/tolerance.py): a 0-d value and a
+# The server compares as the grader does (grader/shipped/tolerance.py): a 0-d value and a
 # one-element array are the same number, and float width does not matter.
 @pytest.mark.parametrize("published, sent", [
     (np.float64(0.5), np.array([0.5], dtype=np.float32)),

@@ -7,12 +7,12 @@ import zipfile
 import pytest
 import similarity_class as sc
 
-from grader.bench import similarity as bench
-from grader.grading.orchestrate import grade_submission
+from benchmarks import similarity as bench
+from grader.grading.report.orchestrate import grade_submission
 from grader.similarity.analysis import analyse
 from grader.similarity.template import load_template
 from grader import HANDOUT
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 
 
 def test_bench_class_differs_per_submission_and_shares_runs(tmp_path):

@@ -11,7 +11,7 @@ import similarity_class as sc
 import similarity_redteam as rt
 
 from grader import HANDOUT, REFERENCE
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 from grader.similarity import report
 from grader.similarity.analysis import EMPTY_NOTE, compare
 from grader.similarity.bindings import read_bindings

@@ -13,7 +13,7 @@ import pytest
 import similarity_class as sc
 
 from grader import HANDOUT, ROOT
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 from grader.similarity.template import load_template
 
 pytestmark = [pytest.mark.browser]

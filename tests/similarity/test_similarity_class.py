@@ -18,7 +18,7 @@ import pytest
 import similarity_class as sc
 
 from grader import HANDOUT, ROOT
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 from grader.similarity.scoring import THRESHOLD
 from grader.similarity.template import load_template
 

@@ -9,7 +9,7 @@ import similarity_class as sc
 from test_similarity_class import known_names
 
 from grader import HANDOUT
-from grader.assignment import Assignment
+from grader.core.assignment import Assignment
 from grader.similarity import report
 from grader.similarity.analysis import compare
 from grader.similarity.cluster_report import CLUSTERS_HEADER, clusters_csv

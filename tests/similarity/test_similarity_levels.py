@@ -1,4 +1,4 @@
-"""The plagiarism levels of `make bench` (grader/bench/similarity_levels.py):
+"""The plagiarism levels of `make bench` (benchmarks/similarity_levels.py):
 each disguise keeps the code valid and meaning the same, and the measure
 finds planted copies on a small class."""
 import random
@@ -7,9 +7,9 @@ import textwrap
 import pytest
 
 from grader import HANDOUT, REFERENCE
-from grader.assignment import Assignment
-from grader.bench import similarity as bench_similarity
-from grader.bench import similarity_levels as levels
+from grader.core.assignment import Assignment
+from benchmarks import similarity as bench_similarity
+from benchmarks import similarity_levels as levels
 from grader.similarity.template import load_template
 
 FILES = Assignment.hw1().student_files

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grader.tolerance import NUMERIC_KINDS, close_mask, same_shape
+from grader.shipped.tolerance import NUMERIC_KINDS, close_mask, same_shape
 
 
 

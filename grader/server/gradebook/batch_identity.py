@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grading import batch_record
+from grader.grading.batch import record as batch_record
 
 RUN, LEGACY = "run:", "label:"
 

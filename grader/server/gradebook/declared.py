@@ -1,7 +1,7 @@
 """What the gradebook knows of an assignment beyond its database: the order
 of its questions, the descriptions of its cases and its [policy], read from the case
 registry of the assignment this installation grades (its assignment.toml,
-through `grader.assignment`). The server names no assignment's cases
+through `grader.core.assignment`). The server names no assignment's cases
 package, so another assignment needs no change here.
 
 An assignment the server has no assignment.toml for still shows: its
@@ -10,8 +10,8 @@ questions ordered by name, its imported cases described by their output.
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from grader.assignment import Assignment, AssignmentError, Policy
-from grader.registry import RegistryLoadError
+from grader.core.assignment import Assignment, AssignmentError, Policy
+from grader.core.registry import RegistryLoadError
 
 
 @dataclass(frozen=True)

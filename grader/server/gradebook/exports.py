@@ -22,7 +22,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import csvsafe
+from grader.core import csvsafe
 
 FORMATS = ("percent", "plain", "canvas", "moodle")  # percent: scores.to_csv, the gradebook as it shows
 STUDENT_ID = "student_id"                           # the roster column that carries a student's (SIS) ID

@@ -2,7 +2,7 @@
 server's database, so that one gradebook shows them beside the server's
 submissions.
 
-Each OUTDIR/<name>/results.json (Gradescope schema, as grader/grading/report.py
+Each OUTDIR/<name>/results.json (Gradescope schema, as grader/grading/report/results.py
 writes it) becomes one imported result of student <name>. The files come
 from our own grader but are read as untrusted input: every field is checked,
 and one bad file stops the import before anything is written (one
@@ -31,8 +31,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import Connection
 
-from grader.grading.provenance import GRADED, GRADER_ERROR, REFUSED
-from grader.grading.writing import RESULTS
+from grader.grading.report.provenance import GRADED, GRADER_ERROR, REFUSED
+from grader.grading.report.writing import RESULTS
 from grader.server.accounts import identity, users
 
 from . import batch_identity, import_plan, matching

@@ -1,7 +1,7 @@
 """Which grade counts, per assignment and question: the policy in force.
 
 An assignment declares it once, in its assignment.toml's [policy] table
-(grader.assignment.Policy); a course may override it on its server
+(grader.core.assignment.Policy); a course may override it on its server
 (`grader policy set`), stored as JSON in `settings` under `policy:NAME`,
 each change bumping `policy:version` (a results page is reused only while
 that is unchanged, freshness.py). Without either, the default: once the
@@ -17,7 +17,7 @@ import json
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
-from grader.assignment import AssignmentError, Policy, parse_policy
+from grader.core.assignment import AssignmentError, Policy, parse_policy
 from grader.server.store.db import assignments, settings
 
 from . import declared

@@ -22,8 +22,8 @@ from typing import Optional
 
 from sqlalchemy.engine import Connection
 
-from grader import csvsafe
-from grader.assignment import Policy
+from grader.core import csvsafe
+from grader.core.assignment import Policy
 
 from . import load, policy
 
@@ -250,7 +250,7 @@ def to_csv(book: Gradebook, full: bool = False) -> str:
     """One row per student: name, one score column per question (percent), total, on-time
     total (percent, answers after a question's deadline left out), late questions, and the
     questions that need attention with the reason (their score cells stay empty: not a 0); `full`
-    adds the time of the last submission and the sources. Written by grader.csvsafe: a
+    adds the time of the last submission and the sources. Written by grader.core.csvsafe: a
     name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
     extra = ["last submission", "sources", "counted"] if full else []
     lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late", NEEDS_ATTENTION]

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from grader.tolerance import ATOL, RTOL
+from grader.shipped.tolerance import ATOL, RTOL
 from grader.server.accounts.users import has_control_characters
 from grader.server.answers import values
 from grader.server.store import protocol

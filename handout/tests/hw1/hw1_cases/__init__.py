@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/__init__.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/__init__.py by `make handout`; do not edit.
 """Grading cases for needle hw1, by question: the registry (registry.py), the
 contract the scored cases test (contract.py), and one module per question,
 each listing its cases in `CASES`."""

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/autodiff.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/autodiff.py by `make handout`; do not edit.
 """Q4: reverse-mode AD through backward() / compute_gradient_of_variables.
 Graphs are built with Tensor operators, as the course's tests and notebook
 build them, and only those of the given ops (+, * and their scalar forms),

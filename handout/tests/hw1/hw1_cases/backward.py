@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/backward.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/backward.py by `make handout`; do not edit.
 """Q2: gradients of every op, first order against the reference (which is
 itself checked against central differences), and second order through our
 own reverse pass (gradients must be built from needle ops). One op call per

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/calls.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/calls.py by `make handout`; do not edit.
 """One op call as data: how a case describes what it computes (registry.Call),
 and how the worker evaluates such a call on other inputs.
 

@@ -1,4 +1,4 @@
-# Generated from grader/grading/checks.py by `make handout`; do not edit.
+# Generated from grader/shipped/checks.py by `make handout`; do not edit.
 """One function per check kind of the case registry (see cases/registry.py).
 
 Each takes (case, expected, actual, drawn) as plain data and returns a

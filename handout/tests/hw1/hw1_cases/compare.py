@@ -1,4 +1,4 @@
-# Generated from grader/grading/compare.py by `make handout`; do not edit.
+# Generated from grader/shipped/compare.py by `make handout`; do not edit.
 """Compare a worker's value with the reference's, in the trusted parent.
 
 Values are plain data decoded from JSON and `.npy` files: numbers, plain

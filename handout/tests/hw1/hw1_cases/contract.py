@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/contract.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/contract.py by `make handout`; do not edit.
 """What the course's hw1 handout promises, one line per checkable promise.
 
 This is the rule for what may cost points: a wrong value computed through

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/forward.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/forward.py by `make handout`; do not edit.
 """Q1: forward computations of every op, one op call per case. The given
 ops (EWiseAdd, AddScalar, EWiseMul, MulScalar) earn no points of their own.
 

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/github_ci.py by `make handout`; do not edit.
+# Generated from grader/shipped/github_ci.py by `make handout`; do not edit.
 """GitHub Actions outputs for a grading run: annotations on the student's
 lines and the points table for the job summary (and, only when asked, the
 legacy result GitHub Classroom's autograding reporter read: GitHub
@@ -7,7 +7,7 @@ instead, classroom50_result.py).
 
 Standard library only, and one input for both sides: a *results document*
 (a plain dict, below). The grader builds it from its Report
-(grader/grading/ci.py, `grader grade --format github`); the handout's
+(grader/grading/platforms/ci.py, `grader grade --format github`); the handout's
 `make test RESULTS=FILE` writes it from the public cases (its conftest.py),
 and a copy of this file, shipped as tests/hw1/hw1_cases/github_ci.py, renders
 it on the student's runner:

@@ -1,6 +1,6 @@
-# Generated from grader/untrusted/likely_cause.py by `make handout`; do not edit.
+# Generated from grader/shipped/likely_cause.py by `make handout`; do not edit.
 """The `Likely cause:` rule, for both sides: the grader
-(grader/grading/causes/diagnose.py, on a grading seed's inputs) and the
+(grader/grading/explain/causes/diagnose.py, on a grading seed's inputs) and the
 handout's `make test`, which ships a generated copy
 (tests/hw1/hw1_cases/likely_cause.py) and applies it to the known bugs'
 values on the public inputs, which the handout ships. numpy only, pure

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/nn.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/nn.py by `make handout`; do not edit.
 """Q6: ReLU, and nn_epoch on synthetic data, on a MNIST subset and on the
 full training set (weights against the reference's with a tolerance, whatever
 their float width, and the test error of the returned weights, computed by the

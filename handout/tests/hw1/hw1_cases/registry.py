@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/registry.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/registry.py by `make handout`; do not edit.
 """The case registry's data types: questions and cases.
 
 A case is a row of plain data: a name, its question, the contract line it
@@ -14,7 +14,7 @@ loads a copy of it on its own.
 `CaseTable` is the one definition of the lookups over questions and cases
 (by key, by name, a question's cases, the cases a worker runs): this
 package's names below come from it, and the trusted side's Registry
-(grader/registry.py) extends it for any assignment's cases package.
+(grader/core/registry.py) extends it for any assignment's cases package.
 """
 from dataclasses import dataclass
 from functools import cached_property

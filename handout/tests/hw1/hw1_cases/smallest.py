@@ -1,6 +1,6 @@
-# Generated from grader/untrusted/smallest.py by `make handout`; do not edit.
+# Generated from grader/shipped/smallest.py by `make handout`; do not edit.
 """The `Smallest failing input:` line's wording and its choice rule, for
-both sides: the grader (grader/grading/shrink/) and the handout's `make
+both sides: the grader (grader/grading/explain/shrink/) and the handout's `make
 test`, which ships a generated copy (tests/hw1/hw1_cases/smallest.py) and
 applies it to the public cases' smaller inputs, whose reference values the
 handout ships. numpy only, pure functions.

@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/softmax.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/softmax.py by `make handout`; do not edit.
 """Q5: parse_mnist on the real MNIST test files (the train files would add
 300 MB and half a second to every grading and test nothing more), softmax_loss
 values for one-hot labels of several dtypes, and its gradient with respect to

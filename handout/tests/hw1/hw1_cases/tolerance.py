@@ -1,4 +1,4 @@
-# Generated from grader/tolerance.py by `make handout`; do not edit.
+# Generated from grader/shipped/tolerance.py by `make handout`; do not edit.
 """The one rule for "these numbers are the same", shared by the grader
 (grading/compare.py) and the server (server/answers/values.py); it imports only
 numpy. Numbers compare within atol + rtol * |expected|, whatever their float

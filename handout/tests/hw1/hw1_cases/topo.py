@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/topo.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/topo.py by `make handout`; do not edit.
 """Q3: find_topo_sort must return the exact post-order DFS order (inputs
 visited in order, each node once). Graphs are built as the course builds
 them, with Tensor operators (`a * b + c`, `x * 3.0`), and only those of the

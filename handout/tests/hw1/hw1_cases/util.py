@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/cases/util.py by `make handout`; do not edit.
+# Generated from grader/shipped/cases/util.py by `make handout`; do not edit.
 """Helpers shared by the case modules. They run inside the worker on the
 library under test, so they use only numpy and what the case passes in."""
 import functools
@@ -157,7 +157,7 @@ def positive(seed, *shape, dtype=np.float64):
 def numeric_gradients(forward, arrays, out_grad):
     """d/dx_i of sum(forward(*arrays) * out_grad) by central differences.
 
-    grader/grading/gradcheck.py has the full checker; this package runs inside the
+    grader/grading/run/gradcheck.py has the full checker; this package runs inside the
     sandbox on its own (it imports nothing from grader), hence this copy of
     the loop.
     """

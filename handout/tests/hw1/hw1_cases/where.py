@@ -1,4 +1,4 @@
-# Generated from grader/untrusted/where.py by `make handout`; do not edit.
+# Generated from grader/shipped/where.py by `make handout`; do not edit.
 """Where in the student's code an exception came from, as one line:
 
     python/needle/ops/ops_mathematic.py:295 in Summation.gradient: return broadcast_to(...); raised in ops_mathematic.py:256 in BroadcastTo.compute

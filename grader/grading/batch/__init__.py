@@ -1,0 +1,2 @@
+"""Grading many submissions: the batch run, its records and gradebook,
+regrades, and the Dask cluster path."""

@@ -1,0 +1,155 @@
+"""Grading a batch (`grader grade-batch DIR --jobs N --out OUTDIR [--cluster
+tcp://HOST:8786]`, in commands.py): grade every submission in DIR (each immediate subfolder or .zip is one) into
+OUTDIR/<name>/ and OUTDIR/gradebook.csv.
+
+The batch is a map of one pure function (`grade_one`: paths in, a small
+summary out, reports written to its own folder) over an executor: a local
+process pool, or one Dask distributed task per submission (grader/grading/batch/cluster.py)
+with the same function. Each submission grades its questions one at a time
+(`RunConfig(jobs=1)`), so N submissions at once use N cores. Results stream
+in: each finished submission updates gradebook.csv (atomically) at once.
+Resumable: a submission whose results.json already exists is skipped unless
+--force. A submission the grader chokes on gets a results.json with score 0
+and the reason; the batch goes on.
+"""
+import dataclasses
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from grader.grading.run import expected
+from grader.grading.run import seeds
+from grader.grading.batch import record as batch_record
+from grader.grading.batch import cluster
+from grader.grading.report import results as report
+from grader.grading.explain.causes import store as causes_store
+from grader.grading.explain.shrink import reference as shrink_reference
+from grader.grading.batch.book import BatchGradebook
+from grader.grading.batch.jobs import Done, Job, already_graded, grade_one, record_failure
+from grader.grading.batch.names import find_submissions
+from grader.grading.run.config import RunConfig
+
+__all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
+
+
+class Progress:
+    """A one-line `\\r` bar with ETA on a TTY, else one line per submission."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+
+    def line(self, done: Done) -> str:
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        width = 24
+        filled = width * self.done // max(1, self.total)
+        bar = "#" * filled + "-" * (width - filled)
+        last = "not graded" if not done.graded else \
+            report.fmt_points(done.score) + ("" if done.ok else " (grader error)")
+        return (f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  "
+                f"ETA {_clock(eta)}  last {done.name}: {last}")
+
+    def update(self, done: Done) -> None:
+        self.done += 1
+        text = self.line(done)
+        if self.tty:
+            self.stream.write("\r" + text + "\033[K" + ("\n" if self.done == self.total else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def run_jobs(jobs: list, workers: int, grade_fn=grade_one, on_done=None) -> list:
+    """Map grade_fn over jobs in a local process pool, calling on_done(Done)
+    as each finishes. A job whose worker process died (the pool breaks) is
+    retried alone, so it cannot take others down."""
+    on_done = on_done or (lambda done: None)
+    if not jobs:
+        return []
+    results, retry = _pool_round(jobs, min(workers, len(jobs)), grade_fn, on_done)
+    for job in retry:
+        again, failed = _pool_round([job], 1, grade_fn, on_done)
+        results += again
+        for lost in failed:
+            done = record_failure(lost, "grader error: the grading process died on this submission",
+                                  time.monotonic())
+            results.append(done)
+            on_done(done)
+    return results
+
+
+def _pool_round(jobs, workers, grade_fn, on_done):
+    results, broken = [], []
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+        futures = {pool.submit(grade_fn, job): job for job in jobs}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                done = future.result()
+            except BrokenProcessPool:
+                broken.append(job)
+                continue
+            except Exception as exc:  # grade_fn itself raised
+                done = record_failure(job, f"grader error: {type(exc).__name__}: {exc}", time.monotonic())
+            results.append(done)
+            on_done(done)
+    return results, broken
+
+
+def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
+    """(jobs to grade, names skipped as already graded)."""
+    todo, skipped = [], []
+    for name, path in find_submissions(folder, exclude=[out_root]):
+        job = Job(name, path.resolve(), (out_root / name).resolve(), config)
+        (skipped if not force and already_graded(job.out_dir) else todo).append(job)
+    return todo, [job.name for job in skipped]
+
+
+def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
+                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE):
+    """Grade everything under folder, locally or on the Dask scheduler at
+    `address`; returns (Done list, skipped names)."""
+    folder, out_root = Path(folder), Path(out_root)
+    todo, skipped = plan(folder, out_root, force, config)
+    client = None
+    if address and todo:  # reach the scheduler before writing anything
+        client = cluster.connect(address)
+    out_root.mkdir(parents=True, exist_ok=True)
+    batch_record.write(out_root, batch_record.from_config(folder, config))  # what `grader regrade` grades again
+    if config.seed is None:  # one seed per batch, kept in OUTDIR for a resumed run
+        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root))
+        todo = [dataclasses.replace(job, config=config) for job in todo]
+    book = BatchGradebook(out_root, config.assignment.registry().questions)
+    book.pending(job.name for job in todo)
+    book.write()
+    progress = Progress(len(todo), stream) if todo else None
+    if todo and client is None and grade_fn is grade_one:  # answers and feedback values: once, before the pool
+        expected.expected_dir(config)
+        causes_store.prepare(config)
+        shrink_reference.prepare(config)
+
+    def on_done(done):  # runs in this process only: the single writer of the gradebook
+        if done.graded:
+            book.graded(done.name)
+        else:
+            book.ungraded(done.name, done.error)
+        book.write()
+        progress.update(done)
+
+    if client is not None:
+        results = cluster.run_jobs(client, todo, grade_fn, on_done, patience)
+    else:
+        results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
+    return results, skipped

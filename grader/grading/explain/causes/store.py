@@ -1,0 +1,102 @@
+"""The known bugs' values on a grading seed's inputs, cached like the
+expected answers.
+
+Each catalogue mutant (the reference with one bug planted) runs through the
+same sandboxed worker as submissions, on its question's cases only, once
+per (expected-answers key, catalogue, seed): a batch pays it once, never
+per submission, and only when a submission first fails a case a mutant
+could explain (diagnose.py). The folder sits in the grader's private cache
+(0700, unreadable by the sandbox uid) and appears by an atomic rename, so
+concurrent graders build it at most twice and never read half of it.
+"""
+import hashlib
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+from grader.grading.run import expected
+from grader.grading.run import time_limits
+from grader.grading.explain.causes import catalogue
+from grader.grading.explain.causes.edits import apply_edits
+from grader.grading.run.outcomes import Budget, read_outcome
+from grader.grading.run.workers import run_all
+
+DONE = "complete"  # written last: a folder without it is not a cache
+
+
+def catalogue_key(mutants=catalogue.MUTANTS) -> str:
+    """Changes with any mutant's edits or message (reprs hold both)."""
+    return hashlib.sha256(repr(mutants).encode()).hexdigest()[:12]
+
+
+def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
+    """The cache folder of the mutants' values on config's seed, built if missing."""
+    config = expected.settled(config)
+    expected.expected_dir(config)  # the expected answers first: a broken reference stops there, with its reason
+    final = expected.cache_root() / (f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-"
+                                     f"{expected.inputs_id(config)}")
+
+    def build_into(folder):
+        build(config, folder, mutants)
+        (folder / DONE).write_text("complete\n")
+
+    return expected.built_once(final, DONE, build_into,
+                               f"running the {len(mutants)} known bugs of the likely-cause catalogue on this "
+                               "seed's inputs (once per seed)...", "known bugs ready")
+
+
+def prepare(config) -> None:
+    """Build the known bugs' values for config's seed now if the catalogue
+    covers its assignment: grade-batch does, once, before its pool, so that
+    no pool process builds them."""
+    if catalogue.covers(config.assignment):
+        causes_dir(config)
+
+
+def mutant_files(assignment, mutant, scratch: Path) -> dict:
+    """handout path -> file: the reference's student files with the mutant's edits."""
+    reference = assignment.reference
+    sources = {rel: (reference / rel).read_text(encoding="utf-8") for rel in assignment.student_files}
+    files = {}
+    for rel, text in apply_edits(sources, mutant.edits).items():
+        path = scratch / mutant.name / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        files[rel] = path
+    return files
+
+
+def build(config, dest: Path, mutants) -> None:
+    """Each mutant's raw worker output under dest/<mutant>/<question>/. A
+    mutant that cannot run (a timeout) leaves no values: it explains nothing."""
+    guard = time_limits.building()
+    with tempfile.TemporaryDirectory(prefix="causes-src-") as scratch:
+        def run(mutant):
+            files = mutant_files(config.assignment, mutant, Path(scratch))
+            (dest / mutant.name).mkdir()
+            run_all(files, config, {q: guard for q in mutant.questions}, base=config.assignment.reference,
+                    questions=list(mutant.questions), keep_outputs=dest / mutant.name)
+
+        with ThreadPoolExecutor(max(1, config.jobs)) as pool:
+            list(pool.map(run, mutants))
+
+
+def load(config, mutants=catalogue.MUTANTS) -> dict:
+    """mutant name -> {case name -> Outcome} on config's seed."""
+    registry = config.assignment.registry()
+    names = tuple((q, tuple(c.name for c in registry.producers(q))) for q in registry.question)
+    return _read(causes_dir(config, mutants), names, mutants)
+
+
+@lru_cache(maxsize=2)
+def _read(folder: Path, names: tuple, mutants) -> dict:
+    """Read once per process and seed (half a second): a batch diagnoses
+    many submissions against the same values, which nothing mutates."""
+    values = {}
+    for mutant in mutants:
+        values[mutant.name] = {}
+        for question in mutant.questions:
+            budget = Budget(folder / mutant.name / question)
+            values[mutant.name].update({name: read_outcome(budget, name) for name in dict(names)[question]})
+    return values

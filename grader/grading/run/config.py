@@ -1,0 +1,92 @@
+"""The settings of one grading run, read when a command runs (never at
+import): how many questions at once, the sandbox tier, memory and time
+limits, whether advisory checks score, the assignment, and the secret seed
+with the inputs drawn from it. `grade` and `grade-batch` share the options
+that fill them (add_limit_arguments, config_from_args)."""
+from dataclasses import dataclass, field
+
+from grader import sandbox
+from grader.core.assignment import Assignment
+from grader.grading.run import time_limits
+from grader.grading.run.inputs import Drawn
+
+
+# Memory is what a run's processes really use, together (a control group;
+# address space, at twice that, only where no group can be made). A question
+# may ask for a multiple: hw1's Q6 holds the MNIST training set (the
+# reference peaks near 480 MB resident; correct solutions up to 1.5 GB) and
+# gets twice the others' limit; Q5 reads only the test set (~100 MB), the
+# others need about 60 MB. Time scales with the machine (time_limits.py).
+@dataclass(frozen=True)
+class QuestionLimits:
+    memory_mb: int = sandbox.Limits.memory_mb
+    seconds: float | None = None        # --timeout: one fixed limit for every question; None: scaled
+    multiple: float = time_limits.MULTIPLE
+    floor: float = time_limits.FLOOR_SECONDS
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    jobs: int = 2                 # questions run at once (2 cores here)
+    tier: str | None = None       # None: the strongest tier the machine allows
+    insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
+    limits: QuestionLimits = QuestionLimits()
+    score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
+    assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
+    overrides: dict = field(default_factory=dict)  # question -> TimeLimit, replacing the computed one
+    # The secret seed the scored inputs are drawn from (grading/seeds.py):
+    # None for the machine's, "" (seeds.PUBLIC) for the handout's fixed inputs.
+    # It never leaves the trusted side: workers get `inputs`, the arrays drawn
+    # from it (grading/inputs.py), set with the seed (expected.settled).
+    seed: str | None = None
+    inputs: Drawn | None = None   # the drawn inputs (None: the public inputs)
+
+    def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
+        """question -> TimeLimit for a run starting now: --timeout's, else
+        scaled from the reference's times (this times the machine now)."""
+        if self.limits.seconds is not None:
+            computed = {q: time_limits.given(self.limits.seconds) for q in reference.question_seconds}
+        else:
+            computed = time_limits.scaled(reference, self.limits.multiple, self.limits.floor)
+        return {**computed, **self.overrides}
+
+    def memory_mb(self, question: str) -> int:
+        return self.assignment.registry().memory(question) * self.limits.memory_mb
+
+    def limits_for(self, question: str, time: time_limits.TimeLimit) -> sandbox.Limits:
+        return sandbox.Limits(memory_mb=self.memory_mb(question), wall_seconds=time.seconds,
+                              cpu_seconds=time.cpu_seconds)
+
+
+def add_limit_arguments(parser):
+    """The sandbox options shared by `grade` and `grade-batch`."""
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="wall-clock and CPU seconds, the same for every question (default: "
+                        f"{time_limits.MULTIPLE} x the reference's time for the question on this machine now, "
+                        f"at least {time_limits.FLOOR_SECONDS} s)")
+    parser.add_argument("--memory-mb", type=int, default=QuestionLimits.memory_mb,
+                        help="memory in use by all of one question's processes, in MB; a question may "
+                        "ask for a multiple (hw1's Q6: twice) (default %(default)s)")
+    parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="grade even where the sandbox cannot hide the reference and answers from "
+                        "student code (a non-root user without user namespaces); the report says so")
+    parser.add_argument("--score-advisories", action="store_true",
+                        help="also score the checks beyond the course's contract (default: listed, no points)")
+    add_packages_argument(parser)
+
+
+def add_packages_argument(parser):
+    """--packages: the environment student code runs against, for one run (grade, grade-batch, regrade)."""
+    parser.add_argument("--packages", metavar='"NAME==VERSION ..."',
+                        help="run student code and the reference against these pinned packages instead of "
+                        "assignment.toml's [environment], e.g. \"numpy==1.26.4 tqdm==4.66.1\" to grade an "
+                        "earlier cohort as it was taught; results record which was used")
+
+
+def config_from_args(args, jobs, assignment: Assignment):
+    if (args.timeout is not None and args.timeout <= 0) or args.memory_mb < 128:
+        raise ValueError("--timeout must be positive and --memory-mb at least 128")
+    return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
+                     insecure=args.insecure, score_advisories=args.score_advisories,
+                     assignment=assignment.with_packages(getattr(args, "packages", None)))

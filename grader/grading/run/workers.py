@@ -1,0 +1,187 @@
+"""Run the case workers for one library copy, one sandboxed process per
+question, and collect their outcomes.
+
+The same path serves the reference (expected values) and submissions: a
+fresh copy of the pristine handout with the library files overlaid (the
+worker's working directory, with MNIST read-only in its data/), the worker
+script and a copy of the cases package in a folder of their own, and a
+control group per submission so that concurrent submissions share the CPU
+fairly. The parent never imports the library.
+"""
+import json
+import os
+import shutil
+import signal
+import stat
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import sandbox
+from grader.core.paths import SHIPPED
+from grader.core.assignment import Assignment, AssignmentError, shown
+from grader.grading.run.config import RunConfig
+from grader.grading.run import time_limits
+from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
+from grader.core import markers
+from grader.shipped.cases.util import HANDED_FILE
+
+WORKER = SHIPPED / "worker.py"
+WHERE = SHIPPED / "where.py"  # the worker's `where:` (also shipped in the handout)
+CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
+SEVERAL = "+"  # joins questions a worker runs in one process (the worker's SEVERAL: the reference's runs)
+STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
+
+
+@dataclass(frozen=True)
+class QuestionRun:
+    question: str
+    outcomes: dict                # computing case name -> Outcome
+    problem: str                  # "" or why the worker ended badly (timeout, crash, ...)
+    log: str
+    tier: str
+    import_error: str = ""        # "" or why the library could not be imported
+    seconds: float = 0.0          # the worker's wall time
+    limit: time_limits.TimeLimit | None = None  # the time limit it ran under
+
+
+def build_copy(base: Path, files: dict, dest: Path) -> Path:
+    """The library copy a worker runs in: the top folders of `base` that hold
+    the student files (hw1: python/ and apps/), with `files` (handout-relative
+    path -> source) overlaid. The sandbox copies it again, regular files only,
+    for each run, and adds data/."""
+    folders = list(dict.fromkeys(Path(rel).parts[0] for rel in files))
+    for sub in folders:
+        if not (base / sub).is_dir():
+            raise FileNotFoundError(f"{base / sub}: missing; the grader builds each submission's copy "
+                                    f"from the pristine handout: run `make handout`")
+    for sub in folders:
+        shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for rel, src in files.items():
+        _copy_nofollow(Path(src), dest / rel)
+    return dest
+
+
+def _copy_nofollow(src: Path, dest: Path) -> None:
+    """Copy a student file only if it is still a plain file (not a link swapped in since it was checked)."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{src}: not a regular file")
+        dest.write_bytes(f.read())
+
+
+def student_code(assignment: Assignment) -> dict:
+    """What the worker's `where:` needs to find the student's line: the
+    student files and, in each, the reference's functions that hold no
+    student code (given code, which a `where:` skips over)."""
+    files = {}
+    for rel in assignment.student_files:
+        path = assignment.reference / rel
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        files[rel] = {"given": markers.given_functions(text, rel) if text else []}
+    return {"files": files}
+
+
+def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None) -> Path:
+    """The worker's folder: the worker, where.py, the cases package and,
+    for drawn inputs, their arrays (never the seed they come from)."""
+    dest.mkdir()
+    if inputs is not None:
+        shutil.copyfile(inputs, dest / HANDED_FILE)
+    shutil.copyfile(WORKER, dest / "worker_boot.py")
+    shutil.copyfile(WHERE, dest / "where.py")
+    (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
+    shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def run_question(question, copy_dir, runner, out_parent, config, time, keep=None, group=None,
+                 names=None, limits=None) -> QuestionRun:
+    """One worker run; `question` may also be a worker mode (then `names`:
+    the values it writes, and `limits`: its sandbox.Limits)."""
+    if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
+        raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
+    out_dir = sandbox.make_out_dir(out_parent)
+    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
+                         student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
+                         limits=limits or config.limits_for(question, time), tier=config.tier, group=group,
+                         packages=config.assignment.packages)
+    budget = Budget(out_dir)
+    import_error = read_import_error(budget)
+    if names is None:
+        names = [c.name for c in config.assignment.registry().producers(question)]
+    outcomes = {name: read_outcome(budget, name) for name in names}
+    if keep is not None:
+        shutil.move(out_dir, keep / question)
+    else:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    problem = result.reason
+    if result.timed_out or result.signal == signal.SIGXCPU:  # out of time: say what the limit was, and why
+        problem = f"{problem}; {time.why}"
+    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds, time)
+
+
+def sandbox_environment(assignment: Assignment) -> Path:
+    """The sandbox's Python with the assignment's packages, built once per
+    machine (pip, the first time); a package pip cannot install names the field."""
+    try:
+        return sandbox.environment(assignment.packages)
+    except sandbox.PackageError as exc:
+        where = "--packages" if assignment.packages_from == "--packages" else \
+            f"{shown(assignment.toml)}: field 'environment.packages'"
+        raise AssignmentError(f"{where}: {exc}") from None
+
+
+def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_limits.TimeLimit,
+             limits: sandbox.Limits, runner_files: dict, base: Path | None = None,
+             keep_outputs: Path | None = None) -> QuestionRun:
+    """One extra worker run in `mode` (not a question) for the library of
+    `base` + `files`, with `runner_files` (name -> text) beside the worker;
+    its outcomes are `names`' values."""
+    sandbox_environment(config.assignment)
+    group = sandbox.Group.create(cpu_tasks=1)
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+            tmp = Path(tmp)
+            copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
+            runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
+            for name, text in runner_files.items():
+                (runner / name).write_text(text, encoding="utf-8")
+            return run_question(mode, copy_dir, runner, tmp, config, time, keep_outputs, group, names, limits)
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
+            keep_outputs: Path | None = None, on_done=None) -> dict:
+    """question -> QuestionRun for the library made of `base` + `files`,
+    each question under its TimeLimit in `times` (RunConfig.time_limits_now);
+    with keep_outputs, each question's raw worker output is moved there.
+    on_done(question, run), when given, is called in the pool as each
+    question finishes (work that needs some questions' results can start
+    while the longest still runs)."""
+    # One control group per submission: concurrent submissions share the CPU
+    # fairly, however many processes one of them starts.
+    questions = questions or config.assignment.registry().run_order
+    sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
+    group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+            tmp = Path(tmp)
+            copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
+            runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
+            def run(q):
+                result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                if on_done is not None:
+                    on_done(q, result)
+                return result
+
+            with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
+                futures = {q: pool.submit(run, q) for q in questions}
+                return {q: f.result() for q, f in futures.items()}
+    finally:
+        if group is not None:
+            group.remove()
