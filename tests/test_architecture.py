@@ -122,3 +122,19 @@ def test_an_import_that_climbs_is_found(tmp_path, rel, text, words):
 def test_a_long_module_is_found(tmp_path):
     root = _package(tmp_path, {"__init__.py": "", "big.py": "x = 1\n" * (MAX_LINES + 1)})
     assert long_modules(root) == [f"grader/big.py: {MAX_LINES + 1} lines"]
+
+
+def test_importing_every_command_module_reads_no_assignment(tmp_path):
+    """Settings are read when a command runs, never at import: importing the
+    command modules from a folder with no assignment.toml opens none."""
+    import subprocess
+    code = ("import builtins, io, pathlib\n"
+            "seen = []\n"
+            "real = pathlib.Path.read_text\n"
+            "pathlib.Path.read_text = lambda self, *a, **k: seen.append(str(self)) or real(self, *a, **k)\n"
+            "import grader.cli, grader.grading.commands, grader.grading.report.orchestrate, grader.handout.commands\n"
+            "import grader.server.commands, grader.grading.batch.run, grader.similarity.commands\n"
+            "print([s for s in seen if s.endswith('.toml')])\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"

@@ -19,7 +19,7 @@ class Job:
     name: str            # result folder name under OUTDIR
     submission: Path
     out_dir: Path
-    config: RunConfig = RunConfig(jobs=1)
+    config: RunConfig    # the run's settings (jobs=1 inside a job: the batch shares the machine)
 
 
 @dataclass(frozen=True)

@@ -118,10 +118,11 @@ def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
 
 
 def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
-                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE):
+                config=None, address=None, patience=cluster.PATIENCE):
     """Grade everything under folder, locally or on the Dask scheduler at
-    `address`; returns (Done list, skipped names)."""
-    folder, out_root = Path(folder), Path(out_root)
+    `address`; returns (Done list, skipped names). No config: the defaults,
+    read now, one question at a time per submission."""
+    folder, out_root, config = Path(folder), Path(out_root), config or RunConfig(jobs=1)
     todo, skipped = plan(folder, out_root, force, config)
     client = None
     if address and todo:  # reach the scheduler before writing anything

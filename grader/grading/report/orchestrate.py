@@ -150,9 +150,9 @@ def failed_report(submission, reason, elapsed, assignment: Assignment, config: R
                          assignment=assignment.name, provenance=made)
 
 
-def grade_to(submission, out_dir, config=RunConfig()):
+def grade_to(submission, out_dir, config: RunConfig | None = None):
     """Grade and write the three reports; returns (report, grader_ok)."""
-    start = time.monotonic()
+    start, config = time.monotonic(), config or RunConfig()
     try:
         rep, ok = grade_submission(submission, config), True
     except Exception as exc:  # the grader broke: still leave a results.json
