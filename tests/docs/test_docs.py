@@ -89,6 +89,7 @@ def test_no_stale_numbers_and_no_old_paths():
     text = "\n".join(p.read_text() for p in [README, *DOCS.rglob("*.md")])
     for stale in ("52.69", "23/23 cases", "5.75/5.75"):  # examples from before the course's API and drawn inputs
         assert stale not in text, stale
+    assert "shared/data" not in text  # the machine's shared folder is not shipped: never pointed at
     for old in ("grader/untrusted", "grader/bench/", "grader/assignment.py", "grader/registry.py"):  # the target layout
         assert old not in text, old
 
