@@ -6,7 +6,7 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: setup data test bench demo system-deps
+.PHONY: setup data test bench demo system-deps docs docs-reference docs-examples
 
 $(STAMP): pyproject.toml
 	python3 -m venv .venv
@@ -24,9 +24,22 @@ data:
 system-deps:
 	@./tools/system-deps.sh
 
-test: setup data system-deps
+test: setup data system-deps docs
 	$(PY) -m grader check-handout reference handout
 	$(PY) -m pytest tests
+
+# The docs site (mkdocs, material theme) into site/ (git-ignored); --strict fails on any warning.
+# The generated pages are checked fresh first: commands from the CLI's parser.
+docs: setup
+	$(PY) tools/docs_reference.py --check
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
+# Regenerate the generated parts of the docs, then commit them.
+docs-reference: setup
+	$(PY) tools/docs_reference.py
+
+docs-examples: setup data
+	$(PY) tools/docs_examples.py
 
 bench: setup data system-deps
 	$(PY) -m benchmarks

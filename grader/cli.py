@@ -311,6 +311,14 @@ def _parser():
     return parser, sub
 
 
+def build_parser():
+    """The whole parser, every command's options declared (the docs' command reference reads it)."""
+    parser, sub = _parser()
+    for name, (declare, _, _) in COMMANDS.items():
+        declare(sub.choices[name])
+    return parser
+
+
 def main(argv=None):
     try:
         try:

@@ -8,6 +8,7 @@ results.json says what graded it; the gradebook carries each submission's
 hash and a git submission's commit."""
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,9 @@ def test_results_say_what_graded_them_and_the_gradebook_has_hash_and_commit(grad
     assert set(found) == PROVENANCE
     assert found["status"] == "graded" and found["time"].endswith("Z") and found["tier"] == doc["extra_data"][
         "sandbox_tier"]
-    assert found["grader_version"].startswith("0.1.0")
+    declared = re.search(r'^version = "([^"]+)"', (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(),
+                         re.M).group(1)
+    assert found["grader_version"].startswith(declared)  # the package's version (pyproject.toml), then +g<commit>
     assert all(len(found[k]) == 64 for k in ("cases_sha256", "reference_sha256", "submission_sha256"))
     seed = (out / ".grading-seed").read_text().strip()
     assert seed not in (out / "alice" / "results.json").read_text()  # the id only, never the seed

@@ -10,6 +10,7 @@ repositories instead of GitHub's.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -143,13 +144,23 @@ def test_the_template_is_a_valid_workflow_without_github_classroom():
     assert "grade-batch submissions" in step("Grade every submission (hidden cases included)")["run"]
 
 
-def test_the_readmes_default_path_has_no_github_classroom():
-    readme = (ROOT / "README.md").read_text()
-    start, end = readme.index("## Grading in CI"), readme.index("\n## ", readme.index("## Grading in CI") + 1)
-    ci = readme[start:end]
-    legacy = ci.index("### Legacy: GitHub Classroom")
-    default, rest = ci[:legacy], ci[legacy:]
-    assert "### Classroom 50" in default and "grader classroom50" in default
+def test_the_docs_default_path_has_no_github_classroom():
+    """The CI docs lead with Classroom 50; GitHub Classroom appears only in the legacy page, the CI section's last."""
+    docs = ROOT / "docs"
+    ci = docs / "instructor" / "ci"
+    legacy = ci / "legacy-github-classroom.md"
+    classroom50 = (ci / "classroom50.md").read_text()
+    assert "# Classroom 50" in classroom50 and "grader classroom50" in classroom50
+    assert "[Classroom 50](classroom50.md)" in (ci / "index.md").read_text()
+    default = [p for p in docs.rglob("*.md") if p != legacy] + [ROOT / "README.md"]
     for gone in ("gh classroom", "gh-classroom", "autograding-grading-reporter", "github-deadline.yml"):
-        assert gone not in default and gone not in readme[:start] + readme[end:], gone
-    assert rest.count("\n### ") == 0   # the legacy note is the section's last part
+        for page in default:
+            assert gone not in page.read_text(), (gone, page)
+    nav = (ROOT / "mkdocs.yml").read_text()
+    section = nav[nav.index("      - CI:"):]
+    ci_entries = []
+    for line in section.splitlines()[1:]:
+        if not line.startswith("          "):
+            break
+        ci_entries.append(line)
+    assert ci_entries[-1].endswith("instructor/ci/legacy-github-classroom.md")  # the legacy note is the section's last part

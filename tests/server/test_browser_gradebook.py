@@ -4,8 +4,14 @@ search, charts, a page per student, CSV), /me for students.
 
 Screenshots at desktop and phone widths are kept in tests/artifacts/
 (git-ignored) for a person to look at; the tests check the key elements.
+The 1400 px one is also the docs' picture of the gradebook (docs/img/gradebook.png,
+committed): UPDATE_DOCS_IMG=1 copies the fresh one there, and every run checks
+the committed copy is a screenshot of the same width.
 """
 import datetime as dt
+import os
+import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +27,7 @@ from grader.shipped.cases import QUESTIONS  # noqa: E402
 
 pytestmark = [pytest.mark.server, pytest.mark.browser]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "gradebook.png"
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 WIDE = {"width": 1400, "height": 900}  # the instructor's window the gradebook must fit
 LONG = "Maximiliana Fernández-Oyelaran"  # a long name, late on two questions
@@ -124,6 +131,13 @@ def shot(page, name):
     assert path.stat().st_size > 10_000
 
 
+def png_size(path: Path) -> tuple:
+    """(width, height) from a PNG's header."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
 def table(page):
     """name -> cell texts of the visible student rows, in order."""
     rows = page.locator("#gradebook tbody tr.student:visible").all()
@@ -188,6 +202,12 @@ def test_gradebook_fits_1400px_with_its_last_column_visible(page, srv):
         assert box["x"] >= 0 and box["x"] + box["width"] <= WIDE["width"], (cell.inner_text(), box)
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDE["width"]
     shot(page, "gradebook-1400")
+    fresh = ARTIFACTS / "gradebook-1400.png"
+    if os.environ.get("UPDATE_DOCS_IMG"):
+        shutil.copyfile(fresh, DOCS_IMG)
+    # The README's and the docs' screenshot: this page, at this width (UPDATE_DOCS_IMG=1 refreshes it)
+    assert DOCS_IMG.exists(), f"{DOCS_IMG} is missing: run this test with UPDATE_DOCS_IMG=1 and commit it"
+    assert png_size(DOCS_IMG)[0] == png_size(fresh)[0] == WIDE["width"]
 
 
 def test_search_and_sort_the_student_table(page, srv):
