@@ -176,5 +176,5 @@ def classroom50_command(args) -> int:
         print(f"grader classroom50: {exc}", file=sys.stderr)
         return 2
     print(f"{args.outdir}: {count} files; commit it as CLASSROOM/autograders/ASSIGNMENT/ in your "
-          "classroom50 repository (README: Classroom 50)")
+          "classroom50 repository (docs: instructor/ci/classroom50.md)")
     return 0

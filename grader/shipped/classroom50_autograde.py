@@ -19,7 +19,7 @@ checkout:
    Release and mirrors to the run's Summary.
 
 The runner is no isolation boundary: these points are feedback, the grade
-that counts comes from the instructor's grader (README: Classroom 50).
+that counts comes from the instructor's grader (docs: instructor/ci/classroom50.md).
 
 Exit status: 0 whenever the cases ran, whatever they scored (a file that
 does not import, a crash or a timeout score 0 and say why); 1 when the

@@ -33,7 +33,7 @@ def identity(env) -> dict:
         missing.append("OWNER (or USERNAME)")
     if missing:
         raise EnvironmentIncomplete(f"{', '.join(missing)} not set: run it from Classroom 50's runner, "
-                                    "which sets them (see the README's Classroom 50 section)")
+                                    "which sets them (see docs/instructor/ci/classroom50.md)")
     if not env["SUBMISSION_TAG"].startswith(SUBMIT_PREFIX):
         raise EnvironmentIncomplete(f"SUBMISSION_TAG={env['SUBMISSION_TAG']!r} is not a {SUBMIT_PREFIX}* tag")
     kind = (env.get("ASSIGNMENT_TYPE") or "individual").strip().lower()
@@ -72,7 +72,7 @@ def _utc(now: datetime.datetime) -> str:
 def result(doc, ids: dict, unit: int, now: datetime.datetime) -> dict:
     """The result.json payload. `datetime` is this run's time: the runner
     replaces it with the graded commit's committer date, which a student
-    sets, so neither decides lateness (README: Classroom 50)."""
+    sets, so neither decides lateness (docs: instructor/ci/classroom50.md)."""
     rows = question_points(doc, unit)
     tests = [{"test-name": f"{q['label']} {q['key']}", "passed": passed, "score": s, "max-score": m,
               "exact-score": float(e), "exact-max-score": float(x), "cases-passed": f"{q['passed']}/{q['total']}"}

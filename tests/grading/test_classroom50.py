@@ -277,7 +277,7 @@ def test_without_the_runners_variables_it_writes_nothing_and_says_which(bundle, 
     assert status == 2
     assert log.strip().splitlines() == [
         "autograder.py: CLASSROOM, SUBMISSION_TAG not set: run it from Classroom 50's runner, which sets them "
-        "(see the README's Classroom 50 section)"]
+        "(see docs/instructor/ci/classroom50.md)"]
     assert not (repo / "result.json").exists() and not (repo / "release-body.md").exists()
 
 

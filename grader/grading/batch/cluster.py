@@ -88,7 +88,7 @@ def network_problem(tier: str, worker_address: str) -> str:
         return ""
     return (f"the sandbox tier here ({tier}) lets student code reach the network, and this Dask "
             f"cluster ({worker_address or 'no address'}) has no TLS, so a submission could send tasks "
-            "to it: start the cluster with TLS (see README) or on machines where bubblewrap works")
+            "to it: start the cluster with TLS (see docs/operator/scale-out.md) or on machines where bubblewrap works")
 
 
 TLS_ENV = ("DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
