@@ -1,7 +1,7 @@
 """Sandboxed worker: runs one question's cases on the library in the current
 directory and writes their values, nothing else.
 
-    python -I worker_boot.py QUESTION[+QUESTION...] OUT_DIR
+    python -I worker_boot.py QUESTION[+QUESTION...][@CASE,CASE...] OUT_DIR
     python -I worker_boot.py shrink OUT_DIR
 
 
@@ -37,6 +37,7 @@ MAX_MESSAGE = 500  # characters kept of an exception message
 DRAWS = "draws.json"  # the draws the cases asked for, in OUT_DIR
 SHRINK = "shrink"  # the mode that evaluates the grader's candidates
 SEVERAL = "+"  # QUESTION may be several, joined by it: their cases in one process (the reference's runs)
+ONLY = "@"  # QUESTION@case,case: only those cases (the rest of a question after a case hung; a known bug's)
 SPEC = "shrink_spec.json"  # the candidates, beside this file
 
 
@@ -156,9 +157,10 @@ def main():
         return shrink(out_dir)
     from assignment_cases import CASES, QUESTIONS
 
+    question, _, only = question.partition(ONLY)
     keys = question.split(SEVERAL)
     chosen = [next(q for q in QUESTIONS if q.key == key) for key in keys]
-    cases = [c for c in CASES if c.question in keys and c.fn is not None]
+    cases = [c for c in CASES if c.question in keys and c.fn is not None and (not only or c.name in only.split(","))]
     modules = imported(out_dir, list(dict.fromkeys(name for q in chosen for name in q.imports)))
     if modules is None:
         return

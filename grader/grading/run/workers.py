@@ -31,6 +31,12 @@ WORKER = SHIPPED / "worker.py"
 WHERE = SHIPPED / "where.py"  # the worker's `where:` (also shipped in the handout)
 CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
 SEVERAL = "+"  # joins questions a worker runs in one process (the worker's SEVERAL: the reference's runs)
+ONLY = "@"  # QUESTION@case,case: the worker runs only those cases (the worker's ONLY)
+
+
+def only(question: str, names) -> str:
+    """The worker argument that runs only `names` of `question`."""
+    return f"{question}{ONLY}{','.join(names)}"
 STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
@@ -103,18 +109,19 @@ def run_question(question, copy_dir, runner, out_parent, config, time, keep=None
     the values it writes, and `limits`: its sandbox.Limits)."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
+    key, _, chosen = question.partition(ONLY)
     out_dir = sandbox.make_out_dir(out_parent)
     result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
                          student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=limits or config.limits_for(question, time), tier=config.tier, group=group,
+                         limits=limits or config.limits_for(key, time), tier=config.tier, group=group,
                          packages=config.assignment.packages)
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     if names is None:
-        names = [c.name for c in config.assignment.registry().producers(question)]
+        names = chosen.split(",") if chosen else [c.name for c in config.assignment.registry().producers(key)]
     outcomes = {name: read_outcome(budget, name) for name in names}
     if keep is not None:
-        shutil.move(out_dir, keep / question)
+        shutil.move(out_dir, keep / key)
     else:
         shutil.rmtree(out_dir, ignore_errors=True)
     problem = result.reason

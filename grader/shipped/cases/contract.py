@@ -9,7 +9,7 @@ beyond them is advisory ("Beyond the assignment, no points") and names the
 line it goes past.
 
 Sources: the handout's signatures and type hints (`Summation(axes:
-Optional[tuple])`, `Transpose(axes: Optional[tuple])`, `PowerScalar(scalar)`),
+Optional[tuple])`, `Transpose(axes: Optional[tuple])`, `PowerScalar(scalar: int)`),
 its docstrings, the notebook's text, and the behaviour of the course's
 reference and public tests on the inputs these admit (element-wise binary
 ops on equal shapes, broadcasting made explicit with `broadcast_to`;
@@ -18,8 +18,8 @@ batched MatMul with equal batch dimensions or one 2-D side).
 
 CONTRACT = {
     # Q1 forward (compute)
-    "power_scalar": "PowerScalar(scalar): a ** scalar element-wise, for any scalar exponent "
-                    "(int, float or numpy scalar)",
+    "power_scalar": "PowerScalar(scalar: int): a ** scalar element-wise, for an integer exponent "
+                    "(a Python or numpy int: \"Op raise a tensor to an (integer) power\")",
     "ewise_pow": "EWisePow: a ** b element-wise, a and b of the same shape",
     "divide": "EWiseDiv: a / b element-wise, a and b of the same shape",
     "divide_scalar": "DivScalar(scalar): a / scalar element-wise, scalar a number",
@@ -67,6 +67,8 @@ BEYOND = {
                           "explicitly with broadcast_to)",
     "batch_size1_broadcast": "MatMul broadcasting a batch dimension of size 1",
     "array_scalar": "a one-element array given where the handout passes a number",
+    "fractional_power": "PowerScalar with a fractional exponent (the handout types PowerScalar(scalar: int), "
+                        "\"an (integer) power\")",
     "float_width": "the float width of results (the course compares values with a tolerance)",
     "intermediate_grads": ".grad on intermediate nodes (the course reads .grad of inputs only)",
     "backward_twice": "a second backward() replacing, not adding to, the first one's .grad",

@@ -1,7 +1,7 @@
 """The case registry's data types: questions and cases.
 
 A case is a row of plain data: a name, its question, the contract line it
-exercises, a description, a weight and tolerances, how its value is checked,
+exercises (cites.py: the course's words it rests on), a description, a weight and tolerances, how its value is checked,
 and the function `fn(ndl, simple_ml)` that computes the value on the library
 under test. Each case module lists its cases explicitly in `CASES`.
 
@@ -89,6 +89,7 @@ class Case:
     threshold: float = 0.0   # for "test_error"
     exact: float = 0.0       # > 0: a float64 value must be within exact * its scale (gradients; util.EXACT)
     call: Optional[Call] = None  # the op call it computes, as data (None: not one op call)
+    cites: tuple = ()        # (course file, quoted words) beyond its contract line's (cites.py)
 
     @property
     def value_key(self) -> str:

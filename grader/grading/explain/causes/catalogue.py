@@ -1,5 +1,7 @@
 """Known bugs of hw1's gradients, each a textual edit of the reference and
-the words a student acts on.
+the words a student acts on: the families every op's gradient may fall into
+(families.py, derived per op), and the bugs only an op's own code makes
+(wrong axes, wrong reduced shapes, a forward bug), listed here.
 
 A message names the kind of mistake and the fix, never a value: it is shown
 on hidden cases too (see diagnose.py). `shape_tells`: any gradient of this
@@ -9,7 +11,8 @@ Several entries may share a message: they are ways of writing one bug.
 """
 from dataclasses import dataclass
 
-from grader.grading.explain.causes.edits import OPS, Append, Body
+from grader.grading.explain.causes import families
+from grader.grading.explain.causes.edits import OPS, Body
 
 ASSIGNMENT = "hw1"      # whose reference the edits apply to
 FORWARD, BACKWARD = "forward", "backward"
@@ -22,6 +25,7 @@ class Mutant:
     edits: tuple
     questions: tuple = (BACKWARD,)  # the only questions whose cases it is run on
     shape_tells: bool = False
+    cases: tuple = ()     # when given, only these of its questions' cases (a ReLU bug: not Q6's epochs)
 
 
 def covers(assignment) -> bool:
@@ -46,25 +50,7 @@ def compute(cls, code):
     return Body(OPS, f"{cls}.compute", code)
 
 
-def numpy_gradient(cls):
-    """`cls.gradient` computed as the reference does, then detached from the
-    graph as numpy code wrapped in a Tensor is: its own gradient is zero."""
-    return Append(OPS, f"""
-        def _detached_{cls}(gradient):
-            def detached(self, out_grad, node):
-                grads = gradient(self, out_grad, node)
-                if isinstance(grads, tuple):
-                    return tuple(Tensor(g.numpy()) for g in grads)
-                return Tensor(grads.numpy())
-            return detached
-
-
-        {cls}.gradient = _detached_{cls}({cls}.gradient)
-        """)
-
-
-NOT_SUMMED = ("your gradient is not summed over the axes that broadcasting added or stretched: "
-              "BroadcastTo's adjoint must have the input's shape (sum over those axes, then reshape)")
+NOT_SUMMED = families.NOT_SUMMED
 LEFT_ALIGNED = ("your broadcast gradient sums the wrong axes: numpy broadcasting lines shapes up from the "
                 "right and adds new axes at the front, so sum the leading axes and the stretched size-1 axes")
 NO_RESHAPE = ("Summation.gradient broadcasts out_grad without reshaping it first: put the summed axes back "
@@ -73,9 +59,6 @@ MATMUL_NO_BATCH_SUM = ("MatMul.gradient is not summed over the batch dimensions 
                        "gradient of a 2-D side must be summed over the other side's batch axes to its own shape")
 MATMUL_B_TRANSPOSED = ("MatMul.gradient for b is transposed: it must be transpose(a) @ out_grad, "
                        "which has b's shape")
-NUMPY = ("{op}.gradient is computed in numpy and wrapped in a new Tensor: build it from needle ops, so that "
-         "the gradient can itself be differentiated (its gradient came out zero)")
-
 # BroadcastTo's sum back to the input's shape, with shapes lined up from the
 # left (the test catalogue plants the same bug).
 SUM_TO_SHAPE_LEFT_ALIGNED = """
@@ -87,18 +70,11 @@ axes = tuple(i for i in range(len(out_grad.shape))
 return reshape(summation(out_grad, axes=axes), shape)
 """
 
-NUMPY_OPS = ("Log", "Exp", "Summation", "BroadcastTo", "Reshape", "Transpose", "Negate", "DivScalar",
-             "PowerScalar", "EWiseDiv", "EWisePow", "MatMul")
-
 MUTANTS = (
     # ---- broadcasting and shapes
-    Mutant("broadcast_identity", NOT_SUMMED, (gradient("BroadcastTo", "return out_grad"),), shape_tells=True),
     Mutant("sum_to_shape_left_aligned", LEFT_ALIGNED, (gradient("BroadcastTo", SUM_TO_SHAPE_LEFT_ALIGNED),)),
     Mutant("summation_no_reshape", NO_RESHAPE,
            (gradient("Summation", "return broadcast_to(out_grad, node.inputs[0].shape)"),)),
-    Mutant("summation_identity", "Summation.gradient returns out_grad as it is: broadcast it back to the "
-           "input's shape (after reshaping the summed axes to size 1)",
-           (gradient("Summation", "return out_grad"),), shape_tells=True),
     Mutant("summation_mean", "Summation.gradient divides by the number of summed entries: that is the "
            "gradient of a mean; a sum's adjoint is out_grad broadcast back unchanged", (gradient("Summation", """
         in_shape = node.inputs[0].shape
@@ -108,20 +84,22 @@ MUTANTS = (
             kept[axis], count = 1, count * in_shape[axis]
         return broadcast_to(reshape(out_grad, tuple(kept)), in_shape) / count
         """),)),
-    Mutant("reshape_identity", "Reshape.gradient must reshape out_grad back to the input's shape",
-           (gradient("Reshape", "return out_grad"),), shape_tells=True),
     Mutant("transpose_default_axes", "Transpose.gradient swaps the last two axes whatever axes were given: "
            "swap back the same axes (self.axes)", (gradient("Transpose", "return transpose(out_grad)"),)),
-    Mutant("transpose_identity", "Transpose.gradient returns out_grad as it is: swap the same two axes back",
-           (gradient("Transpose", "return out_grad"),), shape_tells=True),
     Mutant("matmul_no_batch_sum", MATMUL_NO_BATCH_SUM, (gradient("MatMul", """
         a, b = node.inputs
         return matmul(out_grad, transpose(b)), matmul(transpose(a), out_grad)
         """),), shape_tells=True),
-    Mutant("matmul_b_transposed", MATMUL_B_TRANSPOSED, (gradient("MatMul", """
+    Mutant("matmul_a_no_transpose", "MatMul.gradient for a forgets a transpose: a's gradient is "
+           "out_grad @ transpose(b)", (gradient("MatMul", """
         a, b = node.inputs
-        return matmul(out_grad, transpose(b)), matmul(transpose(out_grad), a)
-        """),), shape_tells=True),
+        return matmul(out_grad, b), matmul(transpose(a), out_grad)
+        """),)),
+    Mutant("matmul_b_no_transpose", "MatMul.gradient for b forgets a transpose: b's gradient is "
+           "transpose(a) @ out_grad", (gradient("MatMul", """
+        a, b = node.inputs
+        return matmul(out_grad, transpose(b)), matmul(a, out_grad)
+        """),)),
     # the same bug reshaped to b's shape (as a sum back to the input's shape does)
     Mutant("matmul_b_transposed_reshaped", MATMUL_B_TRANSPOSED, (gradient("MatMul", """
         a, b = node.inputs
@@ -132,45 +110,11 @@ MUTANTS = (
         a, b = node.inputs
         return matmul(transpose(b), out_grad), matmul(out_grad, transpose(a))
         """),)),
-    # ---- signs, identities, the chain rule
-    Mutant("negate_identity", "Negate.gradient passes out_grad through unchanged: the derivative of -x is "
-           "-1, so negate out_grad", (gradient("Negate", "return out_grad"),)),
-    Mutant("log_sign", "Log.gradient has the wrong sign: the derivative of log(x) is +1/x",
-           (gradient("Log", "return negate(out_grad / node.inputs[0])"),)),
-    Mutant("log_product", "Log.gradient multiplies by x where it must divide: the derivative of log(x) is 1/x",
-           (gradient("Log", "return out_grad * node.inputs[0]"),)),
-    Mutant("log_no_out_grad", "Log.gradient ignores out_grad: multiply the local derivative 1/x by out_grad "
-           "(the chain rule)", (gradient("Log", "return power_scalar(node.inputs[0], -1)"),)),
-    Mutant("exp_of_input", "Exp.gradient multiplies out_grad by x: the derivative of exp(x) is exp(x) "
-           "(the node's own value)", (gradient("Exp", "return out_grad * node.inputs[0]"),)),
-    Mutant("exp_no_out_grad", "Exp.gradient ignores out_grad: multiply exp(x) by out_grad (the chain rule)",
-           (gradient("Exp", "return exp(node.inputs[0])"),)),
-    Mutant("divide_b_sign", "EWiseDiv.gradient for b has the wrong sign: the derivative of a/b in b is -a/b^2",
-           (gradient("EWiseDiv", """
-        a, b = node.inputs
-        return out_grad / b, out_grad * a / (b * b)
-        """),)),
-    Mutant("divide_b_once", "EWiseDiv.gradient for b divides by b once: the derivative of a/b in b is "
-           "-a/b^2 (divide by b twice)", (gradient("EWiseDiv", """
-        a, b = node.inputs
-        return out_grad / b, negate(out_grad * a / b)
-        """),)),
-    Mutant("divide_swapped", "EWiseDiv.gradient returns the two gradients in the wrong order: first a's "
-           "(out_grad / b), then b's (-out_grad a / b^2)", (gradient("EWiseDiv", """
-        a, b = node.inputs
-        return negate(out_grad * a / (b * b)), out_grad / b
-        """),)),
-    Mutant("divide_scalar_product", "DivScalar.gradient multiplies by the scalar: the derivative of x / c "
-           "is 1 / c, so divide out_grad by it", (gradient("DivScalar", "return mul_scalar(out_grad, self.scalar)"),)),
-    Mutant("divide_scalar_identity", "DivScalar.gradient passes out_grad through: divide it by the scalar",
-           (gradient("DivScalar", "return out_grad"),)),
     # ---- powers
     Mutant("power_scalar_not_lowered", "PowerScalar.gradient keeps the exponent: the derivative of x^n is "
            "n x^(n-1) (lower the exponent by one)", (gradient("PowerScalar", """
         return out_grad * mul_scalar(power_scalar(node.inputs[0], self.scalar), self.scalar)
         """),)),
-    Mutant("power_scalar_no_factor", "PowerScalar.gradient forgets the factor n: the derivative of x^n is "
-           "n x^(n-1)", (gradient("PowerScalar", "return out_grad * power_scalar(node.inputs[0], self.scalar - 1)"),)),
     Mutant("ewise_pow_b_no_log", "EWisePow.gradient for the exponent b forgets log(a): the derivative of a^b "
            "in b is a^b log(a)", (gradient("EWisePow", """
         a, b = node.inputs
@@ -202,6 +146,7 @@ MUTANTS = (
             return array_api.swapaxes(a, -1, -2)
         return array_api.transpose(a)
         """),), questions=(FORWARD, BACKWARD)),
-    # ---- gradients outside the graph (caught by the second-order cases)
-    *(Mutant(f"numpy_{op.lower()}", NUMPY.format(op=op), (numpy_gradient(op),)) for op in NUMPY_OPS),
+    # ---- per op, per family of mistake (families.py): pass-through, sign, out_grad ignored, a factor,
+    # transposed, swapped, detached from the graph (caught by the second-order cases)
+    *families.derived(Mutant),
 )

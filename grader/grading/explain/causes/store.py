@@ -20,7 +20,7 @@ from grader.grading.run import time_limits
 from grader.grading.explain.causes import catalogue
 from grader.grading.explain.causes.edits import apply_edits
 from grader.grading.run.outcomes import Budget, read_outcome
-from grader.grading.run.workers import run_all
+from grader.grading.run.workers import only, run_all
 
 DONE = "complete"  # written last: a folder without it is not a cache
 
@@ -75,11 +75,19 @@ def build(config, dest: Path, mutants) -> None:
         def run(mutant):
             files = mutant_files(config.assignment, mutant, Path(scratch))
             (dest / mutant.name).mkdir()
-            run_all(files, config, {q: guard for q in mutant.questions}, base=config.assignment.reference,
-                    questions=list(mutant.questions), keep_outputs=dest / mutant.name)
+            questions = [_worker_question(config.assignment.registry(), q, mutant) for q in mutant.questions]
+            run_all(files, config, {q: guard for q in questions}, base=config.assignment.reference,
+                    questions=questions, keep_outputs=dest / mutant.name)
 
         with ThreadPoolExecutor(max(1, config.jobs)) as pool:
             list(pool.map(run, mutants))
+
+
+def _worker_question(registry, question, mutant) -> str:
+    """What the worker runs of `question` for `mutant`: all its cases, or only
+    the mutant's (a ReLU bug: the ReLU case of Q6, not its MNIST epochs)."""
+    names = [c.name for c in registry.producers(question) if not mutant.cases or c.name in mutant.cases]
+    return only(question, names) if mutant.cases else question
 
 
 def load(config, mutants=catalogue.MUTANTS) -> dict:
@@ -98,5 +106,6 @@ def _read(folder: Path, names: tuple, mutants) -> dict:
         values[mutant.name] = {}
         for question in mutant.questions:
             budget = Budget(folder / mutant.name / question)
-            values[mutant.name].update({name: read_outcome(budget, name) for name in dict(names)[question]})
+            values[mutant.name].update({name: read_outcome(budget, name) for name in dict(names)[question]
+                                        if not mutant.cases or name in mutant.cases})
     return values

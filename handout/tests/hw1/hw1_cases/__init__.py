@@ -5,6 +5,7 @@ each listing its cases in `CASES`."""
 import re
 
 from . import autodiff, backward, forward, nn, softmax, topo
+from .cites import CITES, FILES, MIN_QUOTE, citations
 from .contract import BEYOND, CONTRACT
 from .registry import CHECKS, QUESTIONS, Case, CaseTable, Question
 from .util import NUMERIC_TOLERANCE, draw_requests, read_test_set
@@ -37,6 +38,11 @@ def _validate(cases):
             raise RegistryError(f"{where}: give exactly one of fn and source")
         if c.weight <= 0:
             raise RegistryError(f"{where}: weight must be positive")
+        quotes = citations(c)
+        if not c.advisory and not quotes:
+            raise RegistryError(f"{where}: a scored case cites the course's words (cites.py)")
+        if any(f not in FILES or len(q) < MIN_QUOTE for f, q in quotes):
+            raise RegistryError(f"{where}: a citation is (one of {FILES}, words of one line, >= {MIN_QUOTE} chars)")
     for c in cases:
         src = next((s for s in cases if s.name == c.source), None) if c.source else c
         if src is None or src.fn is None or src.question != c.question:
@@ -46,6 +52,6 @@ def _validate(cases):
 _validate(CASES)
 
 
-__all__ = ["BEYOND", "BY_NAME", "CASES", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE", "draw_requests",
+__all__ = ["BEYOND", "BY_NAME", "CASES", "CITES", "citations", "CHECKS", "CONTRACT", "QUESTION", "QUESTIONS", "NUMERIC_TOLERANCE", "draw_requests",
            "RUN_ORDER", "TABLE", "Case", "CaseTable", "Question", "read_test_set", "RegistryError", "cases_for",
            "producers"]

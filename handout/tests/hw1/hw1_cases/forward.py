@@ -36,8 +36,6 @@ def width(name, description, source):
 CASES = [
     fwd("power_scalar_int", "power_scalar", "PowerScalar: (3,4) float32 ** 3", "power_scalar",
         positive(7, 3, 4, dtype=F32), scalar=3),
-    fwd("power_scalar_fraction", "power_scalar", "PowerScalar: (3,4) float32 ** 0.5", "power_scalar",
-        positive(8, 3, 4, dtype=F32), scalar=0.5),
     fwd("power_scalar_0d", "power_scalar", "PowerScalar: a 0-d input ** 2", "power_scalar",
         positive(56), scalar=2),
     fwd("power_scalar_numpy_int", "power_scalar", "PowerScalar: (2,5) float32 ** np.int64(2)",
@@ -87,6 +85,8 @@ CASES = [
         "power", positive(13, 2, 3), randn(14, 3), advisory=True),
     fwd("matmul_size1_batch", "batch_size1_broadcast", "MatMul: (3,1,2,4) @ (2,4,3)", "matmul",
         randn(32, 3, 1, 2, 4), randn(33, 2, 4, 3), advisory=True),
+    fwd("power_scalar_fraction", "fractional_power", "PowerScalar: (3,4) float32 ** 0.5", "power_scalar",
+        positive(8, 3, 4, dtype=F32), scalar=0.5, advisory=True),
     fwd("power_scalar_array", "array_scalar", "PowerScalar: (2,5) float32 ** np.array([3])",
         "power_scalar", positive(10, 2, 5, dtype=F32), scalar=np.array([3]), advisory=True),
     fwd("divide_scalar_array", "array_scalar", "DivScalar: (2,5) float32 / np.array([2.0])",

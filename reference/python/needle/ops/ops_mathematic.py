@@ -73,8 +73,7 @@ def mul_scalar(a, scalar):
 
 
 class PowerScalar(TensorOp):
-    """Op to raise a tensor to a scalar power, element-wise: the scalar an
-    int, a float or a numpy scalar."""
+    """Op raise a tensor to an (integer) power."""
 
     def __init__(self, scalar: int):
         self.scalar = scalar
