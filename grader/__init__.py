@@ -1,9 +1,10 @@
 """Autograding harness for the needle hw1 homework.
 
-ROOT is the repository (grader/core/paths.py). REFERENCE, HANDOUT and DATA are hw1's folders, read
-on first use from the one Assignment object (grader/core/assignment.py, from the
-repository's assignment.toml), so importing the package reads no file. Code
-that grades takes its assignment from RunConfig instead."""
+ROOT is where the package is imported from: a checkout, or site-packages for an installed wheel
+(grader/core/paths.py). REFERENCE, HANDOUT and DATA are hw1's folders, read on first use from the
+one Assignment object (grader/core/assignment.py, from the checkout's assignment.toml or the copy a
+wheel carries), so importing the package reads no file. Code that grades takes its assignment from
+RunConfig instead."""
 from grader.core.assignment import Assignment
 from grader.core.paths import ROOT
 

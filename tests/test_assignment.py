@@ -64,6 +64,8 @@ def test_load_resolves_paths_against_the_folder(tmp_path):
     (GOOD + '[environment]\npackages = ["numpy"]\n', "'numpy' is not pinned"),
     (GOOD + '[environment]\npackages = ["tqdm==4.66.1"]\n', "field 'environment.packages': add numpy"),
     (GOOD + '[environment]\npackages = ["numpy==1.26.4", "NumPy==2.0.0"]\n', "a package is listed twice"),
+    (GOOD + 'fetch_data = "tools/nowhere.py"\n', "field 'fetch_data': give the path, relative to"),
+    (GOOD + 'fetch_data = 3\n', "field 'fetch_data'"),
 ])
 def test_a_bad_assignment_toml_is_one_line_naming_the_field(tmp_path, text, words):
     (tmp_path / "cases").mkdir()

@@ -52,11 +52,6 @@ def _run_client(args, command) -> int:
         args.dir = str(assignment.reference) if assignment else "reference"
     args.tests = args.tests or f"tests/{name}"
     folder = Path(args.dir)
-    if assignment is not None and (folder / args.tests).exists():
-        # the folder's copies of the client and the public cases (git-ignored in
-        # the reference): written now where missing or stale
-        for line in reference_copies(folder, assignment):
-            print(line, file=sys.stderr)
     if not (folder / args.tests).exists():
         print(f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
               file=sys.stderr)
@@ -71,6 +66,11 @@ def _run_client(args, command) -> int:
         print(f"grader {command}: --server {args.server!r}: give a URL starting with http:// or https://, "
               f"e.g. http://{args.server}/", file=sys.stderr)
         return 2
+    if assignment is not None and (folder / args.tests).exists():
+        # the folder's copies of the client and the public cases (git-ignored in
+        # the reference): written now where missing or stale
+        for line in reference_copies(folder, assignment):
+            print(line, file=sys.stderr)
     # publish also describes each case to the server (grader/client/publish_notes.py)
     module = "grader.client.publish_notes" if command == "publish" else "grader.shipped.mugrade"
     cmd = [sys.executable, "-m", module, command, "--assignment", name,

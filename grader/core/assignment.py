@@ -19,10 +19,17 @@ path globals.
     [manifest.renamed]                # optional: reference path -> handout path
     "handout_files/README.md" = "README.md"
 
+    fetch_data = "reference/tools/fetch.py"  # optional: run as `python SCRIPT DATA` when data/ is empty
+
     [environment]                     # optional: what student code runs against
     packages = ["numpy==2.0.2"]       # pinned; pip installs them into the sandbox's Python
 
 Without [environment], workers get a copy of the grader's own numpy.
+
+Which assignment a command means (Assignment.option): --assignment FOLDER,
+else $GRADER_ASSIGNMENT (a folder; explicit settings win over looking
+around, as GIT_DIR does for git), else the nearest assignment.toml in the
+current folder or above, else hw1 (the checkout's, or the wheel's copy).
 
 The public cases ship under tests/NAME/NAME_cases (generated, so never
 listed); the questions and cases come from the registry package
@@ -31,6 +38,7 @@ listed); the questions and cases come from the registry package
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -38,6 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.core import paths
 from grader.core.manifest import Manifest
 from grader.core.paths import ROOT
 
@@ -49,7 +58,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment", "policy")
+FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment", "policy",
+          "fetch_data")
+ENV = "GRADER_ASSIGNMENT"  # the assignment folder, when no --assignment is given
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
 ENVIRONMENT_FIELDS = ("packages",)
@@ -154,10 +165,17 @@ class Assignment:
     toml: Path = ROOT / "assignment.toml"  # where it was read from, for messages
     policy: Policy = Policy()  # [policy]: which grade counts
     packages_from: str = "assignment.toml"  # who chose `packages`: the declaration, or --packages for one run
+    fetch_data: Path | None = None  # a script filling an empty data folder (grader/core/datadir.py)
 
     @classmethod
     def hw1(cls) -> "Assignment":
-        return _load(ROOT)
+        """This project's assignment: the checkout's, or the copy bundled in an installed wheel."""
+        return _load(paths.home())
+
+    @property
+    def is_hw1(self) -> bool:
+        """Whether this is this project's own assignment (the checkout's or the wheel's copy)."""
+        return self.toml == paths.home() / "assignment.toml"
 
     @classmethod
     def load(cls, folder) -> "Assignment":
@@ -166,9 +184,12 @@ class Assignment:
     @classmethod
     def option(cls, value=None) -> "Assignment":
         """What --assignment names: a folder holding an assignment.toml, or the
-        name of this repository's assignment (hw1, also the default). A
-        folder of that name, if there is one, wins."""
-        if value is None or (value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file()):
+        name of this repository's assignment (hw1). A folder of that name, if
+        there is one, wins. Without a value: $GRADER_ASSIGNMENT, else the
+        nearest assignment.toml around the current folder, else hw1."""
+        if value is None:
+            return _discovered()
+        if value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file():
             return cls.hw1()
         if not Path(value).is_dir():  # a name, or a typo: a folder without its toml says so in load()
             raise AssignmentError(f"--assignment {value}: no such folder; pass the folder holding the "
@@ -201,6 +222,33 @@ def _cases_dest(name: str) -> str:
     return f"tests/{name}/{name}_cases"
 
 
+def _discovered() -> Assignment:
+    """The assignment a command means when no --assignment is given (see the module's docstring)."""
+    folder = os.environ.get(ENV)
+    if folder:
+        if not (Path(folder) / "assignment.toml").is_file():
+            raise AssignmentError(f"${ENV}={folder}: no assignment.toml there; point it at an assignment's "
+                                  f"folder, or unset it")
+        return Assignment.load(folder)
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "assignment.toml").is_file():
+            return Assignment.load(folder)
+    if not (paths.home() / "assignment.toml").is_file():
+        raise AssignmentError(f"{paths.home() / 'assignment.toml'}: not found (this grader was installed without "
+                              f"its hw1); pass --assignment FOLDER or set ${ENV}")
+    return Assignment.hw1()
+
+
+def _data_folder(folder: Path, data: Path, name: str) -> Path:
+    """The data folder as declared, unless the assignment lives where nothing
+    should be written (inside the installed package, or a read-only folder
+    without one): then under paths.state(), one per assignment name."""
+    if folder == paths.BUNDLED or (not data.exists() and not os.access(folder, os.W_OK)):
+        return paths.state() / name / "data"
+    return data
+
+
 @lru_cache(maxsize=None)
 def _load(folder: Path) -> Assignment:
     path = folder / "assignment.toml"
@@ -223,8 +271,13 @@ def _load(folder: Path) -> Assignment:
     manifest = _manifest(path, raw.get("manifest", {}), _cases_dest(raw["name"]))
     packages = _packages(path, raw["environment"]) if "environment" in raw else ()
     policy = parse_policy(raw["policy"], path) if "policy" in raw else Policy()
-    return Assignment(raw["name"], parts["reference"], parts["handout"], parts["data"], parts["cases"],
-                      files, manifest, packages, path, policy)
+    fetch = raw.get("fetch_data")
+    if fetch is not None and not (isinstance(fetch, str) and fetch and (folder / fetch).resolve().is_file()):
+        raise AssignmentError(f"{path}: field 'fetch_data': give the path, relative to {folder}, of the script "
+                              "that fills data/")
+    return Assignment(raw["name"], parts["reference"], parts["handout"],
+                      _data_folder(folder, parts["data"], raw["name"]), parts["cases"], files, manifest, packages,
+                      path, policy, fetch_data=(folder / fetch).resolve() if fetch else None)
 
 
 def _check_fields(path, raw, known, prefix):

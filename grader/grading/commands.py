@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader.core import datadir
 from grader.core.assignment import Assignment
 from grader.grading.run import seeds
 from grader.grading.batch import record as batch_record
@@ -29,6 +30,7 @@ def grade_command(args) -> int:
     """`grader grade`: one submission (or, with none, the reference and the handout)."""
     try:
         config = config_from_args(args, max(1, args.jobs), Assignment.option(args.assignment))
+        datadir.ensure(config.assignment)
     except ValueError as exc:
         print(f"grader grade: {exc}", file=sys.stderr)
         return 2
@@ -108,6 +110,7 @@ def grade_batch_command(args) -> int:
     try:
         # one question at a time: N submissions use N cores
         config = config_from_args(args, 1, Assignment.option(args.assignment))
+        datadir.ensure(config.assignment)
     except ValueError as exc:
         print(f"grader grade-batch: {exc}", file=sys.stderr)
         return 2

@@ -1,9 +1,11 @@
 """`grader demo`: train one MNIST epoch with the reference and print loss and
-error, the quickest check that the reference and the data are in place."""
+error, the quickest check that the reference and the data are in place
+(hw1's data folder, filled first when empty: grader/core/datadir.py)."""
 import subprocess
 import sys
 
-from grader import REFERENCE
+from grader.core import datadir
+from grader.core.assignment import Assignment
 from grader.core.blas import one_thread_env
 
 SCRIPT = """
@@ -12,8 +14,9 @@ sys.path += ["python", "apps"]
 import numpy as np
 import needle as ndl
 from simple_ml import parse_mnist, nn_epoch, loss_err
-X, y = parse_mnist("data/train-images-idx3-ubyte.gz", "data/train-labels-idx1-ubyte.gz")
-Xt, yt = parse_mnist("data/t10k-images-idx3-ubyte.gz", "data/t10k-labels-idx1-ubyte.gz")
+data = sys.argv[1]
+X, y = parse_mnist(f"{data}/train-images-idx3-ubyte.gz", f"{data}/train-labels-idx1-ubyte.gz")
+Xt, yt = parse_mnist(f"{data}/t10k-images-idx3-ubyte.gz", f"{data}/t10k-labels-idx1-ubyte.gz")
 rng = np.random.RandomState(0)
 W1 = ndl.Tensor(rng.randn(784, 100).astype(np.float32) / np.float32(10))
 W2 = ndl.Tensor(rng.randn(100, 10).astype(np.float32) / np.float32(np.sqrt(10)))
@@ -28,5 +31,11 @@ print(f"one epoch of 60000 examples in {took:.2f} s")
 
 
 def demo_command(args) -> int:
+    hw1 = Assignment.hw1()
+    try:
+        datadir.ensure(hw1)
+    except ValueError as exc:
+        print(f"grader demo: {exc}", file=sys.stderr)
+        return 1
     env = one_thread_env()
-    return subprocess.run([sys.executable, "-c", SCRIPT], cwd=REFERENCE, env=env).returncode
+    return subprocess.run([sys.executable, "-c", SCRIPT, str(hw1.data)], cwd=hw1.reference, env=env).returncode

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from grader.core import datadir, paths
 from grader.core.assignment import Assignment, shown
 from grader.core.files import write_atomic
 from grader.handout.build import Built, HandoutError, build_tree
@@ -251,6 +252,16 @@ def _folders(args, command):
     dest = Path(args.dest) if args.dest else assignment.handout
     if not src.is_dir():
         print(f"{src}: not a directory (usage: grader {command} [SRC DEST] [--assignment FOLDER])", file=sys.stderr)
+        return None
+    inside = [p for p in (src, dest) if Path(p).resolve().is_relative_to(paths.BUNDLED)]
+    if command == "handout" and inside:  # it writes the reference's copies into SRC and the handout into DEST
+        print(f"grader handout: {inside[0]} is the hw1 copy inside the installed grader, not to be written; "
+              "pass --assignment FOLDER (a clone of the project)", file=sys.stderr)
+        return None
+    try:
+        datadir.ensure(assignment)  # the public tests read it
+    except ValueError as e:
+        print(f"grader {command}: {e}", file=sys.stderr)
         return None
     return assignment, src, dest
 

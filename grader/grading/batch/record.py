@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.assignment import Assignment
-from grader.core.paths import ROOT
 from grader.core.files import write_atomic
 from grader.grading.batch.names import RECORD
 from grader.grading.run.config import QuestionLimits, RunConfig
@@ -40,7 +39,7 @@ class BatchRecord:
 
     def config(self) -> RunConfig:
         """The RunConfig the batch graded with (one question at a time, its seed settled later)."""
-        assignment = Assignment.option(self.assignment)
+        assignment = Assignment.hw1() if self.assignment is None else Assignment.option(self.assignment)
         if self.packages is not None:
             assignment = assignment.with_packages(" ".join(self.packages))
         return RunConfig(jobs=1, tier=self.tier, insecure=self.insecure,
@@ -50,7 +49,7 @@ class BatchRecord:
 
 def from_config(folder, config: RunConfig) -> BatchRecord:
     toml = config.assignment.toml
-    assignment = None if toml == ROOT / "assignment.toml" else str(toml.parent)
+    assignment = None if config.assignment.is_hw1 else str(toml.parent)
     chosen = config.assignment.packages_from == "--packages"
     return BatchRecord(str(Path(folder).resolve()), assignment, config.limits.memory_mb, config.limits.seconds,
                        config.tier, config.insecure, config.score_advisories,

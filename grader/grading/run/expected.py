@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from grader import ROOT, sandbox
+from grader.core import paths
 from grader.core.assignment import Assignment
 from grader.grading.run import gradcheck
 from grader.grading.run import inputs
@@ -44,7 +45,10 @@ class ReferenceError(RuntimeError):
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("GRADER_CACHE", ROOT / ".grader-cache"))
+    """$GRADER_CACHE, else .grader-cache/ in a checkout, else under the installed grader's state folder."""
+    if os.environ.get("GRADER_CACHE"):
+        return Path(os.environ["GRADER_CACHE"])
+    return ROOT / ".grader-cache" if paths.in_checkout() else paths.state() / "cache"
 
 
 def settled(config):

@@ -29,11 +29,11 @@ python3 -m venv "$SRC/.venv"
 
 cd "$SRC"
 "$SRC/.venv/bin/python" reference/tools/fetch_mnist.py data
-"$SRC/.venv/bin/python" -c "from grader.grading import expected; from grader.grading.run.workers import RunConfig; \
+"$SRC/.venv/bin/python" -c "from grader.grading.run import expected; from grader.grading.run.config import RunConfig; \
 print('expected answers in', expected.expected_dir(RunConfig()))"
 # The known bugs' values too (likely causes): each submission's container
 # would otherwise run them again on its first failed case.
-"$SRC/.venv/bin/python" -c "from grader.grading.explain.causes import store; from grader.grading.run.workers import RunConfig; \
+"$SRC/.venv/bin/python" -c "from grader.grading.explain.causes import store; from grader.grading.run.config import RunConfig; \
 print('known bugs in', store.causes_dir(RunConfig()))"
 
 # Student code runs as a sandbox uid of its own. Where neither namespaces
