@@ -31,6 +31,7 @@ listed); the questions and cases come from the registry package
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ class AssignmentError(ValueError):
 #           else the server's submit cases), "sandboxed", "server", or "best of both" (declared, never a default)
 #   pick:   "best" or "last" submission of the counted source
 #   [policy.questions.KEY] counts/pick for one question
+#   [policy.time] zone, late days, late penalty: kept as JSON here, read by grader.server.timing.rules
 COUNTS = ("auto", "sandboxed", "server", "best of both")
 PICKS = ("best", "last")
 
@@ -86,6 +88,7 @@ class Policy:
     # (question key, server case indexes): the server's submit cases the grader calls advisory
     # (beyond the assignment): answered and shown, never scored. [policy.questions.KEY] advisory_server_cases
     advisory: tuple = ()
+    time: str = ""  # [policy.time] as JSON ("": none); its fields are checked by grader.server.timing.rules
 
     def of(self, question: str) -> tuple:
         """(counts, pick) for one question key."""
@@ -98,6 +101,8 @@ class Policy:
             doc["questions"] = {k: {"counts": c, "pick": p} for k, c, p in self.questions}
         for key, cases in self.advisory:
             doc.setdefault("questions", {}).setdefault(key, {})["advisory_server_cases"] = list(cases)
+        if self.time:
+            doc["time"] = json.loads(self.time)
         return doc
 
     def advisory_cases(self, question: str) -> frozenset:
@@ -109,7 +114,10 @@ def parse_policy(raw, where) -> Policy:
     """A [policy] table (or the same as JSON) as a Policy; AssignmentError names the field and the choices."""
     if not isinstance(raw, dict):
         raise AssignmentError(f"{where}: field 'policy': give a table ([policy])")
-    _check_fields(where, raw, ("counts", "pick", "questions"), "policy.")
+    _check_fields(where, raw, ("counts", "pick", "questions", "time"), "policy.")
+    if not isinstance(raw.get("time", {}), dict):
+        raise AssignmentError(f"{where}: field 'policy.time': give a table ([policy.time])")
+    time = json.dumps(raw["time"], sort_keys=True, default=str) if "time" in raw else ""
     counts = _choice(raw, "counts", COUNTS, "auto", where, "policy.")
     pick = _choice(raw, "pick", PICKS, "best", where, "policy.")
     questions = raw.get("questions", {})
@@ -130,7 +138,7 @@ def parse_policy(raw, where) -> Policy:
                                   "indexes (0, 1, ...), as /me numbers them")
         if cases:
             advisory.append((key, tuple(sorted(set(cases)))))
-    return Policy(counts, pick, tuple(out), tuple(advisory))
+    return Policy(counts, pick, tuple(out), tuple(advisory), time)
 
 
 def _choice(raw, field, choices, default, where, prefix):
