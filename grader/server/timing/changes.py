@@ -49,10 +49,17 @@ def latest_id(conn: Connection) -> Optional[int]:
     return conn.execute(select(func.max(time_changes.c.id))).scalar()
 
 
+def what(c: Change) -> str:
+    """'deadline hw1/forward', 'extension hw1 ann', 'zone': what a change moved."""
+    where = f" {c.assignment}" if c.assignment else ""
+    if c.subject:
+        where += f"/{c.subject}" if c.kind in ("deadline", "regrade") else f" {c.subject}"
+    return c.kind + where
+
+
 def render(changes) -> str:
-    """One line per change, as `grader changes` prints them (pure)."""
+    """One line per change, newest first, as `grader changes` prints them (pure)."""
     if not changes:
         return "no changes recorded"
-    return "\n".join(f"{c.changed_at:%Y-%m-%d %H:%M} UTC  {c.changed_by}  {c.kind}  {c.assignment}"
-                     f"{'/' + c.subject if c.kind in ('deadline', 'regrade') else ' ' + c.subject if c.subject else ''}: "
-                     f"{c.before} -> {c.after}" for c in changes)
+    return "\n".join(f"{c.changed_at:%Y-%m-%d %H:%M} UTC  {c.changed_by}  {what(c)}: {c.before} -> {c.after}"
+                     for c in changes)

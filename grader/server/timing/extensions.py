@@ -42,12 +42,11 @@ def questions(conn: Connection, assignment: str, question: str = "") -> list:
         raise TimeError(f"assignment {assignment!r} has no published question on this server; publish it first "
                         "(grader publish)")
     if question:
-        rows = [r for r in rows if r.name == question]
-        if not rows:
+        named = [r for r in rows if r.name == question]
+        if not named:
             raise TimeError(f"{assignment} has no question {question!r} on this server; give one of "
-                            + ", ".join(r.name for r in conn.execute(
-                                select(problems.c.name).join(assignments, assignments.c.id == problems.c.assignment_id)
-                                .where(assignments.c.name == assignment).order_by(problems.c.name)).scalars()))
+                            + ", ".join(r.name for r in rows))
+        rows = named
     return [tuple(r) for r in rows]
 
 

@@ -2,12 +2,13 @@
 
 Each stored answer (a case result) of the question whose verdict in force was
 judged against other published answers is compared again, with the same
-comparison /submit_test uses, against the new publication; a verdict that
-changes gets a `verdicts` row (the original stays in case_results), and the
+comparison /submit_test uses, against the new publication; its new verdict
+is a `verdicts` row (the original stays in case_results), and the
 republish is logged as a "regrade" (changes.py) with its counts. Not re-judged,
 and counted as kept: answers of a submission whose publication had another
 number of cases (its indexes may mean other cases), and values too large to
-have been stored. Reading and comparing run in a worker thread; only the
+have been stored. Every re-judged answer gets a row, changed or not, so an
+identical republish later (say, to move a deadline) finds nothing to re-judge. Reading and comparing run in a worker thread; only the
 changed verdicts go through the writer.
 """
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ class Outcome:
     now_wrong: int
     kept: int
     submissions: int
-    changed: tuple       # (case result id, correct, reason)
+    changed: tuple       # (case result id, correct, reason) of every answer re-judged
 
     def summary(self) -> str:
         return (f"re-judged {self.judged} answers of {self.submissions} submissions: "
@@ -90,10 +91,9 @@ def judge(pub, found: Pending) -> Outcome:
             ok, why = verdict.correct, "" if verdict.correct else verdict.reason or "wrong"
         except values.BadValue as e:
             ok, why = False, f"unreadable value: {e}"
-        if ok != was or (not ok and why != (reason or why)):
-            changed.append((rid, ok, why))
-            right += ok != was and ok
-            wrong += ok != was and not ok
+        changed.append((rid, ok, why))  # every one, changed or not: it is now judged against `pub`
+        right += ok != was and ok
+        wrong += ok != was and not ok
     return Outcome(len(found.rows), right, wrong, found.kept_cases + found.kept_unstored, found.submissions,
                    tuple(changed))
 

@@ -4,6 +4,7 @@ Markup from charts.py, which escapes its own texts."""
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup, escape
 
+from grader.server.timing.changes import what
 from grader.server.timing.rules import shown
 
 BASE = """<!doctype html>
@@ -56,7 +57,7 @@ CHANGES = """
 <h2>Changes to deadlines, extensions and verdicts</h2>
 {% if changes %}<div class="scroll"><table id="changes"><tr><th>when</th><th>by</th><th>what</th><th>from</th><th>to</th></tr>
 {% for ch in changes %}<tr class="change"><td class="when">{{ ch.changed_at|when(zone) }}</td><td>{{ ch.changed_by }}</td>
-<td>{{ ch.kind }} {{ ch.assignment }}{% if ch.kind in ("deadline", "regrade") %}/{{ ch.subject }}{% elif ch.subject %} {{ ch.subject }}{% endif %}</td>
+<td>{{ ch|what }}</td>
 <td>{{ ch.before }}</td><td>{{ ch.after }}</td></tr>{% endfor %}</table></div>
 {% else %}<p class="muted" id="no-changes">No changes yet.</p>{% endif %}"""
 
@@ -181,6 +182,7 @@ def breakable(name: str) -> Markup:
 
 env.filters["points"] = points
 env.filters["when"] = shown  # a stored UTC time in the course's zone and in UTC
+env.filters["what"] = what   # what a logged change moved
 env.filters["breakable"] = breakable
 
 
