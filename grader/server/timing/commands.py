@@ -105,7 +105,7 @@ def _course(args) -> int:
                 if args.action == "set-penalty":
                     raw = {"penalty": args.value, **({"percent_per_day": args.percent} if args.percent is not None
                                                      else {}), **({"cutoff": args.cutoff} if args.cutoff else {})}
-                    rule = rules.parse_rule(raw, "grader course set-penalty")
+                    rule = rules.parse_rule(raw, "set-penalty")
                 clock.set_rule(conn, args.assignment, rule, args.by)
             text = _course_text(conn, clock, args.assignment)
     finally:
