@@ -75,7 +75,7 @@ class AssignmentError(ValueError):
 #           else the server's submit cases), "sandboxed", "server", or "best of both" (declared, never a default)
 #   pick:   "best" or "last" submission of the counted source
 #   [policy.questions.KEY] counts/pick for one question
-#   [policy.time] zone, late days, late penalty: kept as JSON here, read by grader.server.timing.rules
+#   [policy.time] zone, late days, late penalty: kept as JSON here, read by grader.server.gradebook.timing.rules
 COUNTS = ("auto", "sandboxed", "server", "best of both")
 PICKS = ("best", "last")
 
@@ -88,7 +88,7 @@ class Policy:
     # (question key, server case indexes): the server's submit cases the grader calls advisory
     # (beyond the assignment): answered and shown, never scored. [policy.questions.KEY] advisory_server_cases
     advisory: tuple = ()
-    time: str = ""  # [policy.time] as JSON ("": none); its fields are checked by grader.server.timing.rules
+    time: str = ""  # [policy.time] as JSON ("": none); its fields are checked by grader.server.gradebook.timing.rules
 
     def of(self, question: str) -> tuple:
         """(counts, pick) for one question key."""

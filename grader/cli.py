@@ -260,8 +260,8 @@ def _handout(parser):
 
 
 def _time(name):
-    """The options of a time-policy command, declared by grader.server.timing.commands."""
-    return lambda parser: importlib.import_module("grader.server.timing.commands").declare(name, parser)
+    """The options of a time-policy command, declared by grader.server.gradebook.timing.commands."""
+    return lambda parser: importlib.import_module("grader.server.gradebook.timing.commands").declare(name, parser)
 
 
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
@@ -288,13 +288,13 @@ COMMANDS = {
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
     "policy": (_policy, "grader.server.commands:policy_command",
                "show or set which grade counts for an assignment (sandboxed, server, best or last)"),
-    "course": (_time("course"), "grader.server.timing.commands:course_command",
+    "course": (_time("course"), "grader.server.gradebook.timing.commands:course_command",
                "show or set the course's time zone, late-day budget and late penalty"),
-    "deadline": (_time("deadline"), "grader.server.timing.commands:deadline_command",
+    "deadline": (_time("deadline"), "grader.server.gradebook.timing.commands:deadline_command",
                  "set a question's deadline (or every question's of an assignment); earlier answers are re-judged"),
-    "extension": (_time("extension"), "grader.server.timing.commands:extension_command",
+    "extension": (_time("extension"), "grader.server.gradebook.timing.commands:extension_command",
                   "grant, clear or list a student's extension (a new deadline or added time)"),
-    "changes": (_time("changes"), "grader.server.timing.commands:changes_command",
+    "changes": (_time("changes"), "grader.server.gradebook.timing.commands:changes_command",
                 "the log of changes to deadlines, extensions, late policy and verdicts (regrades)"),
     "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),

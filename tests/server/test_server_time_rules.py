@@ -9,7 +9,7 @@ import pytest
 
 from grader.assignment import AssignmentError, Policy, parse_policy
 from grader.server.gradebook import declared, load
-from grader.server.timing import clock, judge, rules
+from grader.server.gradebook.timing import clock, judge, rules
 
 T0 = dt.datetime(2026, 2, 1, 12, 0)
 HOUR = dt.timedelta(hours=1)

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
 from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
 from grader.server.store.timetables import verdicts
-from grader.server.timing import clock, judge
+from grader.server.gradebook.timing import clock, judge
 
 from . import declared, policy
 

@@ -6,7 +6,7 @@ extensions, the late policy, the course's zone and the verdicts.
 replaced or deleted by `grader extension`); what it held before is in
 `time_changes`, which, like `verdicts`, is append-only. Lateness itself is
 never stored: it is judged at read time from each answer's arrival time and
-the deadlines, extensions and late policy in force then (grader.server.timing).
+the deadlines, extensions and late policy in force then (grader.server.gradebook.timing).
 """
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Index, Integer, String, Table, Text, UniqueConstraint
 

@@ -9,7 +9,7 @@ Answers carry mugrade's keys and may add more, which mugrade clients ignore:
 /submit also `num_cases`, `late` and the question's `deadline` (ISO 8601 UTC
 or null); /submit_test adds `"late": true` and `deadline` to an answer sent
 after its question's deadline, and a `reason` to a wrong one. These are said on
-arrival; the gradebook judges lateness again at read time (grader.server.timing).
+arrival; the gradebook judges lateness again at read time (grader.server.gradebook.timing).
 /publish echoes the deadline in UTC and in the course's zone (`deadline_shown`),
 and says how many stored answers it re-judged (`regraded`).
 """
@@ -31,7 +31,7 @@ from grader.server.accounts.users import has_control_characters
 from grader.server.answers import values
 from grader.server.store import protocol
 from grader.server.store.db import assignments, problems
-from grader.server.timing import clock, extensions, regrade, rules
+from grader.server.gradebook.timing import clock, extensions, regrade, rules
 
 from . import casenotes
 from .limits import content_length, read_body

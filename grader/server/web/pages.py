@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from grader.server.accounts import users
 from grader.server.gradebook import details, freshness, load, policy, scores
-from grader.server.timing import changes, clock
+from grader.server.gradebook.timing import changes, clock
 
 from . import casenotes, charts
 from .refused import Refused

@@ -4,8 +4,8 @@ Markup from charts.py, which escapes its own texts."""
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup, escape
 
-from grader.server.timing.changes import what
-from grader.server.timing.rules import shown
+from grader.server.gradebook.timing.changes import what
+from grader.server.gradebook.timing.rules import shown
 
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} - needle grader</title>

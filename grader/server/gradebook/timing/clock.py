@@ -23,7 +23,7 @@ from grader.server.store.timetables import extensions
 from . import changes
 from . import rules as R
 
-log = logging.getLogger("grader.server.timing")
+log = logging.getLogger("grader.server.gradebook.timing")
 ZONE, LATE_DAYS, RULE = "course:zone", "course:late_days", "late:"
 
 
