@@ -8,8 +8,10 @@ export MKL_NUM_THREADS := 1
 
 .PHONY: setup data test bench demo system-deps docs docs-reference docs-examples
 
+# --clear: a venv made over one from another python3 (say pyenv's over Debian's)
+# mixes the two interpreters' files and breaks (its ssl module fails to load).
 $(STAMP): pyproject.toml
-	python3 -m venv .venv
+	python3 -m venv --clear .venv
 	.venv/bin/pip install --quiet --upgrade pip
 	.venv/bin/pip install --quiet -e '.[server,dev]'
 	touch $@

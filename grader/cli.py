@@ -153,10 +153,11 @@ def _users(parser):
                         "missing, removes nobody); list; reissue-key NAME (a new key, the old one ends); "
                         "revoke NAME (the key ends until reissued); remove NAME (for good, history kept)")
     parser.add_argument("target", nargs="?", help="the user name, or the roster CSV (import) with columns "
-                        "name[,role][,email]")
+                        "name[,role][,email][,student_id]")
     parser.add_argument("--role", choices=["student", "ta", "instructor"], default="student",
                         help="add: their role (a TA reads the gradebook and students' pages, and changes nothing)")
     parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
+    parser.add_argument("--student-id", help="add: their student (SIS) ID, which the Canvas and Moodle exports carry")
     parser.add_argument("--out", help="import: write the new people's name,role,key CSV here (mode 600) "
                         "instead of stdout")
     parser.add_argument("--dry-run", action="store_true", help="import: print what would change, change nothing")
@@ -169,7 +170,8 @@ def _gradebook(parser):
                         help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
                         "with e-mail and student ID, in the columns each LMS's gradebook import documents")
     parser.add_argument("--roster", metavar="FILE",
-                        help="a roster CSV whose student_id column gives each student's (SIS) ID")
+                        help="a roster CSV whose student_id column gives each student's (SIS) ID (default: the "
+                        "IDs stored on the accounts by `grader users`)")
 
 
 def _policy(parser):
@@ -249,6 +251,11 @@ def _handout(parser):
                         help="skip running the public tests (leak check still runs)")
 
 
+def _time(name):
+    """The options of a time-policy command, declared by grader.server.gradebook.timing.commands."""
+    return lambda parser: importlib.import_module("grader.server.gradebook.timing.commands").declare(name, parser)
+
+
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
     "grade": (_grade, "grader.grading.commands:grade_command",
@@ -273,6 +280,14 @@ COMMANDS = {
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
     "policy": (_policy, "grader.server.commands:policy_command",
                "show or set which grade counts for an assignment (sandboxed, server, best or last)"),
+    "course": (_time("course"), "grader.server.gradebook.timing.commands:course_command",
+               "show or set the course's time zone, late-day budget and late penalty"),
+    "deadline": (_time("deadline"), "grader.server.gradebook.timing.commands:deadline_command",
+                 "set a question's deadline (or every question's of an assignment); earlier answers are re-judged"),
+    "extension": (_time("extension"), "grader.server.gradebook.timing.commands:extension_command",
+                  "grant, clear or list a student's extension (a new deadline or added time)"),
+    "changes": (_time("changes"), "grader.server.gradebook.timing.commands:changes_command",
+                "the log of changes to deadlines, extensions, late policy and verdicts (regrades)"),
     "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
                      "import grade-batch results into the server's gradebook"),
     "submit": (_submit, "grader.client.submit:submit_command",

@@ -38,6 +38,7 @@ listed); the questions and cases come from the registry package
 from __future__ import annotations
 
 import dataclasses
+
 import os
 import re
 import sys
@@ -49,6 +50,8 @@ from typing import TYPE_CHECKING
 from grader.core import paths
 from grader.core.manifest import Manifest
 from grader.core.paths import ROOT
+from grader.core.policy import NAME, AssignmentError, Policy, parse_policy  # noqa: F401  (Policy: read from here too)
+from grader.core.policy import check_fields as _check_fields
 
 if TYPE_CHECKING:  # the registry imports the cases package and numpy: only when a command reads cases
     from grader.core.registry import Registry
@@ -67,90 +70,11 @@ ENVIRONMENT_FIELDS = ("packages",)
 # A pinned requirement, NAME==VERSION: every machine (cluster workers, a
 # rebuilt cache) then grades against the same code.
 PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
-NAME = re.compile(r"^[a-z][a-z0-9_]*$")  # also a Python package prefix: NAME_cases
-
 
 def shown(path: Path) -> str:
     """How messages name a file: relative to this repository when inside it."""
     path = Path(path)
     return (path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).as_posix()
-
-
-class AssignmentError(ValueError):
-    """assignment.toml is missing or wrong; the message names the file and field."""
-
-
-# [policy]: which grade counts, declared once per assignment (the server may override it per course).
-#   counts: "auto" (a sandboxed grade, grade-batch imported or Gradescope, once the assignment has one,
-#           else the server's submit cases), "sandboxed", "server", or "best of both" (declared, never a default)
-#   pick:   "best" or "last" submission of the counted source
-#   [policy.questions.KEY] counts/pick for one question
-COUNTS = ("auto", "sandboxed", "server", "best of both")
-PICKS = ("best", "last")
-
-
-@dataclass(frozen=True)
-class Policy:
-    counts: str = "auto"
-    pick: str = "best"
-    questions: tuple = ()  # (question key, counts, pick), sorted by key
-    # (question key, server case indexes): the server's submit cases the grader calls advisory
-    # (beyond the assignment): answered and shown, never scored. [policy.questions.KEY] advisory_server_cases
-    advisory: tuple = ()
-
-    def of(self, question: str) -> tuple:
-        """(counts, pick) for one question key."""
-        return next(((c, p) for k, c, p in self.questions if k == question), (self.counts, self.pick))
-
-    def to_dict(self) -> dict:
-        """The [policy] table as data (parse_policy reads it back)."""
-        doc = {"counts": self.counts, "pick": self.pick}
-        if self.questions:
-            doc["questions"] = {k: {"counts": c, "pick": p} for k, c, p in self.questions}
-        for key, cases in self.advisory:
-            doc.setdefault("questions", {}).setdefault(key, {})["advisory_server_cases"] = list(cases)
-        return doc
-
-    def advisory_cases(self, question: str) -> frozenset:
-        """The server case indexes of one question that earn no points."""
-        return frozenset(next((c for k, c in self.advisory if k == question), ()))
-
-
-def parse_policy(raw, where) -> Policy:
-    """A [policy] table (or the same as JSON) as a Policy; AssignmentError names the field and the choices."""
-    if not isinstance(raw, dict):
-        raise AssignmentError(f"{where}: field 'policy': give a table ([policy])")
-    _check_fields(where, raw, ("counts", "pick", "questions"), "policy.")
-    counts = _choice(raw, "counts", COUNTS, "auto", where, "policy.")
-    pick = _choice(raw, "pick", PICKS, "best", where, "policy.")
-    questions = raw.get("questions", {})
-    if not isinstance(questions, dict):
-        raise AssignmentError(f"{where}: field 'policy.questions': give tables [policy.questions.KEY]")
-    out, advisory = [], []
-    for key, entry in sorted(questions.items()):
-        prefix = f"policy.questions.{key}."
-        if not NAME.match(key) or not isinstance(entry, dict):
-            raise AssignmentError(f"{where}: field 'policy.questions.{key}': give a table named by a question key")
-        _check_fields(where, entry, ("counts", "pick", "advisory_server_cases"), prefix)
-        out.append((key, _choice(entry, "counts", COUNTS, counts, where, prefix),
-                    _choice(entry, "pick", PICKS, pick, where, prefix)))
-        cases = entry.get("advisory_server_cases", [])
-        if not isinstance(cases, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
-                                                  for i in cases):
-            raise AssignmentError(f"{where}: field '{prefix}advisory_server_cases': give a list of server case "
-                                  "indexes (0, 1, ...), as /me numbers them")
-        if cases:
-            advisory.append((key, tuple(sorted(set(cases)))))
-    return Policy(counts, pick, tuple(out), tuple(advisory))
-
-
-def _choice(raw, field, choices, default, where, prefix):
-    value = raw.get(field, default)
-    if value not in choices:
-        raise AssignmentError(f"{where}: field '{prefix}{field}': {str(value)[:40]!r} is not one of "
-                              f"{', '.join(repr(c) for c in choices)}")
-    return value
-
 
 @dataclass(frozen=True)
 class Assignment:
@@ -217,10 +141,8 @@ class Assignment:
         from grader.core.registry import load_registry
         return load_registry(self.cases_dir)
 
-
 def _cases_dest(name: str) -> str:
     return f"tests/{name}/{name}_cases"
-
 
 def _discovered() -> Assignment:
     """The assignment a command means when no --assignment is given (see the module's docstring)."""
@@ -239,7 +161,6 @@ def _discovered() -> Assignment:
                               f"its hw1); pass --assignment FOLDER or set ${ENV}")
     return Assignment.hw1()
 
-
 def _data_folder(folder: Path, data: Path, name: str) -> Path:
     """The data folder as declared, unless the assignment lives where nothing
     should be written (inside the installed package, or a read-only folder
@@ -247,7 +168,6 @@ def _data_folder(folder: Path, data: Path, name: str) -> Path:
     if folder == paths.BUNDLED or (not data.exists() and not os.access(folder, os.W_OK)):
         return paths.state() / name / "data"
     return data
-
 
 @lru_cache(maxsize=None)
 def _load(folder: Path) -> Assignment:
@@ -279,20 +199,12 @@ def _load(folder: Path) -> Assignment:
                       _data_folder(folder, parts["data"], raw["name"]), parts["cases"], files, manifest, packages,
                       path, policy, fetch_data=(folder / fetch).resolve() if fetch else None)
 
-
-def _check_fields(path, raw, known, prefix):
-    unknown = sorted(set(raw) - set(known))
-    if unknown:
-        raise AssignmentError(f"{path}: unknown field '{prefix}{unknown[0]}'; the fields are {', '.join(known)}")
-
-
 def _paths(path, raw, field, required=False, prefix="") -> tuple:
     value = raw.get(field, [] if not required else None)
     if not isinstance(value, list) or (required and not value) or \
             not all(isinstance(f, str) and f and not f.startswith("/") and ".." not in f.split("/") for f in value):
         raise AssignmentError(f"{path}: field '{prefix}{field}': give a {'non-empty ' * required}list of relative paths")
     return tuple(value)
-
 
 def _manifest(path, raw, cases_dest) -> Manifest:
     if not isinstance(raw, dict):
@@ -308,7 +220,6 @@ def _manifest(path, raw, cases_dest) -> Manifest:
                        _paths(path, raw, "instructor_only", prefix="manifest."),
                        generated=(cases_dest,))
 
-
 def _packages(path, raw) -> tuple:
     """[environment] packages: pinned requirements, numpy among them (the worker and the cases use it)."""
     if not isinstance(raw, dict):
@@ -320,14 +231,12 @@ def _packages(path, raw) -> tuple:
                               '["numpy==2.0.2"]')
     return _pinned(f"{path}: field 'environment.packages'", packages)
 
-
 def packages_option(text: str | None, option: str = "--packages") -> tuple | None:
     """What a command's --packages gives ("numpy==1.26.4 tqdm==4.66.1"),
     checked as the [environment] field is; None when it gives nothing."""
     if not text or not text.strip():
         return None
     return _pinned(option, text.split())
-
 
 def _pinned(where: str, packages: list) -> tuple:
     """Pinned requirements, numpy among them, each package once; `where`
@@ -344,6 +253,5 @@ def _pinned(where: str, packages: list) -> tuple:
     if len(set(names)) < len(names):
         raise AssignmentError(f"{where}: a package is listed twice")
     return tuple(packages)
-
 
 __all__ = ["Assignment", "AssignmentError"]

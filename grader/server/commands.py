@@ -161,7 +161,7 @@ def _users(args) -> int:
             return _import_roster(engine, args, roster, people)
         with engine.begin() as conn:
             if args.action == "add":
-                keys = users.insert_users(conn, [(args.target, args.role, args.email)])
+                keys = users.insert_users(conn, [(args.target, args.role, args.email, args.student_id)])
                 done = f"added {args.role} {identity.nfc(args.target)}"
             elif args.action == "reissue-key":
                 name, key = lifecycle.reissue_key(conn, args.target)
@@ -249,7 +249,7 @@ def _gradebook(args) -> int:
         with make_engine(args.db).connect() as conn:
             book = scores.build(conn)
             emails = {name: email or "" for name, email, _, _ in users.accounts(conn)}
-        ids = {identity.nfc(n): sid for n, sid in ids.items()}
+            ids = {**users.student_ids(conn), **{identity.nfc(n): sid for n, sid in ids.items()}}  # --roster wins
         people = {r.name: exports.Person(r.name, emails.get(r.name, ""), ids.get(r.name, "")) for r in book.rows}
         text = scores.to_csv(book) if args.format == "percent" else exports.WRITERS[args.format](book, people)
     except exports.ExportError as e:

@@ -72,7 +72,9 @@ def srv(tmp_path_factory):
     submit(server, "alice", "backward", [1.0, 2.0, 0.0, 0.0])           # 2/4
     submit(server, "bob", "forward", [enc(np.zeros((2, 2))), 2.0])      # 1/2
     submit(server, "bob", "backward", [1.0, 0.0, 0.0, 0.0])             # 1/4
-    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=1)).isoformat()
+    # Lateness is judged from each answer's arrival against the deadline in force now: a deadline set
+    # to this moment leaves the answers above on time and makes the ones below late.
+    past = dt.datetime.now(dt.timezone.utc).isoformat()
     server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", deadline=past)
     submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])             # 3/4, late
     submit(server, LONG, "backward", [1.0, 0.0, 0.0, 0.0])              # 1/4, late

@@ -39,10 +39,13 @@ def attempt(engine, user_id, problem, correct, late=False):
     """A submission of `problem` whose cases in `correct` (indexes) were right."""
     with engine.begin() as conn:
         sub = store.submission_job("hw1", problem, user_id)(conn)
-        if late:
-            conn.exec_driver_sql("update submissions set late = 1 where id = ?", (sub.id,))
         store.insert_cases(conn, [store.CaseWrite(sub.id, i, i in correct, str(i), json.dumps(0 if i not in correct else i + 1))
                                   for i in range(sub.num_cases)])
+        if late:  # the question's deadline is in 2098 and these answers arrived in 2099: judged late when read
+            conn.exec_driver_sql("update problems set deadline = '2098-01-01 00:00:00.000000' where name = ?",
+                                 (problem,))
+            conn.exec_driver_sql("update case_results set created_at = '2099-01-01 00:00:00.000000' "
+                                 "where submission_id = ?", (sub.id,))
 
 
 def build(engine, student=None):

@@ -66,8 +66,9 @@ def test_lateness_is_judged_when_each_case_is_answered(srv):
     assert late.json() == {"correct": True, "late": True, "deadline": late.json()["deadline"]}
     assert late.json()["deadline"].startswith(PAST[:10]) and resent.json() == {"correct": True}
     got = cell(srv, "alice", "hw9/p")
-    # The first answer's time decides: case 0 stays on time although it was sent again late.
-    assert (got.score, got.on_time, got.late) == (1.0, 0.5, True)
+    # The gradebook judges each first answer's arrival against the deadline in force now: p's deadline
+    # moved before both answers arrived, so both are late (the answers to /submit_test said what held then).
+    assert (got.score, got.on_time, got.late) == (1.0, 0.0, True)
     assert db_rows(srv.db_url, "select test_case_index, late from case_results where submission_id = :s "
                                "order by test_case_index", s=sub["submission_id"]) == [(0, False), (1, True)]
 

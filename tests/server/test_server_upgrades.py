@@ -66,6 +66,12 @@ ROWS = {
     "batch_questions": [dict(id=1, result_id=1, question="forward", score=10.0, max_score=10.0)],
     "batch_cases": [dict(id=1, result_id=1, position=0, question="forward", name="case a", number="1.1",
                          score=10.0, max_score=10.0, passed=True, hidden=False, output="")],
+    # 0010: the time policy's tables (filled only when populating at the head's own revision)
+    "extensions": [dict(id=1, user_id=2, assignment="hw1", question="forward", deadline=t(23), extra_seconds=None,
+                        granted_at=t(20), granted_by="prof")],
+    "time_changes": [dict(id=1, changed_at=t(20), changed_by="prof", kind="extension", assignment="hw1",
+                          subject="ann", before="2026-01-21 00:00 UTC", after="until 2026-01-23 00:00 UTC")],
+    "verdicts": [dict(id=1, case_result_id=2, publication_id=2, correct=True, reason="", regraded_at=t(26))],
     "batch_history": [dict(id=1, source="out", name="ann", assignment="hw1", digest="e" * 64, graded_at=t(4),
                            imported_at=t(4), replaced_at=t(6), score=30.0, questions='{"forward": [5, 10]}',
                            batch="run:1")],
@@ -105,6 +111,7 @@ def expected_at_head(inserted: dict) -> dict:
     for r in rows["users"]:
         r.setdefault("email", None)  # 0005
         r.setdefault("status", "active")  # 0008
+        r.setdefault("student_id", None)  # 0010: none known until a roster or `users add` gives one
     for name in ("batch_results", "batch_history"):
         for r in rows.get(name, []):
             r.setdefault("batch", "label:" + r["source"])  # 0007: the label stands for the batch
@@ -151,6 +158,8 @@ def test_a_populated_database_at_each_revision_upgrades_to_head_keeping_every_ro
     assert set(found) == set(ROWS), "a table was added or removed: give ROWS a row for it"
     for name in ROWS:
         assert found[name] == expected.get(name, []), name
+    for name in ("extensions", "time_changes", "verdicts"):  # 0010: new and empty; earlier rows keep their meaning
+        assert found[name] == [], name
     if kind == "sqlite":
         with engine.connect() as conn:  # the upgrade handed back its connection as it found it
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1

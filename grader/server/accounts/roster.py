@@ -1,6 +1,7 @@
 """`grader users import ROSTER`: the accounts brought in line with a class roster.
 
-A roster is a CSV with a `name` column and optional `role` and `email`
+A roster is a CSV with a `name` column and optional `role`, `email` and
+`student_id` (the school's SIS ID, which the Canvas and Moodle exports carry)
 columns. Importing it adds the people who have no account, updates the role
 and e-mail of those whose roster line differs, leaves the others alone, and
 lists the students who have an account but are no longer on the roster,
@@ -23,7 +24,7 @@ from sqlalchemy.engine import Connection
 from grader.server.store.db import users
 
 from . import identity
-from .users import ACTIVE, REMOVED, AccountError, check_person, insert_users
+from .users import ACTIVE, REMOVED, AccountError, check_person, check_student_id, insert_users
 
 
 class RosterError(AccountError):
@@ -40,6 +41,7 @@ class Person:
     name: str
     role: Optional[str]    # None: not given
     email: Optional[str]   # None: not given
+    student_id: Optional[str] = None  # None: not given
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,10 @@ def read(path: Path) -> tuple:
     for line, row in enumerate(rows, start=2):
         name = (row.get("name") or "").strip()
         role, email = (row.get("role") or "").strip() or None, (row.get("email") or "").strip() or None
+        sid = (row.get("student_id") or "").strip() or None
         try:
             check_person(name, role or "student", where=f"{path}:{line}: ", email=email)
+            check_student_id(sid, where=f"{path}:{line}: ")
         except AccountError as e:
             problems.append(str(e))
             continue
@@ -79,7 +83,7 @@ def read(path: Path) -> tuple:
             problems.append(f"{path}:{line}: name {name!r} appears twice (first on line {first}, ignoring case "
                             "and Unicode form); keep one line per person")
             continue
-        people.append(Person(line, identity.nfc(name), role, identity.nfc(email) if email else None))
+        people.append(Person(line, identity.nfc(name), role, identity.nfc(email) if email else None, sid))
     if problems:
         raise RosterError(problems)
     return tuple(people)
@@ -87,7 +91,8 @@ def read(path: Path) -> tuple:
 
 def compare(conn: Connection, people, path: Path) -> RosterDiff:
     """What importing `people` would change, or RosterError listing every conflict."""
-    accounts = conn.execute(select(users.c.id, users.c.name, users.c.role, users.c.email, users.c.status)).all()
+    accounts = conn.execute(select(users.c.id, users.c.name, users.c.role, users.c.email, users.c.status,
+                                   users.c.student_id)).all()
     by_name = {identity.key(a.name): a for a in accounts}
     email_owner = {identity.key(a.email): a.name for a in accounts if a.email}
     new, changed, unchanged, problems = [], [], 0, []
@@ -106,7 +111,8 @@ def compare(conn: Connection, people, path: Path) -> RosterDiff:
             new.append(p)
             continue
         fields = tuple((f, old, value) for f, old, value in (("role", account.role, p.role),
-                                                             ("email", account.email, p.email))
+                                                             ("email", account.email, p.email),
+                                                             ("student_id", account.student_id, p.student_id))
                        if value is not None and identity.key(value) != identity.key(old or ""))
         if fields:
             changed.append(Change(account.name, fields))
@@ -124,7 +130,7 @@ def apply(conn: Connection, diff: RosterDiff) -> list:
     """Write the diff in the caller's transaction; the new people's keys, in order."""
     for change in diff.changed:
         conn.execute(update(users).where(users.c.name == change.name).values(**{f: v for f, _, v in change.fields}))
-    return insert_users(conn, [(p.name, p.role or "student", p.email) for p in diff.new])
+    return insert_users(conn, [(p.name, p.role or "student", p.email, p.student_id) for p in diff.new])
 
 
 def render(diff: RosterDiff, path: Path) -> str:

@@ -89,9 +89,25 @@ EMAIL = re.compile(r"^[^@\s\x00-\x1f]+@[^@\s\x00-\x1f]+$")
 
 
 def _person(entry) -> tuple:
-    """(name, role, email or None) from a (name, role) or (name, role, email) entry."""
+    """(name, role, email or None) from a (name, role[, email[, student id]]) entry."""
     name, role, *rest = entry
     return name, role, (rest[0] or None) if rest else None
+
+
+def _student_id(entry) -> Optional[str]:
+    return (entry[3] or None) if len(entry) > 3 else None
+
+
+def check_student_id(value: Optional[str], where: str = "") -> None:
+    """A student (SIS) ID: printable, at most 100 characters (None: none)."""
+    if value is not None and (len(value) > 100 or not value.strip() or has_control_characters(value)):
+        raise AccountError(f"{where}student ID {value[:40]!r}: give the ID your school's system (SIS) uses, "
+                           "printable, at most 100 characters")
+
+
+def student_ids(conn: Connection) -> dict:
+    """Name -> student (SIS) ID of every account that has one."""
+    return dict(conn.execute(select(users.c.name, users.c.student_id).where(users.c.student_id.isnot(None))).all())
 
 
 def add_users(engine: Engine, people) -> list:
@@ -111,15 +127,17 @@ def insert_users(conn: Connection, people) -> list:
     """Create users from (name, role[, email]) entries in the caller's transaction; their keys.
     Names and e-mails are stored in NFC; one that is already an account's (ignoring case and
     Unicode form) is refused, naming that account."""
+    ids = [_student_id(p) for p in people]
     people = [_person(p) for p in people]
-    for name, role, email in people:
+    for (name, role, email), sid in zip(people, ids):
         check_person(name, role, email=email)
+        check_student_id(sid)
     _refuse_taken(conn, people)
     people = [(identity.nfc(n), r, identity.nfc(e) if e else None) for n, r, e in people]
     keys = [new_key() for _ in people]
-    for (name, role, email), key in zip(people, keys):
+    for (name, role, email), key, sid in zip(people, keys, ids):
         uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key), email=email,
-                                                created_at=now())).inserted_primary_key[0]
+                                                student_id=sid, created_at=now())).inserted_primary_key[0]
         # The usage row exists from the start, so that the server only ever updates it.
         conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
     return keys

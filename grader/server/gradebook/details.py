@@ -57,9 +57,10 @@ def _server_cases(conn: Connection, attempts) -> dict:
     if not attempts:
         return {}
     ids = [int(a.key[1:]) for a in attempts]
-    answers = {(sid, idx): (bool(ok), reason) for sid, idx, ok, reason in conn.execute(
-        select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
-               case_results.c.reason).where(case_results.c.submission_id.in_(ids))).all()}
+    correct, why, join_verdicts = load.verdict_in_force()  # a republish may have re-judged them
+    answers = {(sid, idx): (bool(ok), reason) for sid, idx, ok, reason in conn.execute(join_verdicts(
+        select(case_results.c.submission_id, case_results.c.test_case_index, correct, why)
+        .select_from(case_results)).where(case_results.c.submission_id.in_(ids))).all()}
     pids = {a.publication_id for a in attempts}
     notes = {(p, i): (n, d) for p, i, n, d in conn.execute(
         select(case_notes.c.publication_id, case_notes.c.test_case_index, case_notes.c.name,

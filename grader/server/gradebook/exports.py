@@ -69,7 +69,8 @@ def canvas_csv(book, people: dict) -> str:
     missing = _missing(book, people, lambda p: p.student_id)
     if missing:
         raise ExportError(f"--format canvas: no student ID for {', '.join(missing)}; Canvas matches rows by "
-                          f"SIS User ID: give --roster FILE with a {STUDENT_ID} column for every student")
+                          f"SIS User ID: store it on their account (grader users import ROSTER with a {STUDENT_ID} "
+                          f"column, or users add --student-id) or give --roster FILE with that column")
     names, maxima, per = assignment_points(book)
     lines = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + names,
              ["Points Possible", "", "", "", ""] + [_points(m) for m in maxima]]

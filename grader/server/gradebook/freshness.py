@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from grader.server.store.db import case_results, problems, publications, settings, submissions, users
 from grader.server.store.records import batch_history, batch_results, case_notes
+from grader.server.store.timetables import time_changes, verdicts
 
 
 def student_version(conn: Connection, name: str) -> tuple:
@@ -42,4 +43,7 @@ def student_version(conn: Connection, name: str) -> tuple:
         one(func.max(batch_results.c.imported_at)),
         one(func.max(batch_history.c.id)),
         one(settings.c.value, settings.c.name == "policy:version"),  # policy.VERSION: a grading policy set
+        # Deadlines, extensions, late days, penalties, the zone, regrades: each change is logged there.
+        one(func.max(time_changes.c.id)),
+        one(func.max(verdicts.c.id)),
     )).one())

@@ -16,8 +16,10 @@ from sqlalchemy.engine import Connection
 
 from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
 from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
+from grader.server.store.timetables import verdicts
+from grader.server.gradebook.timing import clock, judge
 
-from . import declared
+from . import declared, policy
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,14 @@ class Attempt:
     late: bool                 # started late, or late answers raised its score
     publication_id: int = 0    # server submissions only
     on_time: float = 0.0       # 0..1 counting on-time answers only
-    previous: Optional[float] = None  # imported only: 0..1 before a regrade replaced it (None: not regraded)
+    previous: Optional[float] = None  # 0..1 before a regrade (an import, or a republish re-judging) changed it
     attention: str = ""        # imported only: why the grader could not grade it ("": graded)
+    # Server only: (arrival, right answers now, right answers as first judged) per arrival time;
+    # lateness, penalty and late days are judged from them and the clock in force (timing.judge).
+    arrivals: tuple = ()
+    due: Optional[dt.datetime] = None  # the deadline in force it was judged against (late days included)
+    penalty: float = 0.0               # 0..1 the late rule took
+    late_days: int = 0                 # late days spent on its question
 
 
 @dataclass(frozen=True)
@@ -101,8 +109,27 @@ def students(conn: Connection) -> dict:
 
 def attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
     """Server and imported attempts of every student, or of the one named `student`: read once
-    per page and handed to both the scores and the submission details."""
-    return server_attempts(conn, student, advisory) + batch_attempts(conn, student)
+    per page and handed to both the scores and the submission details. Server attempts are
+    judged against the deadlines, extensions, late rule and late days in force now."""
+    found = server_attempts(conn, student, advisory) + batch_attempts(conn, student)
+    rules = policy.in_force(conn, {a.question.partition("/")[0] for a in found})
+    sandboxed = sandboxed_questions(conn)
+
+    def counts_server(label):
+        assignment, _, key = label.partition("/")
+        return policy.SERVER in policy.counted_channels(rules[assignment].of(key)[0], label in sandboxed)
+    return judge.judge(found, clock.read(conn, student), counts_server)
+
+
+def verdict_in_force():
+    """(correct, reason) columns of a case result's verdict in force: its newest re-judging
+    (a republish, timing/regrade.py), else its first; the joins to add with `join_verdicts`."""
+    latest = select(verdicts.c.case_result_id, func.max(verdicts.c.id).label("vid")) \
+        .group_by(verdicts.c.case_result_id).subquery()
+    now = verdicts.alias("verdict_now")
+    return (func.coalesce(now.c.correct, case_results.c.correct), func.coalesce(now.c.reason, case_results.c.reason),
+            lambda query: query.outerjoin(latest, latest.c.case_result_id == case_results.c.id)
+            .outerjoin(now, now.c.id == latest.c.vid))
 
 
 def _scored(advisory: dict):
@@ -114,32 +141,37 @@ def _scored(advisory: dict):
 
 
 def server_attempts(conn: Connection, student: Optional[str] = None, advisory: Optional[dict] = None) -> list:
-    """Lateness is per answer: a case answered after the deadline is late,
-    and a submission started late has only late answers. A case `advisory` names
-    (label -> indexes) is left out of both the cases right and the cases counted."""
+    """Each submission with its right answers counted per arrival time (its verdicts in force);
+    `timing.judge` then derives lateness per answer. A case `advisory` names (label -> indexes)
+    is left out of both the cases right and the cases counted."""
     advisory = advisory or {}
     scored = _scored(advisory)
-    correct = func.coalesce(func.sum(case((case_results.c.correct & scored, 1), else_=0)), 0)
-    in_time = case_results.c.correct & ~case_results.c.late & ~submissions.c.late & scored
-    on_time = func.coalesce(func.sum(case((in_time, 1), else_=0)), 0)
-    query = (select(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
-                    submissions.c.created_at, submissions.c.late, publications.c.num_cases,
-                    submissions.c.publication_id, correct.label("correct"), on_time.label("on_time"))
-             .join(users, users.c.id == submissions.c.user_id)
-             .join(problems, problems.c.id == submissions.c.problem_id)
-             .join(assignments, assignments.c.id == problems.c.assignment_id)
-             .join(publications, publications.c.id == submissions.c.publication_id)
-             .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)
-             .where(users.c.role == "student" if student is None else users.c.name == student)
-             .group_by(submissions.c.id, users.c.name, assignments.c.name, problems.c.name,
-                       submissions.c.created_at, submissions.c.late, publications.c.num_cases,
-                       submissions.c.publication_id)
-             .order_by(submissions.c.id))
+    correct_now, _, join_verdicts = verdict_in_force()
+    right_now = func.coalesce(func.sum(case((and_(correct_now, scored), 1), else_=0)), 0)
+    right_then = func.coalesce(func.sum(case((and_(case_results.c.correct, scored), 1), else_=0)), 0)
+    keys = (submissions.c.id, users.c.name, assignments.c.name, problems.c.name, submissions.c.created_at,
+            publications.c.num_cases, submissions.c.publication_id, case_results.c.created_at)
+    query = join_verdicts(
+        select(*keys, right_now, right_then)
+        .select_from(submissions)
+        .join(users, users.c.id == submissions.c.user_id)
+        .join(problems, problems.c.id == submissions.c.problem_id)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)
+        .join(publications, publications.c.id == submissions.c.publication_id)
+        .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)) \
+        .where(users.c.role == "student" if student is None else users.c.name == student) \
+        .group_by(*keys).order_by(submissions.c.id, case_results.c.created_at)
+    grouped = {}
+    for sid, who, a, p, when, n, pid, arrived, now, then in conn.execute(query).all():
+        head, arrivals = grouped.setdefault(sid, ((who, a, p, when, n, pid), []))
+        if arrived is not None:
+            arrivals.append((arrived, int(now), int(then)))
     out = []
-    for sid, who, a, p, when, late, n, pid, right, ok in conn.execute(query).all():
+    for sid, ((who, a, p, when, n, pid), arrivals) in grouped.items():
         n -= sum(1 for i in advisory.get(f"{a}/{p}", ()) if i < n)
+        right = sum(r for _, r, _ in arrivals)
         out.append(Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
-                           bool(late) or ok < right, pid, ok / n if n else 0.0))
+                           False, pid, right / n if n else 0.0, arrivals=tuple(arrivals)))
     return out
 
 

@@ -52,6 +52,11 @@ class Cell:
     # The best score of attempts the policy does not count (the server's cases once a
     # sandboxed grade is the grade): practice, shown, never in a total. None: none.
     practice: Optional[float] = field(default=None, compare=False)
+    # Judged at read time (timing.judge): the deadline in force for this student (late days
+    # included), what the late rule took (0..1 of the question), the late days spent on it.
+    due: Optional[dt.datetime] = field(default=None, compare=False)
+    penalty: float = field(default=0.0, compare=False)
+    late_days: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,7 @@ def best(attempts) -> Cell:
     top = max(attempts, key=lambda a: (a.score, a.on_time, not a.attention))  # a graded 0 before an ungraded one
     on_time = max(a.on_time for a in attempts)
     return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous,
-                attention=top.attention, source=top.source, submission=top.key)
+                attention=top.attention, source=top.source, submission=top.key, **_timing(attempts, top))
 
 
 def last(attempts) -> Cell:
@@ -131,7 +136,12 @@ def last(attempts) -> Cell:
         return Cell(None)
     top = max(attempts, key=lambda a: (a.when, a.key[0] == "b", int(a.key[1:])))
     return Cell(top.score, top.correct, top.total, late=top.on_time < top.score, on_time=top.on_time,
-                previous=top.previous, attention=top.attention, source=top.source, submission=top.key)
+                previous=top.previous, attention=top.attention, source=top.source, submission=top.key,
+                **_timing(attempts, top))
+
+
+def _timing(attempts, top) -> dict:
+    return {"due": top.due, "penalty": top.penalty, "late_days": max(a.late_days for a in attempts)}
 
 
 def counted(attempts, counts: str, pick: str, has_sandboxed: bool) -> Cell:

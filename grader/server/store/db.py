@@ -2,7 +2,8 @@
 
 The schema is created and changed by the Alembic migrations in
 `migrations/` (`migrate.upgrade`); the tables here mirror the newest one.
-Every table is append-only except `settings`, `problems.deadline` and
+Every table is append-only except `settings`, `problems.deadline`,
+`extensions` (timetables.py, each change logged in `time_changes`) and
 the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
 may cache them forever (see `protocol.LRU`), even with several server processes.
@@ -17,7 +18,7 @@ from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import records  # noqa: F401  (the gradebook's tables join `metadata` before create_all)
+from . import records, timetables  # noqa: F401  (their tables join `metadata` before create_all)
 from .metadata import metadata
 
 log = logging.getLogger("grader.server.store.db")
@@ -36,6 +37,8 @@ users = Table(
     # active; revoked (its key replaced by a hash no key has, until one is reissued); removed
     # (kept with its history, its name never reused): see accounts/users.py.
     Column("status", String(20), nullable=False, server_default="active"),
+    # Optional: the student's ID in the school's system (SIS), for the Canvas and Moodle exports (0010).
+    Column("student_id", String(100), nullable=True),
 )
 
 settings = Table(
@@ -56,13 +59,13 @@ problems = Table(
     Column("assignment_id", Integer, ForeignKey("assignments.id"), nullable=False),
     Column("name", String(200), nullable=False),
     Column("weight", Float, nullable=False, default=1.0),
-    # Each question has its own deadline (None: none); an answer after it is late.
+    # Each question has its own deadline (None: none); an answer after the one in force is late.
     Column("deadline", DateTime, nullable=True),
     UniqueConstraint("assignment_id", "name"),
 )
 
-# One row per publish; a submission is graded against the publication that
-# was current when it started, so republishing never changes old verdicts.
+# One row per publish; a submission is graded against the publication that was current
+# when it started, and re-judged when its question is republished (timetables.verdicts).
 publications = Table(
     "publications", metadata,
     Column("id", Integer, primary_key=True),
@@ -82,6 +85,7 @@ submissions = Table(
     Column("problem_id", Integer, ForeignKey("problems.id"), nullable=False),
     Column("publication_id", Integer, ForeignKey("publications.id"), nullable=False),
     Column("created_at", DateTime, nullable=False),
+    # Judged on arrival for the answer to /submit only: the gradebook judges lateness at read time.
     Column("late", Boolean, nullable=False),
 )
 

@@ -8,13 +8,18 @@ our one-line message) and described to OpenAPI by `OPENAPI_PATHS`.
 Answers carry mugrade's keys and may add more, which mugrade clients ignore:
 /submit also `num_cases`, `late` and the question's `deadline` (ISO 8601 UTC
 or null); /submit_test adds `"late": true` and `deadline` to an answer sent
-after its question's deadline, and a `reason` to a wrong one.
+after its question's deadline, and a `reason` to a wrong one. These are said on
+arrival; the gradebook judges lateness again at read time (grader.server.gradebook.timing).
+/publish echoes the deadline in UTC and in the course's zone (`deadline_shown`),
+and says how many stored answers it re-judged (`regraded`).
 """
 import datetime as dt
 import hashlib
 import json
 import math
 from typing import Optional
+
+from sqlalchemy import select
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -25,6 +30,8 @@ from grader.shipped.tolerance import ATOL, RTOL
 from grader.server.accounts.users import has_control_characters
 from grader.server.answers import values
 from grader.server.store import protocol
+from grader.server.store.db import assignments, problems
+from grader.server.gradebook.timing import clock, extensions, regrade, rules
 
 from . import casenotes
 from .limits import content_length, read_body
@@ -69,13 +76,17 @@ def number(value: Optional[str], name: str, default: Optional[float], positive=F
 DEADLINE_YEARS = (1970, 2999)  # wide enough for any course, and every database stores it
 
 
-def parse_deadline(value: Optional[str]):
-    """An ISO 8601 time with its zone, as naive UTC. A time without a zone is refused: taken
-    as UTC, 23:59 in a course eight hours west of Greenwich would close at 15:59."""
+def parse_deadline(value: Optional[str], zone: str = ""):
+    """An ISO 8601 time with its zone, as naive UTC. A time without a zone takes the course's
+    declared `zone`, and is refused when there is none: taken as UTC, 23:59 in a course eight
+    hours west of Greenwich would close at 15:59."""
     if not value:
         return None
     try:
         t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if t.tzinfo is None and zone:
+            from zoneinfo import ZoneInfo
+            t = t.replace(tzinfo=ZoneInfo(zone))
         if t.tzinfo is None:
             raise Refused(400, f"query parameter 'deadline' must be ISO 8601 with a time zone, like "
                                f"{t:%Y-%m-%dT%H:%M:%S}+00:00 (UTC) or {t:%Y-%m-%dT%H:%M:%S}-08:00, "
@@ -191,13 +202,33 @@ async def publish(request: Request):
     cfg = svc.config
     tol_r, tol_a = number(q.get("rtol"), "rtol", RTOL), number(q.get("atol"), "atol", ATOL)
     points = number(q.get("weight"), "weight", None, positive=True)
-    due = parse_deadline(q.get("deadline"))
+    zone = await svc.read(clock.zone)
+    due = parse_deadline(q.get("deadline"), zone)
     raw = await run_in_threadpool(_published_values, await request.body(), cfg)
-    pid = await svc.writer.run(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due))
+    pid = await svc.writer.run(_logged_publish(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a,
+                                                                    points, due), name_a, name_p, due, user.name))
     answer = {"publication_id": pid, "num_cases": len(raw)}
     if due is not None:  # the deadline as the server stored it, to echo back to the instructor
-        answer["deadline"] = utc_text(due)
+        answer.update(deadline=utc_text(due), deadline_shown=rules.shown(due, zone))
+    # The stored answers of this question judged against other published answers are re-judged.
+    found = await svc.read(regrade.pending, pid)
+    if found.rows or found.kept_cases or found.kept_unstored:
+        outcome = await run_in_threadpool(regrade.judge, await svc.publication(pid), found)
+        await svc.writer.run(regrade.record_job(pid, outcome, user.name, name_a, name_p))
+        answer["regraded"] = outcome.to_dict()
     return JSONResponse(answer)
+
+
+def _logged_publish(job, assignment: str, problem: str, due, by: str):
+    """The publish job, logging the deadline it changes (timing.changes) in its transaction."""
+    def logged(conn):
+        before = conn.execute(select(problems.c.deadline).join(assignments, assignments.c.id == problems.c.assignment_id)
+                              .where(assignments.c.name == assignment, problems.c.name == problem)).first()
+        pid = job(conn)
+        if due is not None:
+            extensions.record_published_deadline(conn, assignment, problem, before[0] if before else None, due, by)
+        return pid
+    return logged
 
 
 def _published_values(body: bytes, config) -> list:

@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from grader.server.accounts import users
 from grader.server.gradebook import details, freshness, load, policy, scores
+from grader.server.gradebook.timing import changes, clock
 
 from . import casenotes, charts
 from .refused import Refused
@@ -25,6 +26,7 @@ from .limits import read_body
 from .templates import SCRIPT, render
 
 router = APIRouter(include_in_schema=False)
+CHANGES_SHOWN = 50  # the newest changes to deadlines, extensions, late policy and verdicts a page lists
 COOKIE = "grader_session"
 HEADERS = {"X-Frame-Options": "DENY", "Cache-Control": "no-store",
            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
@@ -161,17 +163,18 @@ async def _results_page(svc, template: str, user, name: str, **context) -> Optio
 
 
 async def _render_results(svc, template: str, user, name: str, key, version, context: dict) -> Optional[str]:
-    book, subs = await _one_student_judged(svc, name)
+    book, subs, timing = await _one_student_judged(svc, name)
     if template == "student" and not subs and not any(r.user_id for r in book.rows):
         return None
-    html = await run_in_threadpool(render, template, user=user, **context, **_results(book, subs))
+    html = await run_in_threadpool(render, template, user=user, **context, **_results(book, subs), **timing)
     svc.pages.put(key, (version, html))
     return html
 
 
 def _one_student(conn, name: str):
     attempts = load.attempts(conn, name, policy.advisory_cases(conn))  # read once, for the scores and the details
-    return scores.build(conn, name, attempts), details.submissions(conn, name, attempts)
+    timing = {"zone": clock.zone(conn), "changes": changes.listing(conn, name, CHANGES_SHOWN)}
+    return scores.build(conn, name, attempts), details.submissions(conn, name, attempts), timing
 
 
 async def _one_student_judged(svc, name: str):
@@ -219,14 +222,18 @@ async def gradebook_page(request: Request):
     user, refusal = await _instructor_page(request)
     if refusal:
         return refusal
-    book = await request.app.state.services.read(scores.build)
+    book, timing = await request.app.state.services.read(_class_book)
     labels = scores.BINS + ("none",)  # the last bar: students who never submitted
     histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
                   for q, st in zip(book.questions, book.stats)]
     timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")
                  for name, deadline, times in book.times]
     return _page("gradebook", title="Gradebook", user=user, book=book, histograms=histograms,
-                 timelines=timelines, script=True, csp=SCRIPT_CSP)
+                 timelines=timelines, script=True, csp=SCRIPT_CSP, **timing)
+
+
+def _class_book(conn):
+    return scores.build(conn), {"zone": clock.zone(conn), "changes": changes.listing(conn, None, CHANGES_SHOWN)}
 
 
 @router.get("/gradebook/student")

@@ -4,6 +4,9 @@ Markup from charts.py, which escapes its own texts."""
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup, escape
 
+from grader.server.gradebook.timing.changes import what
+from grader.server.gradebook.timing.rules import shown
+
 BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }} - needle grader</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -49,18 +52,27 @@ LOGIN = """{% extends "base" %}{% block body %}
 FORBIDDEN = """{% extends "base" %}{% block body %}
 <p class="error" id="error">{{ message }}</p><p><a href="/">Back</a></p>{% endblock %}"""
 
+# The log of changes to deadlines, extensions, late policy and verdicts (timing/changes.py).
+CHANGES = """
+<h2>Changes to deadlines, extensions and verdicts</h2>
+{% if changes %}<div class="scroll"><table id="changes"><tr><th>when</th><th>by</th><th>what</th><th>from</th><th>to</th></tr>
+{% for ch in changes %}<tr class="change"><td class="when">{{ ch.changed_at|when(zone) }}</td><td>{{ ch.changed_by }}</td>
+<td>{{ ch|what }}</td>
+<td>{{ ch.before }}</td><td>{{ ch.after }}</td></tr>{% endfor %}</table></div>
+{% else %}<p class="muted" id="no-changes">No changes yet.</p>{% endif %}"""
+
 # One student's cells and every submission with its cases (used by /me and the instructor's student page).
 RESULTS = """
 <div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th><th>deadline</th></tr>
 {% for q, c in cells %}<tr><td>{{ q.label }}</td>
 <td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
-<td class="num">{% if c.attention %}<span class="attention">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is not none %}{{ "%.0f"|format(100 * c.score) }}% <span class="muted source">({{ c.source }})</span>{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}{% if c.practice is not none %} <span class="muted practice">practice {{ "%.0f"|format(100 * c.practice) }}%, not counted</span>{% endif %}</td>
-<td class="when deadline">{{ q.deadline.strftime(time_format) if q.deadline else "-" }}</td></tr>
+<td class="num">{% if c.attention %}<span class="attention">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is not none %}{{ "%.0f"|format(100 * c.score) }}% <span class="muted source">({{ c.source }})</span>{% if c.late %} <span class="late">late</span>{% endif %}{% if c.penalty %} <span class="penalty">late penalty -{{ "%.0f"|format(100 * c.penalty) }}%</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded (was {{ "%.0f"|format(100 * c.previous) }}%)</span>{% endif %}{% endif %}{% if c.practice is not none %} <span class="muted practice">practice {{ "%.0f"|format(100 * c.practice) }}%, not counted</span>{% endif %}</td>
+<td class="when deadline">{% set due = c.due or q.deadline %}{{ due|when(zone) if due else "-" }}{% if c.late_days %} <span class="late-days">({{ c.late_days }} late day{{ "s" if c.late_days != 1 }} spent)</span>{% endif %}</td></tr>
 {% endfor %}<tr><td><b>total</b></td><td></td><td class="num"><b>{{ "%.1f"|format(total) }}%</b></td><td></td></tr></table></div>
 <h2>Submissions</h2>
 {% for s in subs %}{% set a = s.attempt %}
 <details class="submission"{% if loop.first %} open{% endif %}><summary><b>{{ a.question }}</b> {{ a.when.strftime(time_format) }}
-- {{ a.correct }} / {{ a.total }} cases, {{ "%.0f"|format(100 * a.score) }}%{% if a.late %} <span class="late">late</span>{% endif %}
+- {{ a.correct }} / {{ a.total }} cases, {{ "%.0f"|format(100 * a.score) }}%{% if a.late %} <span class="late">late</span>{% endif %}{% if a.penalty %} <span class="penalty">late penalty -{{ "%.0f"|format(100 * a.penalty) }}%</span>{% endif %}{% if a.source == "server" and a.previous is not none %} <span class="regraded">regraded (was {{ "%.0f"|format(100 * a.previous) }}%)</span>{% endif %}
 <span class="muted">({{ a.source }})</span></summary>
 <div class="scroll"><table class="cases"><tr><th>case</th><th>name</th><th>result</th><th>reason</th><th>what it checks</th></tr>
 {% for c in s.cases %}<tr><td>{{ c.label }}{% if c.hidden %} <span class="muted">(hidden)</span>{% endif %}</td><td>{{ c.name }}</td>
@@ -68,7 +80,7 @@ RESULTS = """
 <td>{{ c.reason }}</td><td><code>{{ c.description }}</code></td></tr>
 {% else %}<tr><td colspan="5" class="muted">{% if a.attention %}<span class="attention">needs attention</span>: {{ a.attention }}{% else %}no case results{% if a.source != "server" %}: see the grader's output{% endif %}{% endif %}</td></tr>{% endfor %}
 </table></div></details>
-{% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}"""
+{% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}""" + CHANGES
 
 ME = """{% extends "base" %}{% block body %}""" + RESULTS + """{% endblock %}"""
 
@@ -93,7 +105,7 @@ Cells show points; hover for percent and on-time score.
 {% for r in book.rows %}{% set late = [] %}<tr class="student" data-name="{{ r.name|lower }}">
 <td class="name" data-value="{{ r.name|lower }}"><a href="/gradebook/student?name={{ r.name|urlencode }}">{{ r.name }}</a></td>
 {% for c in r.cells %}{% set q = book.questions[loop.index0] %}{% if c.late %}{% set _ = late.append(q.label) %}{% endif %}
-<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}; counted: {{ c.source }} {{ c.submission }}{% if c.practice is not none %}; practice {{ "%.0f"|format(100 * c.practice) }}%, not counted{% endif %}"{% elif c.practice is not none %} title="practice {{ "%.0f"|format(100 * c.practice) }}%, not counted"{% endif %} data-source="{{ c.source }}" data-submission="{{ c.submission }}">{% if c.attention %}<span class="attention" title="{{ c.attention }}">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is none %}-{% if c.practice is not none %} <span class="muted practice">practice</span>{% endif %}{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
+<td class="num" data-value="{{ -1 if c.score is none else c.score * q.weight }}"{% if c.score is not none %} title="{{ "%.0f"|format(100 * c.score) }}% ({{ c.correct }} of {{ c.total }} cases){% if c.late %}; on time {{ (c.on_time * q.weight)|points }} points ({{ "%.0f"|format(100 * c.on_time) }}%){% endif %}{% if c.penalty %}; late penalty -{{ "%.0f"|format(100 * c.penalty) }}%{% endif %}{% if c.late_days %}; {{ c.late_days }} late days spent{% endif %}; counted: {{ c.source }} {{ c.submission }}{% if c.practice is not none %}; practice {{ "%.0f"|format(100 * c.practice) }}%, not counted{% endif %}"{% elif c.practice is not none %} title="practice {{ "%.0f"|format(100 * c.practice) }}%, not counted"{% endif %} data-source="{{ c.source }}" data-submission="{{ c.submission }}">{% if c.attention %}<span class="attention" title="{{ c.attention }}">needs attention</span> <span class="reason">{{ c.attention }}</span>{% elif c.score is none %}-{% if c.practice is not none %} <span class="muted practice">practice</span>{% endif %}{% else %}{{ (c.score * q.weight)|points }}{% if c.late %} <span class="late">late</span>{% endif %}{% if c.previous is not none %} <span class="regraded" title="regraded: was {{ "%.0f"|format(100 * c.previous) }}%">regraded</span>{% endif %}{% endif %}</td>{% endfor %}
 <td class="num total" data-value="{{ r.total }}" title="{{ "%.1f"|format(r.total) }}%">{{ (r.total * book.max_points / 100)|points }}</td>
 <td class="num on-time" data-value="{{ r.on_time_total }}" title="{{ "%.1f"|format(r.on_time_total) }}%">{{ (r.on_time_total * book.max_points / 100)|points }}</td>
 <td class="late-list" data-value="{{ late|join(' ') }}">{{ late|join(', ') }}</td>
@@ -102,7 +114,7 @@ Cells show points; hover for percent and on-time score.
 <p id="no-match" hidden>No student matches.</p>
 {% for times in book.times %}<h2>Submissions over time: {{ times[0] }}</h2>
 <p>{{ times[2]|length }} server submissions{% if times[1] %}; last deadline {{ times[1].strftime(time_format) }}{% endif %}.</p>
-{{ timelines[loop.index0] }}{% endfor %}
+{{ timelines[loop.index0] }}{% endfor %}""" + CHANGES + """
 {% for q in book.questions %}{% set st = book.stats[loop.index0] %}
 <section class="question" id="q-{{ loop.index0 }}"><h2>{{ q.label }}</h2>
 <div class="stats"><div><p class="summary">{{ st.submitted }} submitted,
@@ -169,6 +181,8 @@ def breakable(name: str) -> Markup:
 
 
 env.filters["points"] = points
+env.filters["when"] = shown  # a stored UTC time in the course's zone and in UTC
+env.filters["what"] = what   # what a logged change moved
 env.filters["breakable"] = breakable
 
 
@@ -177,4 +191,6 @@ def render(name: str, **context) -> str:
     context.setdefault("script", False)
     context.setdefault("time_format", "%Y-%m-%d %H:%M UTC")
     context.setdefault("open_group", OPEN_GROUP)
+    context.setdefault("zone", "")
+    context.setdefault("changes", ())
     return env.get_template(name).render(**context)
