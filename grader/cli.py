@@ -12,7 +12,7 @@ import os
 import sys
 from importlib import metadata
 
-from grader.core.assignment import COUNTS, PICKS
+from grader.core.policy import COUNTS, PICKS
 
 EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
 
