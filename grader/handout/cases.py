@@ -37,19 +37,19 @@ import numpy as np
 from grader.shipped import tolerance
 from grader.core.assignment import Assignment, shown
 from grader.grading.run import expected
-from grader.grading.run import seeds
+from grader.grading.run import seeds, time_limits
 from grader.shipped import checks
 from grader.shipped import compare
 from grader.grading.report.scoring import UNIT, max_scores
 from grader.grading.run.workers import STUDENT_CODE, WHERE, student_code
-from grader.grading.run.config import RunConfig
+from grader.grading.run.config import QuestionLimits, RunConfig
 from grader.core import labels
 from grader.handout.leaks import secrets_of
 from grader.core.markers import strip_source
 from grader.grading.explain.causes import catalogue, diagnose, store as causes_store
 from grader.grading.explain.shrink import candidates as shrink_candidates, line as shrink_line
 from grader.grading.explain.shrink import reference as shrink_reference, spec as shrink_spec
-from grader.shipped import github_ci, likely_cause, smallest
+from grader.shipped import github_ci, likely_cause, smallest, student_limits
 
 GITHUB_CI = Path(inspect.getsourcefile(github_ci))  # renders the results of the student's workflow
 SMALLEST = Path(inspect.getsourcefile(smallest))  # words and picks the `Smallest failing input:` line
@@ -62,6 +62,8 @@ CAUSES = "causes.json"  # the known bugs' results on the public inputs, where th
 INDEX_ENTRIES = {
     "expected/*": "the reference's value of each public case (its sandboxed run on the public inputs)",
     "points.json": "each public case's points and each question's hidden points (the case registry)",
+    "limits.json": "each question's time and memory limits, the grader's (grading/run/time_limits.py, "
+                   "RunConfig's memory): make test stops a question at them (student_limits.py)",
     STUDENT_CODE: "the student files and their given functions (the reference's, without solution blocks)",
     SMALLER: "the public cases' smaller inputs and the reference's values on them (the grader's shrink candidates)",
     CAUSES: "the known bugs' results on the public inputs where they differ from the reference's, and their "
@@ -71,6 +73,17 @@ INDEX_ENTRIES = {
 # code's own lines that happen to equal a solution line, and hidden-case
 # lines that the public tests also write. Normalized as leaks.normalize does.
 NOT_SECRET = {"return W1, W2", "raw = f.read()", "y.backward()"}
+
+
+LIMITS = "limits.json"
+
+
+def limits_table(registry) -> dict:
+    """Each question's limits as the grader sets them: seconds by time_limits' rule, memory by RunConfig's."""
+    times = time_limits.handout_limits()
+    return {"questions": {q.key: {"label": q.label, "seconds": times[q.key].seconds, "why": times[q.key].why,
+                                  "memory_mb": registry.memory(q.key) * QuestionLimits.memory_mb}
+                          for q in registry.questions if q.key in times}}
 
 
 class CasesError(Exception):
@@ -106,7 +119,7 @@ def _comparison_code(out: Path, assignment: Assignment):
     are: they import only each other (relative imports), numpy and the
     standard library, so the copies work inside the cases package."""
     copied = [Path(inspect.getsourcefile(module)) for module in (tolerance, compare, checks)]
-    for path in copied + [WHERE, GITHUB_CI, SMALLEST, LIKELY_CAUSE]:
+    for path in copied + [WHERE, GITHUB_CI, SMALLEST, LIKELY_CAUSE, Path(student_limits.__file__)]:
         (out / path.name).write_bytes(labels.label(path.name, path.read_bytes(), _label(path, assignment)))
 
 
@@ -233,6 +246,7 @@ def write_cases(out: Path, assignment: Assignment):
     _smaller_inputs(folder, assignment)
     _known_bugs(folder, assignment)
     (folder / "points.json").write_text(json.dumps(points_table(assignment.registry()), indent=1) + "\n")
+    (folder / LIMITS).write_text(json.dumps(limits_table(assignment.registry()), indent=1) + "\n")
     index = labels.sentence(labels.source_name(assignment.cases_dir, assignment) + "/", labels.command_of(assignment))
     (folder / labels.INDEX).write_text(labels.index_text(index, INDEX_ENTRIES))
     files = sorted(p.relative_to(out).as_posix() for p in folder.rglob("*") if p.is_file())

@@ -20,6 +20,7 @@ tests/hw1/hw1_cases/github_ci.py into annotations and the job summary, and
 Classroom 50's autograder (`grader classroom50`) into its result.json.
 """
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -41,6 +42,15 @@ _advisory = {}  # advisory case name -> the first line of why it did not pass (i
 ROOT = Path(__file__).resolve().parent
 FILE_LINE = re.compile(r'File "(.+)", line (\d+)')
 MAX_MESSAGE = 400
+
+
+def pytest_configure(config):
+    # Each question under the grader's own time and memory limits (hw1_cases/limits.json, student_limits.py).
+    spec = importlib.util.spec_from_file_location("hw1_student_limits", POINTS.parent / "student_limits.py")
+    if spec is not None and (POINTS.parent / "student_limits.py").is_file():
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.register(config, POINTS.parent / "limits.json")
 
 
 def pytest_addoption(parser):

@@ -139,3 +139,39 @@ def test_a_fractional_power_costs_points_only_when_advisories_are_scored():
     names = ("forward_power_scalar_fraction", "backward_power_scalar_fraction")
     assert [max_scores(registry)[n] for n in names] == [0.0, 0.0]
     assert all(max_scores(registry, strict=True)[n] > 0 for n in names)
+
+
+def summation_int_axes(source: str, function: str) -> list:
+    """The int `axes=` constants of the `ndl.summation(...)` calls inside `def function` of a course file."""
+    import ast
+    tree = ast.parse(source)
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function), None)
+    if fn is None:
+        return []
+    return [kw.value.value for call in ast.walk(fn) if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute) and call.func.attr == "summation"
+            for kw in call.keywords if kw.arg == "axes" and isinstance(kw.value, ast.Constant)
+            and type(kw.value.value) is int]
+
+
+def test_the_forward_int_axis_is_scored_because_the_courses_tests_pass_one():
+    """Summation's forward over axes=1 is scored: the course's public test and its graded submission call it so."""
+    from grader.shipped.cases.cites import TESTS
+    case = BY_NAME["forward_summation_int_axis"]
+    assert not case.advisory and dict(case.call.kwargs)["axes"] == 1
+    source = (COURSE / TESTS).read_text()
+    functions = [q.removeprefix("def ").removesuffix("():") for f, q in citations(case) if q.startswith("def ")]
+    assert functions == ["test_summation_forward", "submit_forward"]
+    for function in functions:
+        assert 1 in summation_int_axes(source, function), f"the course's {function} passes no int axis"
+    # the backward stays advisory: the course's backward tests pass tuples only
+    assert BY_NAME["backward_summation_int_axis"].advisory
+    assert summation_int_axes(source, "test_summation_backward") == []
+    assert summation_int_axes(source, "submit_backward") == []
+
+
+def test_the_int_axis_check_fails_on_tuple_axes():
+    tuples = "def test_summation_forward():\n    ndl.summation(x, axes=(1,))\n    ndl.summation(x)\n"
+    assert summation_int_axes(tuples, "test_summation_forward") == []
+    assert summation_int_axes(tuples, "submit_forward") == []
+    assert summation_int_axes(tuples.replace("(1,)", "1"), "test_summation_forward") == [1]

@@ -37,9 +37,9 @@ def sample_cases():
         C("topo_sort_reused", "topo_sort", "Q3.3", 20 / 3, 20 / 3, True, "a node reused 10 times", True),
         C("nn_epoch_ndl_hidden_subset", "nn_epoch_ndl", "Q6.1", 0.0, 10.0, False, HIDDEN_OUTPUT, True,
           contract="nn_epoch(X, y, W1, W2, lr, batch): one SGD epoch"),
-        C("forward_summation_int_axis", "forward", "Q1.a1", 0.0, 0.0, False,
-          "Summation: (3,4,5) over axes=1 (an int): wrong shape: got (3, 4, 5), expected (3, 5)", False,
-          advisory=True, contract="Summation with an int axis (the handout types axes as Optional[tuple])",
+        C("forward_summation_negative_axis", "forward", "Q1.a1", 0.0, 0.0, False,
+          "Summation: (3,4,5) over axes=(-1,): wrong shape: got (3, 4, 5), expected (3, 4)", False,
+          advisory=True, contract="Summation over a negative axis",
           where="python/needle/ops/ops_mathematic.py:290"),
         C("forward_log_float32", "forward", "Q1.a2", 0.0, 0.0, True, "Log of float32 stays float32", False,
           advisory=True, contract="the float width of results"),
@@ -134,15 +134,15 @@ def test_advisory_cases_are_listed_apart_with_no_points():
     rep = sample_report()
     doc = json.loads(report.gradescope_json(rep))
     advisory = {t["name"]: t for t in doc["tests"] if t["number"].startswith("Q1.a")}
-    assert set(advisory) == {"forward_summation_int_axis", "forward_log_float32"}
+    assert set(advisory) == {"forward_summation_negative_axis", "forward_log_float32"}
     assert all(t["max_score"] == 0 for t in advisory.values())
-    assert advisory["forward_summation_int_axis"]["output"].startswith(report.ADVISORY_TITLE)
+    assert advisory["forward_summation_negative_axis"]["output"].startswith(report.ADVISORY_TITLE)
     assert doc["score"] == pytest.approx(18.3333)  # the failed advisory costs nothing
     md = report.markdown(rep)
     scored, beyond = md.split("## " + report.ADVISORY_TITLE)
-    assert "forward_summation_int_axis" in beyond and "forward_summation_int_axis" not in scored
+    assert "forward_summation_negative_axis" in beyond and "forward_summation_negative_axis" not in scored
     assert "forward_log_float32" not in md.split("| total")[1]  # passed advisories are not listed
-    assert "goes beyond: Summation with an int axis" in beyond
+    assert "goes beyond: Summation over a negative axis" in beyond
 
 
 def test_an_import_failure_is_reported_once_in_the_markdown():
@@ -193,10 +193,10 @@ def test_junit_parses_and_counts_failures(make):
 def test_junit_advisories_are_skipped_with_the_advice_never_failed():
     suite = ET.fromstring(report.junit_xml(sample_report()).encode("utf-8"))
     case = {c.get("name"): c for c in suite.findall("testcase")}
-    int_axis = case["forward_summation_int_axis"]
+    int_axis = case["forward_summation_negative_axis"]
     assert int_axis.find("failure") is None
     assert int_axis.find("skipped").get("message").startswith(report.ADVISORY_TITLE)
-    assert "Goes beyond: Summation with an int axis" in int_axis.find("system-out").text
+    assert "Goes beyond: Summation over a negative axis" in int_axis.find("system-out").text
     assert suite.get("skipped") == "1" and suite.get("failures") == "5"
     assert case["forward_log_float32"].find("skipped") is None  # a passed advisory is a plain pass
 

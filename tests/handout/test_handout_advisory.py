@@ -17,10 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference"
 HANDOUT = ROOT / "handout"
 DATA = (REFERENCE / "data").resolve()
-# Summation right on None and tuples (the contract), wrong on an int axis (advisory).
-RIGHT = "return array_api.sum(a, axis=self.axes)"
-TUPLES_ONLY = "return array_api.sum(a, axis=None if self.axes is None else tuple(self.axes))"
-INT_AXIS = [c.name for c in CASES if c.question == "forward" and c.contract == "int_axes" and not c.hidden]
+# PowerScalar right on integer exponents (the contract), wrong on ** 0.5 (advisory): int(0.5) raises
+# no error, so the exponent is checked first and a fraction raises a TypeError.
+RIGHT = "return array_api.power(a, self.scalar)"
+INTEGER_ONLY = ("if float(self.scalar) != int(self.scalar): raise TypeError('an integer power only')\n"
+                "        return array_api.power(a, int(self.scalar))")
+ADVISORY = [c.name for c in CASES if c.question == "forward" and c.contract == "fractional_power" and not c.hidden]
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +31,8 @@ def full_marks_beyond_none(tmp_path_factory):
     build_tree(REFERENCE, root, strip_questions=frozenset())
     ops = root / "python/needle/ops/ops_mathematic.py"
     text = ops.read_text()
-    assert text.count(RIGHT) == 1, "the reference's Summation.compute changed: update this test"
-    ops.write_text(text.replace(RIGHT, TUPLES_ONLY))
+    assert text.count(RIGHT) == 1, "the reference's PowerScalar.compute changed: update this test"
+    ops.write_text(text.replace(RIGHT, INTEGER_ONLY))
     (root / "data").symlink_to(DATA)
     results = root / "results.json"
     run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "-q", "-k", "forward", "-p",
@@ -41,7 +43,7 @@ def full_marks_beyond_none(tmp_path_factory):
 
 
 def test_the_fixture_fails_an_advisory_case():
-    assert INT_AXIS, "no public int-axis advisory case in Q1: pick another advisory for this test"
+    assert ADVISORY, "no public fractional-power advisory case in Q1: pick another advisory for this test"
 
 
 @pytest.mark.slow
@@ -57,7 +59,7 @@ def test_each_advisory_failure_has_a_line_with_its_reason(full_marks_beyond_none
     run, _ = full_marks_beyond_none
     section = run.stdout.split(" beyond the assignment (no points) ", 1)
     assert len(section) == 2, run.stdout[-3000:]
-    for name in INT_AXIS:
+    for name in ADVISORY:
         line = next((ln for ln in section[1].splitlines() if ln.startswith(name + " ")), "")
         assert "xfailed, no points" in line and "TypeError" in line, section[1]
 
@@ -67,7 +69,7 @@ def test_points_stay_full_and_results_say_why(full_marks_beyond_none):
     run, results = full_marks_beyond_none
     q1 = next(q for q in results["questions"] if q["key"] == "forward")
     assert q1["score"] == q1["max_score"] > 0 and q1["passed"] == q1["total"]
-    for name in INT_AXIS:
+    for name in ADVISORY:
         case = next(c for c in results["cases"] if c["name"] == name)
         assert not case["passed"] and case["max_score"] == 0 and "TypeError" in case["message"]
     assert re.search(r"^Q1 forward\s+(\d+)/\1\s", run.stdout, re.M), run.stdout[-2000:]

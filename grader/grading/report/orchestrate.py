@@ -11,7 +11,7 @@ from pathlib import Path
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
 from grader.grading.run import expected
-from grader.grading.run import seeds
+from grader.grading.run import hangs, seeds
 from grader.grading.report import provenance
 from grader.grading.report import results as report
 from grader.grading.report.case_results import grade_cases
@@ -107,7 +107,7 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
         cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
                             sources=sources, display=display, diagnose=explain)
     tier = next(iter(runs.values())).tier
-    notes = (*warnings, *notes, *import_notes(runs, assignment.registry()))
+    notes = (*warnings, *notes, *import_notes(runs, assignment.registry()), *hangs.notes(runs, assignment.registry()))
     made = provenance.make(assignment, submission, digest, seed_id, tier, mode,
                            inputs=own.inputs.derivation if own.inputs else "public")
     return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,

@@ -219,7 +219,7 @@ def run_graded(files: dict, config, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
     (settled), under the time limits of this machine now."""
     config = settled(config)
-    return run_all(files, config, config.time_limits_now(reference_times(config)), **options)
+    return run_all(files, config, config.time_limits_now(reference_times(config)), isolate_hangs=True, **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:

@@ -34,6 +34,13 @@ FLOOR_SECONDS = 20
 # Only the trusted reference runs under this, while its times are measured:
 # a guard against a hang, not a limit anything should reach.
 BUILD_SECONDS = 600
+# The student's `make test` (the handout's tests/hw1/hw1_cases/limits.json) runs
+# each question under the limit these give by the same rule (handout_limits):
+# the reference's seconds per question as measured here (2 cores, shared),
+# rounded up. Declared, not measured at each build: the handout is committed
+# and must rebuild identically, and a student's machine has no reference to time.
+HANDOUT_REFERENCE_SECONDS = {"forward": 2.5, "backward": 2.5, "topo_sort": 1.5, "compute_gradient": 2.0,
+                             "softmax_loss_ndl": 2.0, "nn_epoch_ndl": 6.5}
 
 
 @dataclass(frozen=True)
@@ -112,8 +119,17 @@ def scaled(reference: ReferenceTimes, multiple: float = MULTIPLE, floor: float =
         how = f"{multiple:g} x the reference's {here:.1f} s on this machine"
         if slower > 1:  # no parentheses: the report puts this text in some
             how += f" now: {then:.1f} s when its answers were built, x {slower:.2f} as the machine is slower now"
-        if multiple * here >= floor:
-            limits[question] = TimeLimit(round(multiple * here, 1), f"limit: {how}")
-        else:
-            limits[question] = TimeLimit(floor, f"limit: the {floor:g} s floor, more than {how}")
+        limits[question] = _limit(here, multiple, floor, how)
     return limits
+
+
+def _limit(here: float, multiple: float, floor: float, how: str) -> TimeLimit:
+    if multiple * here >= floor:
+        return TimeLimit(round(multiple * here, 1), f"limit: {how}")
+    return TimeLimit(floor, f"limit: the {floor:g} s floor, more than {how}")
+
+
+def handout_limits(multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS) -> dict:
+    """question -> TimeLimit for the student's own run: the grader's rule on the declared reference times."""
+    return {q: _limit(s, multiple, floor, f"{multiple:g} x the reference's {s:g} s, its time on the grader's "
+                                          "machine") for q, s in HANDOUT_REFERENCE_SECONDS.items()}

@@ -22,7 +22,7 @@ from grader import sandbox
 from grader.core.paths import SHIPPED
 from grader.core.assignment import Assignment, AssignmentError, shown
 from grader.grading.run.config import RunConfig
-from grader.grading.run import time_limits
+from grader.grading.run import hangs, time_limits
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.core import markers
 from grader.shipped.cases.util import HANDED_FILE
@@ -50,6 +50,7 @@ class QuestionRun:
     import_error: str = ""        # "" or why the library could not be imported
     seconds: float = 0.0          # the worker's wall time
     limit: time_limits.TimeLimit | None = None  # the time limit it ran under
+    hung: tuple = ()              # the cases the worker was stopped in (hangs.isolate), each lost alone
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -163,16 +164,19 @@ def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_
 
 
 def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
-            keep_outputs: Path | None = None, on_done=None) -> dict:
+            keep_outputs: Path | None = None, on_done=None, isolate_hangs: bool = False) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question under its TimeLimit in `times` (RunConfig.time_limits_now);
     with keep_outputs, each question's raw worker output is moved there.
     on_done(question, run), when given, is called in the pool as each
     question finishes (work that needs some questions' results can start
-    while the longest still runs)."""
+    while the longest still runs). isolate_hangs: a worker stopped in a
+    case costs that case alone, the rest of its question run again
+    (hangs.isolate: a submission's grading)."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
-    questions = questions or config.assignment.registry().run_order
+    registry = config.assignment.registry()
+    questions = questions or registry.run_order
     sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
@@ -182,6 +186,10 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
             def run(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                if isolate_hangs and ONLY not in q:
+                    result = hangs.isolate(result, [c.name for c in registry.producers(q)],
+                                           lambda names: run_question(only(q, names), copy_dir, runner, tmp, config,
+                                                                      times[q], None, group), registry.by_name)
                 if on_done is not None:
                     on_done(q, result)
                 return result

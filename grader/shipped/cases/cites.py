@@ -35,6 +35,9 @@ CITES = {
                (TESTS, "ndl.Tensor(np.random.randn(4, 3)),")),
     "summation": ((NOTEBOOK, "- `Summation`: sum of array elements over given axes (1 input, `axes` - tuple)"),
                   (OPS, "def __init__(self, axes: Optional[tuple] = None):")),
+    # the course's forward tests call ndl.summation(..., axes=1) in these two functions; the
+    # `axes=1,` line itself is too short to quote (tests/grading/test_course_cites.py reads the calls)
+    "summation_int_axis": ((TESTS, "def test_summation_forward():"), (TESTS, "def submit_forward():")),
     "broadcast_to": ((NOTEBOOK, "- `BroadcastTo`: broadcast an array to a new shape (1 input, `shape` - tuple)"),),
     "reshape": ((NOTEBOOK, "- `Reshape`: gives a new shape to an array without changing its data "
                            "(1 input, `shape` - tuple)"),),

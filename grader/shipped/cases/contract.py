@@ -25,6 +25,8 @@ CONTRACT = {
     "divide_scalar": "DivScalar(scalar): a / scalar element-wise, scalar a number",
     "matmul": "MatMul: a @ b for 2-D matrices, and batched with equal batch dimensions or one 2-D side",
     "summation": "Summation(axes: Optional[tuple]): sum over all axes (None) or over the axes of a tuple",
+    "summation_int_axis": "Summation's forward over one int axis (axes=1): the course's own test_summation_forward "
+                          "and its graded submit_forward pass it",
     "broadcast_to": "BroadcastTo(shape): numpy broadcasting of a to shape",
     "reshape": "Reshape(shape): the same entries in row-major order, in the given shape",
     "negate": "Negate: -a element-wise",
@@ -61,7 +63,8 @@ CONTRACT = {
 
 # Advisory cases name what they go beyond, in the student's words.
 BEYOND = {
-    "int_axes": "Summation with an int axis (the handout types axes as Optional[tuple])",
+    "int_axes": "Summation.gradient with an int axis (the handout types axes as Optional[tuple]; the course's "
+                "backward tests pass tuples)",
     "negative_axes": "Summation over a negative axis",
     "implicit_broadcast": "element-wise ops on operands of different shapes (the handout broadcasts "
                           "explicitly with broadcast_to)",

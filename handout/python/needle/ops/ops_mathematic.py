@@ -223,7 +223,7 @@ def broadcast_to(a, shape):
 
 
 class Summation(TensorOp):
-    """Sum over `axes`: None (all axes) or a tuple of axes."""
+    """Sum over `axes`: None (all axes) or a tuple of axes; the forward also takes one int axis (`axes=1`)."""
 
     def __init__(self, axes: Optional[tuple] = None):
         self.axes = axes
