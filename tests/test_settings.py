@@ -78,10 +78,10 @@ def test_each_default_and_bound_passes_its_own_check(setting):
 
 
 def test_a_rule_reads_as_advice():
-    assert settings.SERVE[1].problem(0) == "--port 0: use 1-65535"
+    assert settings.PORT.problem(0) == "--port 0: use 1-65535"
     assert settings.MEMORY_MB.problem(64) == "--memory-mb 64: use at least 128 MB"
     assert settings.TIER.problem("nsjail") == "--tier 'nsjail': use one of bwrap, unshare, rlimit"
-    assert settings.SERVER[6].problem(-1.0) == "--rate -1: use a number >= 0 (0 turns the limit off)"
+    assert settings.RATE.problem(-1.0) == "--rate -1: use a number >= 0 (0 turns the limit off)"
 
 
 def test_server_config_is_the_declarations():

@@ -43,8 +43,11 @@ BODY_TIMEOUT = Setting("body_timeout", float, 30.0, "seconds a client has to sen
                        unit="s", flag="--body-timeout", positive=True)
 CONNS_PER_CLIENT = Setting("max_conns_per_client", int, 256, "open connections one client address may hold "
                            "per process", flag="--max-conns-per-client", at_least=1)
+CONNECTION_RESERVE = Setting("connection_reserve", int, 512, "file descriptors kept for the database, logs and "
+                             "connections accepted before the budget sees them, when max_connections is 0",
+                             at_least=0)
 MAX_CONNECTIONS = Setting("max_connections", int, 0, "connections one server process holds at most (0: its "
-                          "open-files limit less connection_reserve); beyond it the oldest that sent no "
+                          f"open-files limit less {CONNECTION_RESERVE.default}); beyond it the oldest that sent no "
                           "request yet is closed", flag="--max-connections", at_least=0,
                           advice="(0: from the open-files limit)")
 TRUSTED_PROXIES = Setting("trusted_proxies", str, None, "a reverse proxy's address or network (repeatable) "
@@ -90,8 +93,7 @@ SERVER = (
     Setting("max_heads_per_client", int, 32, "connections of one client address per process with a request "
             "head still arriving", at_least=1),
     MAX_CONNECTIONS,
-    Setting("connection_reserve", int, 512, "file descriptors kept for the database, logs and connections "
-            "accepted before the budget sees them, when max_connections is 0", at_least=0),
+    CONNECTION_RESERVE,
     Setting("listen_backlog", int, 128, "connections the kernel queues before the server accepts them "
             "(asyncio accepts up to this many at once)", at_least=1),
     Setting("max_header_bytes", int, 64 * KB, "largest request head (request line and headers); larger: 431",
@@ -103,17 +105,17 @@ SERVER = (
 )
 
 # `grader serve`'s own options: how it runs, not what the server allows.
-SERVE = (
-    Setting("host", str, "127.0.0.1", "address to listen on", flag="--host"),
-    Setting("port", int, 8000, "port to listen on", flag="--port", at_least=1, at_most=65535),
-    Setting("workers", int, 1, "server processes; more than 1 is meant for PostgreSQL", flag="--workers",
-            at_least=1, at_most=64),
-    Setting("access_log", bool, False, "log every request (keys are redacted)", flag="--access-log"),
-    Setting("ssl_keyfile", str, None, "serve HTTPS with this key (and --ssl-certfile)", flag="--ssl-keyfile"),
-    Setting("ssl_certfile", str, None, "the certificate for --ssl-keyfile", flag="--ssl-certfile"),
-)
+HOST = Setting("host", str, "127.0.0.1", "address to listen on", flag="--host")
+PORT = Setting("port", int, 8000, "port to listen on", flag="--port", at_least=1, at_most=65535)
+WORKERS = Setting("workers", int, 1, "server processes; more than 1 is meant for PostgreSQL", flag="--workers",
+                  at_least=1, at_most=64)
+ACCESS_LOG = Setting("access_log", bool, False, "log every request (keys are redacted)", flag="--access-log")
+SSL_KEYFILE = Setting("ssl_keyfile", str, None, "serve HTTPS with this key (and --ssl-certfile)",
+                      flag="--ssl-keyfile")
+SSL_CERTFILE = Setting("ssl_certfile", str, None, "the certificate for --ssl-keyfile", flag="--ssl-certfile")
+SERVE = (HOST, PORT, WORKERS, ACCESS_LOG, SSL_KEYFILE, SSL_CERTFILE)
 
 # The order `grader serve` declares its flags in (and checks them in).
-SERVE_FLAGS = (DB_URL, SERVE[0], SERVE[1], RATE, BURST, MAX_BODY, MAX_ARRAY, ANSWER_KBPS, ANSWER_BURST, QUOTA,
-               SERVE[2], HEADER_TIMEOUT, BODY_TIMEOUT, CONNS_PER_CLIENT, TRUSTED_PROXIES, MAX_CONNECTIONS,
-               SERVE[3], SERVE[4], SERVE[5])
+SERVE_FLAGS = (DB_URL, HOST, PORT, RATE, BURST, MAX_BODY, MAX_ARRAY, ANSWER_KBPS, ANSWER_BURST, QUOTA, WORKERS,
+               HEADER_TIMEOUT, BODY_TIMEOUT, CONNS_PER_CLIENT, TRUSTED_PROXIES, MAX_CONNECTIONS, ACCESS_LOG,
+               SSL_KEYFILE, SSL_CERTFILE)
