@@ -12,6 +12,7 @@ import os
 import sys
 from importlib import metadata
 
+from grader.core import settings
 from grader.core.policy import COUNTS, PICKS
 
 EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
@@ -27,13 +28,12 @@ def _assignment(parser):
 
 
 def _grade(parser):
-    from grader.grading.run.config import RunConfig, add_limit_arguments
+    from grader.grading.run.config import add_limit_arguments
 
     parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
                         "student files (omitted: grade the reference and the empty handout)")
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
-    parser.add_argument("--jobs", type=int, default=RunConfig.jobs, help="questions graded at once "
-                        "(default %(default)s)")
+    settings.add_argument(parser, settings.JOBS)
     parser.add_argument("--format", choices=("auto", "plain", "github"), default="auto",
                         help="github: also print annotations on the student's lines and write the job "
                         "summary ($GITHUB_STEP_SUMMARY); "
@@ -51,8 +51,7 @@ def _grade_batch(parser):
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
     parser.add_argument("--out", required=True, help="folder for one result folder per submission "
                         "and gradebook.csv")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="submissions graded at once (default: number of cores; ignored with --cluster)")
+    settings.add_argument(parser, settings.BATCH_JOBS)
     parser.add_argument("--cluster", metavar="tcp://HOST:8786",
                         help="grade on this Dask scheduler's workers, one task per submission "
                         "(DIR must be at the same path on every worker)")
@@ -71,8 +70,7 @@ def _regrade(parser):
     parser.add_argument("--apply", action="store_true",
                         help="put the new results in place (old ones kept as results.prev-TIME.json), rewrite "
                         "gradebook.csv and append to audit.log (default: a dry run writing regrade.csv only)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="submissions graded at once (default: number of cores)")
+    settings.add_argument(parser, settings.BATCH_JOBS)
     add_packages_argument(parser)
 
 
@@ -102,48 +100,12 @@ def _classroom50(parser):
 
 
 def _db(parser):
-    from grader.server.config import DEFAULT_DB
-
-    parser.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy database URL")
+    settings.add_argument(parser, settings.DB_URL)
 
 
 def _serve(parser):
-    from grader.server.config import ServerConfig
-
-    _db(parser)
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
-    parser.add_argument("--rate", type=float, default=ServerConfig.rate_per_second,
-                        help="requests per second allowed per key, 0 for no limit")
-    parser.add_argument("--burst", type=int, default=ServerConfig.rate_burst,
-                        help="requests a key may send at once before --rate applies")
-    parser.add_argument("--max-body", type=int, default=ServerConfig.max_body_bytes,
-                        help="largest request body in bytes")
-    parser.add_argument("--max-array", type=int, default=ServerConfig.max_array_elements,
-                        help="most array elements in one submitted value")
-    parser.add_argument("--answer-kbps", type=float, default=ServerConfig.answer_bytes_per_second / 1024,
-                        help="answer KB one key may send per second and process, after its burst (0: no limit)")
-    parser.add_argument("--answer-burst-mb", type=float, default=ServerConfig.answer_bytes_burst / 2**20,
-                        help="answer MB one key may send at once before --answer-kbps applies")
-    parser.add_argument("--quota-mb", type=float, default=ServerConfig.quota_bytes / 2**20,
-                        help="storage one student key may use, in MB (0 for no quota)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="server processes; more than 1 is meant for PostgreSQL")
-    parser.add_argument("--header-timeout", type=float, default=ServerConfig.header_timeout,
-                        help="seconds a client has to send a request's headers")
-    parser.add_argument("--body-timeout", type=float, default=ServerConfig.body_timeout,
-                        help="seconds a client has to send a request's body")
-    parser.add_argument("--max-conns-per-client", type=int, default=ServerConfig.max_conns_per_client,
-                        help="open connections one client address may hold per process")
-    parser.add_argument("--trusted-proxy", action="append", metavar="ADDR",
-                        help="a reverse proxy's address or network (repeatable) whose X-Forwarded-For and "
-                        "X-Forwarded-Proto are believed; without it they are ignored")
-    parser.add_argument("--max-connections", type=int, default=ServerConfig.max_connections,
-                        help="connections one server process holds at most (0: its open-files limit less "
-                        f"{ServerConfig.connection_reserve}); beyond it the oldest that sent no request yet is closed")
-    parser.add_argument("--access-log", action="store_true", help="log every request (keys are redacted)")
-    parser.add_argument("--ssl-keyfile", help="serve HTTPS with this key (and --ssl-certfile)")
-    parser.add_argument("--ssl-certfile", help="the certificate for --ssl-keyfile")
+    for setting in settings.SERVE_FLAGS:  # declared in grader/core/settings/server.py
+        settings.add_argument(parser, setting)
 
 
 def _users(parser):
@@ -208,8 +170,7 @@ def _import_batch(parser):
 
 def _client_common(parser):
     parser.add_argument("-k", dest="select", help="pytest -k expression choosing submit_* functions (default: all)")
-    parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
-                        help="grading server URL (default: $MUGRADE_SERVER)")
+    settings.add_argument(parser, settings.SERVER_URL)
     parser.add_argument("--tests", help="test files, relative to --dir (default: tests/ASSIGNMENT)")
 
 
@@ -223,8 +184,7 @@ def _submit(parser):
 def _publish(parser):
     from grader.shipped.tolerance import ATOL, RTOL
 
-    parser.add_argument("--key", default=os.environ.get("MUGRADE_KEY"),
-                        help="an instructor key (default: $MUGRADE_KEY)")
+    settings.add_argument(parser, settings.KEY)
     parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
                         help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
@@ -367,4 +327,8 @@ def _main(argv: list) -> int:
     run = getattr(importlib.import_module(module_name), function)
     # The command's own parser: a bad option gets that command's usage, not the top level's.
     args = command_parser.parse_args(argv[1:])
+    problem = settings.first_problem(args, settings.declared(command_parser))  # one line, before any work
+    if problem:
+        print(f"grader {command}: {problem}", file=sys.stderr)
+        return 2
     return int(run(args) or 0)

@@ -51,8 +51,8 @@ def test_a_bad_option_gets_the_commands_own_usage():
     ("serve", "--db", "sqlite:///grader.db"),
     ("grade-batch", "--timeout", "(default: 10 x the reference's time for the question on this machine now, "
                                  "at least 20 s)"),
-    ("grade", "--memory-mb", "(default 1024)"),
-    ("grade", "--jobs", "(default 2)"),
+    ("grade", "--memory-mb", "(default: 1024)"),
+    ("grade", "--jobs", "(default: 2)"),
 ])
 def test_help_shows_defaults(command, option, default):
     r = grader(command, "--help")

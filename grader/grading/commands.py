@@ -82,8 +82,6 @@ def _batch_usage_error(args):
     folder = Path(args.folder)
     if not folder.is_dir():
         return f"{folder}: not a folder; pass the folder holding one subfolder or .zip per submission"
-    if args.jobs < 1:
-        return f"--jobs {args.jobs}: must be at least 1"
     out = Path(args.out)
     if out.resolve() == folder.resolve():
         return f"--out {out}: is the submissions folder; pass a folder of its own for the results"

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.core import csvsafe
+from grader.core import csvsafe, settings
 from grader.core.files import write_atomic
 
 from .config import CONFIG_ENV, ServerConfig
@@ -47,39 +47,12 @@ def _with_db(function, args, command) -> int:
 
 
 def _serve_problem(args):
-    """The first bad `grader serve` option, as one line, else None."""
-    for bad, message in ((not 0 < args.port < 65536, f"--port {args.port}: use 1-65535"),
-                         (args.rate < 0, f"--rate {args.rate:g}: use a number >= 0 (0 turns the limit off)"),
-                         (args.burst < 1, f"--burst {args.burst}: use at least 1"),
-                         (args.max_body < 1024, f"--max-body {args.max_body}: use at least 1024 bytes"),
-                         (args.max_array < 1, f"--max-array {args.max_array}: use at least 1"),
-                         (args.quota_mb < 0, f"--quota-mb {args.quota_mb:g}: use a number >= 0 (0: no quota)"),
-                         (args.answer_kbps < 0, f"--answer-kbps {args.answer_kbps:g}: use a number >= 0 (0: no limit)"),
-                         (args.answer_burst_mb <= 0, f"--answer-burst-mb {args.answer_burst_mb:g}: use a positive number"),
-                         (not 1 <= args.workers <= 64, f"--workers {args.workers}: use 1-64"),
-                         (args.header_timeout <= 0, f"--header-timeout {args.header_timeout:g}: use a positive number"),
-                         (args.body_timeout <= 0, f"--body-timeout {args.body_timeout:g}: use a positive number"),
-                         (args.max_conns_per_client < 1,
-                          f"--max-conns-per-client {args.max_conns_per_client}: use at least 1"),
-                         (args.max_connections < 0,
-                          f"--max-connections {args.max_connections}: use a number >= 0 (0: from the open-files "
-                          "limit)"),
-                         (bool(args.ssl_keyfile) != bool(args.ssl_certfile),
-                          "give both --ssl-keyfile and --ssl-certfile, or neither")):
-        if bad:
-            return message
-    return _proxy_problem(args.trusted_proxy or [])
-
-
-def _proxy_problem(proxies):
-    import ipaddress
-    for proxy in proxies:
-        try:
-            ipaddress.ip_network(proxy, strict=False)
-        except ValueError:
-            return (f"--trusted-proxy {proxy[:60]!r}: not an IP address or network; give the reverse proxy's "
-                    "address, e.g. 127.0.0.1 or 10.0.0.0/8")
-    return None
+    """What is wrong with `grader serve`'s options together, as one line, else None. Each option's
+    own check is declared with it (grader/core/settings/server.py) and run by the command line."""
+    problem = settings.first_problem(args, settings.SERVE_FLAGS)  # also for a caller that skipped the CLI
+    if problem is None and bool(args.ssl_keyfile) != bool(args.ssl_certfile):
+        problem = "give both --ssl-keyfile and --ssl-certfile, or neither"
+    return problem
 
 
 def _serve(args) -> int:
@@ -91,14 +64,7 @@ def _serve(args) -> int:
     if problem:
         print(f"grader serve: {problem}", file=sys.stderr)
         return 2
-    config = ServerConfig(db_url=args.db, rate_per_second=args.rate, rate_burst=args.burst,
-                          max_body_bytes=args.max_body, max_array_elements=args.max_array,
-                          quota_bytes=int(args.quota_mb * 2**20), header_timeout=args.header_timeout,
-                          body_timeout=args.body_timeout, max_conns_per_client=args.max_conns_per_client,
-                          answer_bytes_per_second=args.answer_kbps * 1024,
-                          answer_bytes_burst=int(args.answer_burst_mb * 2**20),
-                          trusted_proxies=",".join(args.trusted_proxy or []),
-                          max_connections=args.max_connections)
+    config = ServerConfig(**settings.field_values(args, settings.SERVER))  # each flag's unit converted
     busy = _port_problem(args.host, args.port)
     if busy:
         print(f"grader serve: {busy}", file=sys.stderr)

@@ -320,7 +320,7 @@ def test_progress_on_a_tty_redraws_one_line_with_eta():
 @pytest.mark.parametrize("args, words", [
     (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
     (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
-    (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: must be at least 1"),
+    (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: use at least 1"),
     (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
     (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
     (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),

@@ -2,10 +2,13 @@
 import): how many questions at once, the sandbox tier, memory and time
 limits, whether advisory checks score, the assignment, and the secret seed
 with the inputs drawn from it. `grade` and `grade-batch` share the options
-that fill them (add_limit_arguments, config_from_args)."""
+that fill them (add_limit_arguments, config_from_args). Each setting is
+declared once, with its default, unit, check and help, in
+grader/core/settings/grading.py: the defaults below and the flags come from there."""
 from dataclasses import dataclass, field
 
 from grader import sandbox
+from grader.core import settings
 from grader.core.assignment import Assignment
 from grader.grading.run import time_limits
 from grader.grading.run.inputs import Drawn
@@ -19,7 +22,7 @@ from grader.grading.run.inputs import Drawn
 # others need about 60 MB. Time scales with the machine (time_limits.py).
 @dataclass(frozen=True)
 class QuestionLimits:
-    memory_mb: int = sandbox.Limits.memory_mb
+    memory_mb: int = settings.MEMORY_MB.default  # sandbox.Limits.memory_mb too (a test holds them equal)
     seconds: float | None = None        # --timeout: one fixed limit for every question; None: scaled
     multiple: float = time_limits.MULTIPLE
     floor: float = time_limits.FLOOR_SECONDS
@@ -27,11 +30,11 @@ class QuestionLimits:
 
 @dataclass(frozen=True)
 class RunConfig:
-    jobs: int = 2                 # questions run at once (2 cores here)
-    tier: str | None = None       # None: the strongest tier the machine allows
-    insecure: bool = False        # grade even where the tier cannot hide our files (sandbox.security_problem)
+    jobs: int = settings.JOBS.default         # questions run at once (2 cores here)
+    tier: str | None = settings.TIER.default  # None: the strongest tier the machine allows
+    insecure: bool = settings.INSECURE.default  # grade even where the tier cannot hide our files
     limits: QuestionLimits = QuestionLimits()
-    score_advisories: bool = False  # an instructor's choice: checks beyond the contract cost points too
+    score_advisories: bool = settings.SCORE_ADVISORIES.default  # checks beyond the contract cost points too
     assignment: Assignment = field(default_factory=lambda: Assignment.hw1())  # its handout, data and cases
     overrides: dict = field(default_factory=dict)  # question -> TimeLimit, replacing the computed one
     # The secret seed the scored inputs are drawn from (grading/seeds.py):
@@ -59,34 +62,21 @@ class RunConfig:
 
 
 def add_limit_arguments(parser):
-    """The sandbox options shared by `grade` and `grade-batch`."""
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="wall-clock and CPU seconds, the same for every question (default: "
-                        f"{time_limits.MULTIPLE} x the reference's time for the question on this machine now, "
-                        f"at least {time_limits.FLOOR_SECONDS} s)")
-    parser.add_argument("--memory-mb", type=int, default=QuestionLimits.memory_mb,
-                        help="memory in use by all of one question's processes, in MB; a question may "
-                        "ask for a multiple (hw1's Q6: twice) (default %(default)s)")
-    parser.add_argument("--tier", choices=sandbox.TIERS, help="force a sandbox tier (default: probe)")
-    parser.add_argument("--insecure", action="store_true",
-                        help="grade even where the sandbox cannot hide the reference and answers from "
-                        "student code (a non-root user without user namespaces); the report says so")
-    parser.add_argument("--score-advisories", action="store_true",
-                        help="also score the checks beyond the course's contract (default: listed, no points)")
-    add_packages_argument(parser)
+    """The sandbox options shared by `grade` and `grade-batch` (settings.LIMITS)."""
+    for setting in settings.LIMITS:
+        settings.add_argument(parser, setting)
 
 
 def add_packages_argument(parser):
     """--packages: the environment student code runs against, for one run (grade, grade-batch, regrade)."""
-    parser.add_argument("--packages", metavar='"NAME==VERSION ..."',
-                        help="run student code and the reference against these pinned packages instead of "
-                        "assignment.toml's [environment], e.g. \"numpy==1.26.4 tqdm==4.66.1\" to grade an "
-                        "earlier cohort as it was taught; results record which was used")
+    settings.add_argument(parser, settings.PACKAGES)
 
 
 def config_from_args(args, jobs, assignment: Assignment):
-    if (args.timeout is not None and args.timeout <= 0) or args.memory_mb < 128:
-        raise ValueError("--timeout must be positive and --memory-mb at least 128")
+    """The RunConfig the parsed options give; ValueError (one line naming the flag) for a bad value."""
+    problem = settings.first_problem(args, settings.GRADING)
+    if problem:
+        raise ValueError(problem)
     return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
                      insecure=args.insecure, score_advisories=args.score_advisories,
                      assignment=assignment.with_packages(getattr(args, "packages", None)))

@@ -14,7 +14,8 @@ reference's own time for that question, measured on this machine:
 
 limit = max(floor, multiple x the reference's time x that ratio); the CPU
 time rlimit is the same number of seconds. `--timeout` replaces it with one
-fixed number for every question. The defaults live here, and only here.
+fixed number for every question. The defaults (multiple and floor) are
+declared, with their reasons, in grader/core/settings/grading.py.
 """
 from __future__ import annotations
 
@@ -25,12 +26,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grader.core import settings
+
 # A correct student epoch takes up to 6x the reference's (measured on real
 # submissions): 10x leaves room for that and for the load changing during a run.
-MULTIPLE = 10
+MULTIPLE = settings.TIME_MULTIPLE.default
 # The reference's short questions take well under a second, most of it the
 # sandbox starting; the floor keeps noise there from failing honest code.
-FLOOR_SECONDS = 20
+FLOOR_SECONDS = settings.TIME_FLOOR.default
 # Only the trusted reference runs under this, while its times are measured:
 # a guard against a hang, not a limit anything should reach.
 BUILD_SECONDS = 600
