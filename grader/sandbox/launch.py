@@ -234,7 +234,9 @@ def _check(ret: int, what: str) -> None:
 
 
 def _mount(src: str | None, dst: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
+    def enc(s):
+        return s.encode() if s is not None else None
+
     _check(_libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(data)), f"mount {dst}")
 
 

@@ -103,14 +103,14 @@ def read_template_file(handout: Path, rel: str) -> TemplateFile:
         scope = innermost(scanned.scopes, line)
         if kind == "begin" and scope is not None and scope.qualname not in blocks:
             blocks.append(scope.qualname)
-    given = {s.qualname: Counter(l.strip() for l in scanned.lines[s.first - 1:s.last])
+    given = {s.qualname: Counter(ln.strip() for ln in scanned.lines[s.first - 1:s.last])
              for s in scanned.scopes}
     known = tokens.module_names(scanned)
     normalised = tokens.normalise(scanned, known)
     scopes = {s.qualname: s for s in scanned.scopes}
     given_tokens = {q: tuple(t for t in normalised if scopes[q].first <= t[1] <= scopes[q].last)
                     for q in blocks}
-    return TemplateFile(rel, known, tuple(blocks), given, given_tokens, frozenset(l.strip() for l in scanned.lines),
+    return TemplateFile(rel, known, tuple(blocks), given, given_tokens, frozenset(ln.strip() for ln in scanned.lines),
                         line_token_set(normalised), normalised, SEP + SEP.join(t for t, _ in normalised) + SEP)
 
 

@@ -20,9 +20,9 @@ from grader.grading.run import expected
 from grader.grading.run import time_limits
 from grader.shipped.cases import QUESTION
 
-STUDENT_FILES = Assignment.hw1().student_files
-
 from catalogue import hostile
+
+STUDENT_FILES = Assignment.hw1().student_files
 
 REPORTS = {"results.json", "junit.xml", "report.md"}
 

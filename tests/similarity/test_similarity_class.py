@@ -144,10 +144,10 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     assert any(l.startswith("not_a_zip: ") and "not a readable zip file" in l and l.endswith("left out")
-               for l in lines), result.stderr
-    assert any(l.startswith("no_files: ") and "none of" in l for l in lines), result.stderr
+               for ln in lines), result.stderr
+    assert any(ln.startswith("no_files: ") and "none of" in ln for ln in lines), result.stderr
     assert any(l.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in l
-               for l in lines), result.stderr
+               for ln in lines), result.stderr
     assert "only_autograd: apps/simple_ml.py not found in the submission: its blocks are not compared" in lines
     rows = read_csv(tmp_path / "out" / "similarity.csv")
     names = {n for r in rows for n in (r["submission"], r["other"])}

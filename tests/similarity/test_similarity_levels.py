@@ -78,5 +78,5 @@ def test_planted_copies_are_found_and_the_bench_prints_each_level(capsys):
     assert levels.LevelResult("x", 4, 5, 2, 2, 0.0, 0.0).recall == 0.5
     levels.levels(count=8, copies=2)
     lines = capsys.readouterr().out.splitlines()
-    assert [l.split("  ")[0] for l in lines] == [f"similarity {name}" for name in levels.LEVELS]
-    assert all("precision " in l and "recall " in l and "top 2: " in l for l in lines)
+    assert [ln.split("  ")[0] for ln in lines] == [f"similarity {name}" for name in levels.LEVELS]
+    assert all("precision " in ln and "recall " in ln and "top 2: " in ln for ln in lines)

@@ -99,7 +99,7 @@ def solved(edits: dict, drop_markers=(), drop_end=()) -> str:
             indent = line[:len(line) - len(line.lstrip())]
             if owner in drop_markers:
                 out.pop()
-            out.extend(indent + l for l in edits[owner].splitlines())
+            out.extend(indent + ln for ln in edits[owner].splitlines())
             if owner in drop_markers or owner in drop_end:
                 lines[i + 1] = None
         else:

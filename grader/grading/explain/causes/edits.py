@@ -54,7 +54,7 @@ def _find_def(lines, function, file, catalogue):
     *cls, name = function.split(".")
     lo = 0
     if cls:
-        heads = [i for i, l in enumerate(lines) if l.startswith((f"class {cls[0]}(", f"class {cls[0]}:"))]
+        heads = [i for i, ln in enumerate(lines) if ln.startswith((f"class {cls[0]}(", f"class {cls[0]}:"))]
         if len(heads) != 1:
             raise AnchorError(f"{file}: class {cls[0]} found {len(heads)} times; update its entry in {catalogue}")
         lo = heads[0]
@@ -67,7 +67,7 @@ def _find_def(lines, function, file, catalogue):
 
 
 def _another_def(lines, start, i):
-    return any(l.lstrip().startswith("def ") for l in lines[start + 1:i])
+    return any(ln.lstrip().startswith("def ") for ln in lines[start + 1:i])
 
 
 def apply_edits(sources: dict, edits, catalogue: str = WHERE) -> dict:

@@ -56,7 +56,7 @@ def spec_of(registry, chosen) -> dict:
 def limits(config, registry, chosen, time) -> sandbox.Limits:
     """The heaviest question's memory, room for every candidate's files."""
     questions = {registry.by_name[c.case].question for c in chosen}
-    base = max((config.limits_for(q, time) for q in questions), key=lambda l: l.memory_mb)
+    base = max((config.limits_for(q, time) for q in questions), key=lambda ln: ln.memory_mb)
     return dataclasses.replace(base, out_dir_files=FILES_PER_CANDIDATE * len(chosen) + 16)
 
 
