@@ -100,3 +100,16 @@ def test_the_readmes_claims_match_the_grade_example():
     readme, grading = README.read_text(), (DOCS / "instructor" / "grading.md").read_text()
     assert "100/100" in readme and "0/100" in readme
     assert "reference: 100/100" in grading and "handout: 0/100" in grading
+
+
+def test_the_handout_readme_example_has_the_real_questions_sizes():
+    """The student README's example table (a partly done solution) uses the
+    same case counts and points per question as a real full-marks run (the
+    docs' generated example), so it never shows stale sizes."""
+    row = re.compile(r"^\s*(Q\d \w+)\s+(\d+)/(\d+)\s+([\d.]+)/([\d.]+)\s*$", re.M)
+    full = {m[0]: (m[2], m[4]) for m in row.findall((ROOT / "docs" / "student" / "index.md").read_text())}
+    readme = row.findall((ROOT / "reference" / "handout_files" / "README.md").read_text())
+    assert readme and full
+    for question, passed, total, points, most in readme:
+        assert full[question] == (total, most), question
+        assert int(passed) <= int(total) and float(points) <= float(most)
