@@ -8,10 +8,14 @@ export MKL_NUM_THREADS := 1
 
 .PHONY: setup data test bench demo system-deps docs docs-reference docs-examples
 
-# --clear: a venv made over one from another python3 (say pyenv's over Debian's)
-# mixes the two interpreters' files and breaks (its ssl module fails to load).
+# A venv made over one from another python3 (say pyenv's over Debian's) mixes
+# the two interpreters' files and breaks (its ssl module fails to load): such a
+# venv is made again from scratch; otherwise it is updated in place.
 $(STAMP): pyproject.toml
-	python3 -m venv --clear .venv
+	@if [ -x .venv/bin/python ] && [ "$$(.venv/bin/python -c 'import sys; print(sys.version)' 2>/dev/null)" \
+	     != "$$(python3 -c 'import sys; print(sys.version)')" ]; then \
+	  echo ".venv was made by another python3: making it again"; rm -rf .venv; fi
+	python3 -m venv .venv
 	.venv/bin/pip install --quiet --upgrade pip
 	.venv/bin/pip install --quiet -e '.[server,dev]'
 	touch $@
