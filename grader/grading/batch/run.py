@@ -136,7 +136,8 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
     if todo and client is None and grade_fn is grade_one:
         # the course's inputs, drawn once here; answers and feedback values
         # built --jobs wide alongside the first submissions (batch/setup.py)
-        config = expected.settled(config)
+        wide = expected.settled(dataclasses.replace(config, jobs=workers))  # public answers --jobs wide if missing
+        config = dataclasses.replace(wide, jobs=config.jobs)
         setup = batch_setup.start(config, workers)
     todo = [dataclasses.replace(job, config=config) for job in todo]
     book = BatchGradebook(out_root, config.assignment.registry().questions)

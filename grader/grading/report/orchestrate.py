@@ -4,12 +4,14 @@ grade_submission() is a pure map from a submission path to a Report (no
 shared state), so grade-batch can run it over any executor. The parent only
 compares values the workers wrote; it never imports student code or needle.
 """
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
+from grader.grading.run import cache
 from grader.grading.run import expected
 from grader.grading.run import seeds
 from grader.grading.report import provenance
@@ -83,6 +85,8 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
     read now (the repository's assignment.toml)."""
     start, submission = time.monotonic(), Path(submission)
     config = expected.settled(config or RunConfig())  # the inputs this grading draws
+    if config.tier is None:  # the last probe's on this boot, if recent: no sandbox started only to probe
+        config = dataclasses.replace(config, tier=cache.probed_tier())
     assignment = config.assignment
     questions = assignment.registry().questions
     warnings = _security_notes(config)

@@ -28,6 +28,7 @@ from grader.grading.run import gradcheck
 from grader.grading.run import inputs
 from grader.grading.run import seeds
 from grader.grading.run import time_limits
+from grader.grading.run import together
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
@@ -223,9 +224,12 @@ def _build_together(files, config, questions, dest: Path) -> dict:
 
 def run_graded(files: dict, config, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
-    (settled), under the time limits of this machine now."""
+    (settled), under the time limits of this machine now, its questions in
+    at most config.jobs workers (together.py)."""
     config = settled(config)
-    return run_all(files, config, config.time_limits_now(reference_times(config)), **options)
+    reference = reference_times(config)
+    return together.run_all(files, config, config.time_limits_now(reference), seconds=reference.question_seconds,
+                            **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
