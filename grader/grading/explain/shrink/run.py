@@ -77,12 +77,14 @@ class Early:
 
     def __init__(self, config, answers, files, drawn=True):
         self._args = (config, answers, files, drawn)
-        self._wanted = {case.question for case in config.assignment.registry().cases
-                        if reference.shrinkable(case)}
+        self._wanted = None  # the questions holding a shrinkable case: found in the pool, off the critical path
         self._runs, self._lock, self._found = {}, threading.Lock(), None
 
     def __call__(self, question, run):
         with self._lock:
+            if self._wanted is None:
+                self._wanted = {case.question for case in self._args[0].assignment.registry().cases
+                                if reference.shrinkable(case)}
             self._runs[question] = run
             if self._found is not None or not self._wanted <= self._runs.keys():
                 return
