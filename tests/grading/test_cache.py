@@ -4,6 +4,7 @@ single grades, keyed so that a change of any input rebuilds them; one build
 even with concurrent graders; per-submission entries pruned, least recently
 used first. Builds are faked here: what is tested is which folder is used."""
 import dataclasses
+import io
 import json
 import os
 import sys
@@ -206,3 +207,35 @@ def test_the_setup_builds_as_wide_as_the_batch(monkeypatch):
     monkeypatch.setattr(shrink_reference, "prepare", lambda config: widths.append(("smaller", config.jobs)))
     batch_setup.build(RunConfig(jobs=1, seed=SECRET_A), 3)
     assert widths == [("answers", 3), ("bugs", 3), ("smaller", 3)]
+
+
+def graded_quickly(job):
+    """A stand-in grading (in the pool's processes): a results.json, at once."""
+    from grader.grading.batch.jobs import Done
+
+    job.out_dir.mkdir(parents=True, exist_ok=True)
+    (job.out_dir / "results.json").write_text('{"score": 100}')
+    return Done(job.name, 100.0, True, 0.0)
+
+
+def test_a_batch_grades_while_its_setup_builds(tmp_path):
+    """The setup waits until a submission's result is in: it finishes only if
+    the pool grades alongside it (before issue 37 it ran before the pool)."""
+    from grader.grading.batch import run as batch
+
+    for name in ("alice", "bob"):
+        (tmp_path / "subs" / name / "python").mkdir(parents=True)
+    out, seen = tmp_path / "out", []
+
+    def setup_waiting_for_a_result(config, width):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any((out / n / "results.json").exists() for n in ("alice", "bob")):
+                seen.append(width)
+                return
+            time.sleep(0.05)
+        raise AssertionError("no submission was graded while the setup ran")
+
+    done, _ = batch.grade_batch(tmp_path / "subs", out, jobs=2, grade_fn=graded_quickly, stream=io.StringIO(),
+                                config=RunConfig(jobs=1, seed=seeds.PUBLIC), setup_fn=setup_waiting_for_a_result)
+    assert sorted(d.name for d in done) == ["alice", "bob"] and seen == [2]

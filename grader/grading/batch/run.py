@@ -119,9 +119,11 @@ def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
 
 
 def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
-                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE):
+                config=RunConfig(jobs=1), address=None, patience=cluster.PATIENCE, setup_fn=None):
     """Grade everything under folder, locally or on the Dask scheduler at
-    `address`; returns (Done list, skipped names)."""
+    `address`; returns (Done list, skipped names). `setup_fn(config, width)`
+    builds the setup alongside the pool (default: batch/setup.build, when
+    grading for real)."""
     folder, out_root = Path(folder), Path(out_root)
     todo, skipped = plan(folder, out_root, force, config)
     client = None
@@ -133,12 +135,13 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
         config = dataclasses.replace(config, seed=seeds.batch_seed(out_root, expected.cache_root()))
     workers = jobs or os.cpu_count() or 1
     setup = None
-    if todo and client is None and grade_fn is grade_one:
+    setup_fn = setup_fn or (batch_setup.build if grade_fn is grade_one else None)
+    if todo and client is None and setup_fn is not None:
         # the course's inputs, drawn once here; answers and feedback values
         # built --jobs wide alongside the first submissions (batch/setup.py)
         wide = expected.settled(dataclasses.replace(config, jobs=workers))  # public answers --jobs wide if missing
         config = dataclasses.replace(wide, jobs=config.jobs)
-        setup = batch_setup.start(config, workers)
+        setup = batch_setup.start(config, workers, setup_fn)
     todo = [dataclasses.replace(job, config=config) for job in todo]
     book = BatchGradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
