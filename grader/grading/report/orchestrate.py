@@ -7,6 +7,7 @@ compares values the workers wrote; it never imports student code or needle.
 import dataclasses
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader import ROOT, sandbox
@@ -16,6 +17,7 @@ from grader.grading.run import expected
 from grader.grading.run import seeds
 from grader.grading.report import provenance
 from grader.grading.report import results as report
+from grader.grading.report import case_results
 from grader.grading.report.case_results import grade_cases
 from grader.grading.explain.causes import diagnose as causes
 from grader.grading.explain.shrink import run as shrink
@@ -101,9 +103,14 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name,
                                  provenance=made)
         own = expected.for_submission(config, digest)  # this submission's own inputs
-        answers = expected.load(own)
-        early = shrink.Early(own, answers, files, drawn=config.seed != seeds.PUBLIC)
-        runs = expected.run_graded(files, own, on_done=early)
+        # The reference's answers on them (built on a first grade: a sandbox
+        # run) and the MNIST test set (Q6's test error) are read meanwhile.
+        with ThreadPoolExecutor(2) as side:
+            reading = side.submit(expected.load, own)
+            side.submit(case_results.prefetch_test_set, assignment)
+            early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
+            runs = expected.run_graded(files, own, on_done=early)
+            answers = reading.result()
         sources = _sources(files)
         smallest = early.result(runs)
         explain = shrink.with_smallest(causes.diagnoser(expected.course(config), answers, runs,
