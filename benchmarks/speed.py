@@ -105,8 +105,24 @@ def inputs_cost(rounds):
     return bench_inputs.measure(rounds)
 
 
+def grade_vs_suite(rounds):
+    """`grader grade` vs the course's own suite on one correct submission (benchmarks/grade_vs_suite.py)."""
+    from benchmarks import grade_vs_suite as bench_grade  # lazy, like the others
+
+    return bench_grade.measure(rounds)
+
+
+def first_result():
+    """grade-batch's first result, batches of 1 and 2, cold and warm cache (benchmarks/first_result.py)."""
+    from benchmarks import first_result as bench_first  # lazy, like the others
+
+    return bench_first.measure()
+
+
 BENCHES = {
     "epoch": lambda args: epoch_ratio(args.rounds),
+    "grade": lambda args: grade_vs_suite(args.rounds),
+    "first-result": lambda args: first_result(),
     "grading": lambda args: grading_overhead(args.rounds),
     "batch": lambda args: bench_batch.local_speedup(),
     "dask": lambda args: bench_batch.dask_speedup(),

@@ -84,7 +84,8 @@ def test_results_say_what_graded_them_and_the_gradebook_has_hash_and_commit(grad
                          re.M).group(1)
     assert found["grader_version"].startswith(declared)  # the package's version (pyproject.toml), then +g<commit>
     assert all(len(found[k]) == 64 for k in ("cases_sha256", "reference_sha256", "submission_sha256"))
-    seed = (out / ".grading-seed").read_text().strip()
+    assert not (out / ".grading-seed").exists()  # the course secret, kept in the grader's private cache only
+    seed = (tmp / "cache" / "seed").read_text().strip()
     assert seed not in (out / "alice" / "results.json").read_text()  # the id only, never the seed
     rows = book(out)
     assert {n: r["total"] for n, r in rows.items()} == {"alice": "100", "bob": "60", "carol": "40", "dave": "40"}

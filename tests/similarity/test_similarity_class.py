@@ -143,10 +143,10 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     result = run_similarity(tmp_path / "class", "--out", tmp_path / "out")
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
-    assert any(l.startswith("not_a_zip: ") and "not a readable zip file" in l and l.endswith("left out")
+    assert any(ln.startswith("not_a_zip: ") and "not a readable zip file" in ln and ln.endswith("left out")
                for ln in lines), result.stderr
     assert any(ln.startswith("no_files: ") and "none of" in ln for ln in lines), result.stderr
-    assert any(l.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in l
+    assert any(ln.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in ln
                for ln in lines), result.stderr
     assert "only_autograd: apps/simple_ml.py not found in the submission: its blocks are not compared" in lines
     rows = read_csv(tmp_path / "out" / "similarity.csv")

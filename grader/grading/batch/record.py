@@ -1,6 +1,6 @@
 """OUTDIR/batch.json: what a grade-batch graded and how, so that `grader
 regrade OUTDIR` can grade the same submissions folder again with the same
-options (the batch's seed stays in OUTDIR/.grading-seed, never here).
+options (never a seed: it grades on the course secret, grading/run/seeds.py).
 
     {"format": 1, "submissions": "/abs/path/of/DIR", "assignment": null,
      "options": {"memory_mb": 1024, "timeout": null, "tier": null,

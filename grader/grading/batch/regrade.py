@@ -2,8 +2,9 @@
 grader, and say whose score moves and why.
 
 grade-batch recorded in OUTDIR/batch.json the submissions folder and its
-options, and in OUTDIR/.grading-seed the batch's seed (reused, so that an
-unchanged submission draws the same inputs). For each submission, the
+options; it graded on the course secret (or, for a batch of an earlier
+grader, on the seed it kept in OUTDIR/.grading-seed), so that an unchanged
+submission draws the same inputs. For each submission, the
 inputs grading it now would record (provenance.INPUTS: its files' sha256,
 the cases', the reference's, the grader's version and environment, the
 seed's id, the scoring mode) are compared with those its results.json
@@ -40,6 +41,7 @@ from grader.core.files import write_atomic
 from grader.grading.run import expected
 from grader.grading.run import seeds
 from grader.grading.batch import record as batch_record
+from grader.grading.batch import setup as batch_setup
 from grader.grading.report import provenance
 from grader.grading.report import results as report
 from grader.grading.batch.run import Progress, run_jobs
@@ -208,7 +210,8 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
     if not folder.is_dir():
         raise batch_record.RecordError(f"{out_root / batch_record.RECORD}: field 'submissions': {folder} is not "
                                        "a folder any more; put the submissions back there")
-    config = dataclasses.replace(record.config(), seed=seeds.batch_seed(out_root))  # the batch's own inputs
+    seed = seeds.batch_seed(out_root, expected.cache_root())  # the batch's inputs: the course's (or its own)
+    config = dataclasses.replace(record.config(), seed=seed)
     todo, standing, orphans = pending(out_root, folder, config)
     changes = []
     staging = Path(tempfile.mkdtemp(prefix=".regrade-", dir=out_root))
@@ -216,9 +219,14 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
         reused = _reuse_staged(out_root / STAGED, staging, todo, config) if apply else ()
         grade = [p for p in todo if p.name not in reused]
         if grade:
-            expected.expected_dir(config)  # the answers, once, before the pool
+            config = expected.settled(config)  # the course's inputs, drawn once here
+            setup = batch_setup.start(config, jobs)  # answers, feedback values: cached, else built alongside
             progress = Progress(len(grade), stream)
-            run_jobs([Job(p.name, p.path, staging / p.name, config) for p in grade], jobs, on_done=progress.update)
+            try:
+                run_jobs([Job(p.name, p.path, staging / p.name, config) for p in grade], jobs,
+                         on_done=progress.update)
+            finally:
+                setup.finish()
         for item in todo:
             new = _read_results(staging / item.name)
             if new is not None:

@@ -9,7 +9,9 @@ with the same function. Each submission grades its questions one at a time
 (`RunConfig(jobs=1)`), so N submissions at once use N cores. Results stream
 in: each finished submission updates gradebook.csv (atomically) at once.
 Resumable: a submission whose results.json already exists is skipped unless
---force. A submission the grader chokes on gets a results.json with score 0
+--force. The setup (the reference's answers and the feedback values on the
+course's inputs) is cached across batches and built alongside the first
+submissions (batch/setup.py). A submission the grader chokes on gets a results.json with score 0
 and the reason; the batch goes on.
 """
 import dataclasses
@@ -25,9 +27,8 @@ from grader.grading.run import expected
 from grader.grading.run import seeds
 from grader.grading.batch import record as batch_record
 from grader.grading.batch import cluster
+from grader.grading.batch import setup as batch_setup
 from grader.grading.report import results as report
-from grader.grading.explain.causes import store as causes_store
-from grader.grading.explain.shrink import reference as shrink_reference
 from grader.grading.batch.book import BatchGradebook
 from grader.grading.batch.jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch.names import find_submissions
@@ -118,10 +119,12 @@ def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
 
 
 def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
-                config=None, address=None, patience=cluster.PATIENCE):
+                config=None, address=None, patience=cluster.PATIENCE, setup_fn=None):
     """Grade everything under folder, locally or on the Dask scheduler at
     `address`; returns (Done list, skipped names). No config: the defaults,
-    read now, one question at a time per submission."""
+    read now, one question at a time per submission. `setup_fn(config, width)`
+    builds the setup alongside the pool (default: batch/setup.build, when
+    grading for real)."""
     folder, out_root, config = Path(folder), Path(out_root), config or RunConfig(jobs=1)
     todo, skipped = plan(folder, out_root, force, config)
     client = None
@@ -129,17 +132,22 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
         client = cluster.connect(address)
     out_root.mkdir(parents=True, exist_ok=True)
     batch_record.write(out_root, batch_record.from_config(folder, config))  # what `grader regrade` grades again
-    if config.seed is None:  # one seed per batch, kept in OUTDIR for a resumed run
-        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root))
-        todo = [dataclasses.replace(job, config=config) for job in todo]
+    if config.seed is None:  # the course secret (or the seed an earlier grader kept in OUTDIR)
+        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root, expected.cache_root()))
+    workers = jobs or os.cpu_count() or 1
+    setup = None
+    setup_fn = setup_fn or (batch_setup.build if grade_fn is grade_one else None)
+    if todo and client is None and setup_fn is not None:
+        # the course's inputs, drawn once here; answers and feedback values
+        # built --jobs wide alongside the first submissions (batch/setup.py)
+        wide = expected.settled(dataclasses.replace(config, jobs=workers))  # public answers --jobs wide if missing
+        config = dataclasses.replace(wide, jobs=config.jobs)
+        setup = batch_setup.start(config, workers, setup_fn)
+    todo = [dataclasses.replace(job, config=config) for job in todo]
     book = BatchGradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
     book.write()
     progress = Progress(len(todo), stream) if todo else None
-    if todo and client is None and grade_fn is grade_one:  # answers and feedback values: once, before the pool
-        expected.expected_dir(config)
-        causes_store.prepare(config)
-        shrink_reference.prepare(config)
 
     def on_done(done):  # runs in this process only: the single writer of the gradebook
         if done.graded:
@@ -149,8 +157,12 @@ def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, st
         book.write()
         progress.update(done)
 
-    if client is not None:
-        results = cluster.run_jobs(client, todo, grade_fn, on_done, patience)
-    else:
-        results = run_jobs(todo, jobs or os.cpu_count() or 1, grade_fn, on_done)
+    try:
+        if client is not None:
+            results = cluster.run_jobs(client, todo, grade_fn, on_done, patience)
+        else:
+            results = run_jobs(todo, workers, grade_fn, on_done)
+    finally:
+        if setup is not None:
+            setup.finish()  # its error (a reference failing its own cases) is the batch's
     return results, skipped

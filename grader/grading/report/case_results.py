@@ -20,6 +20,16 @@ def _test_set(reader, data: Path):
     return reader(data)
 
 
+def prefetch_test_set(assignment) -> None:
+    """Read the test set now (in a thread, while the questions run), if a case checks a test error."""
+    reader = assignment.registry().read_test_set
+    if reader is not None:
+        try:
+            _test_set(reader, assignment.data)
+        except Exception:  # the check says why, when it runs
+            pass
+
+
 @lru_cache(maxsize=4)
 def handout_stubs(handout: Path, student_files: tuple) -> frozenset:
     """The stubs the pristine handout's student files raise (feedback.stubs_in)."""

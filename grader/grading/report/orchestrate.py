@@ -4,16 +4,20 @@ grade_submission() is a pure map from a submission path to a Report (no
 shared state), so grade-batch can run it over any executor. The parent only
 compares values the workers wrote; it never imports student code or needle.
 """
+import dataclasses
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
+from grader.grading.run import cache
 from grader.grading.run import expected
 from grader.grading.run import hangs, seeds
 from grader.grading.report import provenance
 from grader.grading.report import results as report
+from grader.grading.report import case_results
 from grader.grading.report.case_results import grade_cases
 from grader.grading.explain.causes import diagnose as causes
 from grader.grading.explain.shrink import run as shrink
@@ -83,6 +87,8 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
     read now (the repository's assignment.toml)."""
     start, submission = time.monotonic(), Path(submission)
     config = expected.settled(config or RunConfig())  # the inputs this grading draws
+    if config.tier is None:  # the last probe's on this boot, if recent: no sandbox started only to probe
+        config = dataclasses.replace(config, tier=cache.probed_tier())
     assignment = config.assignment
     questions = assignment.registry().questions
     warnings = _security_notes(config)
@@ -97,9 +103,14 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
                                  time.monotonic() - start, (str(exc),), assignment=assignment.name,
                                  provenance=made)
         own = expected.for_submission(config, digest)  # this submission's own inputs
-        answers = expected.load(own)
-        early = shrink.Early(own, answers, files, drawn=config.seed != seeds.PUBLIC)
-        runs = expected.run_graded(files, own, on_done=early)
+        # The reference's answers on them (built on a first grade: a sandbox
+        # run) and the MNIST test set (Q6's test error) are read meanwhile.
+        with ThreadPoolExecutor(2) as side:
+            reading = side.submit(expected.load, own)
+            side.submit(case_results.prefetch_test_set, assignment)
+            early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
+            runs = expected.run_graded(files, own, on_done=early)
+            answers = reading.result()
         sources = _sources(files)
         smallest = early.result(runs)
         explain = shrink.with_smallest(causes.diagnoser(expected.course(config), answers, runs,

@@ -15,11 +15,8 @@ limits (time_limits.py).
 import dataclasses
 import hashlib
 import json
-import os
-import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +24,12 @@ import numpy as np
 from grader import ROOT, sandbox
 from grader.core import paths
 from grader.core.assignment import Assignment
+from grader.grading.run import cache
 from grader.grading.run import gradcheck
 from grader.grading.run import inputs
 from grader.grading.run import seeds
 from grader.grading.run import time_limits
+from grader.grading.run import together
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
@@ -38,17 +37,12 @@ from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 # Part of the key: a cache whose meta.json lacks a field this grader reads
 # (v2: the reference's times) is rebuilt, not misread.
 META_FORMAT = b"meta v2"
+DRAWING = Path(inputs.__file__)  # how inputs are drawn from a key: part of the key
+cache_root, built_once = cache.cache_root, cache.built_once
 
 
 class ReferenceError(RuntimeError):
     """The reference fails its own cases: fix reference/ or the case."""
-
-
-def cache_root() -> Path:
-    """$GRADER_CACHE, else .grader-cache/ in a checkout, else under the installed grader's state folder."""
-    if os.environ.get("GRADER_CACHE"):
-        return Path(os.environ["GRADER_CACHE"])
-    return ROOT / ".grader-cache" if paths.in_checkout() else paths.state() / "cache"
 
 
 def settled(config):
@@ -86,8 +80,10 @@ def for_submission(config, digest: str):
         return config
     submission_key = inputs.key(config.seed, inputs.SUBMISSION, digest)
     key_id = inputs.key_id(submission_key)
-    dest = _private_root() / f"inputs-{cache_key(config.assignment)}-{key_id}.npz"
-    if not dest.is_file():
+    dest = _private_root() / f"{cache.SUBMISSION_PREFIX}inputs-{cache_key(config.assignment)}-{key_id}.npz"
+    if dest.is_file():
+        cache.touch(dest)
+    else:
         folder = expected_dir(public(config))
         by_question = {q: inputs.read_requests([folder / q]) for q in config.assignment.registry().question}
         course_requests, own_requests = inputs.split(
@@ -95,6 +91,7 @@ def for_submission(config, digest: str):
         arrays = inputs.draw(inputs.key(config.seed, inputs.COURSE), course_requests)
         arrays.update(inputs.draw(submission_key, own_requests))
         inputs.write(arrays, dest)
+        cache.prune_submissions()  # a new submission's entries: drop the least recently used beyond the limit
     derivation = inputs.derivation(seeds.seed_id(config.seed), inputs.SUBMISSION, digest)
     return dataclasses.replace(config, inputs=inputs.Drawn(dest, key_id, derivation, own))
 
@@ -122,10 +119,7 @@ def drawn_inputs(config, grading_key: bytes, derivation: str) -> inputs.Drawn:
 
 
 def _private_root() -> Path:
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    root.chmod(0o700)
-    return root
+    return cache.private_root()
 
 
 def reference_sources(assignment: Assignment) -> list:
@@ -139,10 +133,24 @@ def case_sources(assignment: Assignment) -> list:
     return sorted(assignment.cases_dir.rglob("*.py"))
 
 
+def data_files(assignment: Assignment) -> list:
+    """The data the cases read (hw1: MNIST), named by path, size and mtime (not hashed: 60 MB)."""
+    folder = Path(assignment.data)
+    if not folder.is_dir():
+        return []
+    return [f"{p.relative_to(folder)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
+            for p in sorted(folder.rglob("*")) if p.is_file()]
+
+
 def cache_key(assignment: Assignment) -> str:
-    digest = hashlib.sha256(np.__version__.encode() + META_FORMAT)
+    """What the answers depend on besides the inputs' key (which names the
+    folder too): the grader's numpy and Python (the sandbox copies this
+    interpreter), the sandbox's packages, the data, the reference, the
+    cases, the worker and how inputs are drawn."""
+    digest = hashlib.sha256(np.__version__.encode() + META_FORMAT + sys.version.encode() + b"\0")
     digest.update(repr(assignment.packages).encode() + b"\0")  # the worker's numpy computes the answers
-    sources = reference_sources(assignment) + case_sources(assignment) + [WORKER]
+    digest.update("\n".join(data_files(assignment)).encode() + b"\0")
+    sources = reference_sources(assignment) + case_sources(assignment) + [WORKER, DRAWING]
     for path in sources:
         # paths relative to the repository for hw1 (a stable key), absolute for another assignment
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
@@ -217,9 +225,12 @@ def _build_together(files, config, questions, dest: Path) -> dict:
 
 def run_graded(files: dict, config, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
-    (settled), under the time limits of this machine now."""
+    (settled), under the time limits of this machine now, its questions in
+    at most config.jobs workers (together.py)."""
     config = settled(config)
-    return run_all(files, config, config.time_limits_now(reference_times(config)), isolate_hangs=True, **options)
+    reference = reference_times(config)
+    return together.run_all(files, config, config.time_limits_now(reference), seconds=reference.question_seconds,
+                            isolate_hangs=True, **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
@@ -229,36 +240,12 @@ def reference_times(config) -> time_limits.ReferenceTimes:
     return time_limits.ReferenceTimes.from_json(meta["times"])
 
 
-def built_once(final: Path, marker: str, build_into, announce: str, ready: str) -> Path:
-    """`final`, a cache folder complete once it holds `marker`: built if
-    missing by build_into(folder) in a temporary folder beside it, renamed
-    into place (a concurrent build that got there first is kept). The first
-    grade after a change waits for this: `announce` says so on stderr."""
-    if (final / marker).exists():
-        return final
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
-    if announce:
-        print(announce, file=sys.stderr, flush=True)
-    start = time.monotonic()
-    try:
-        build_into(tmp)
-        if ready:
-            print(f"{ready} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if not (final / marker).exists():  # not a concurrent build that won
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return final
-
-
 def expected_dir(config) -> Path:
     """The cache folder for the current key and seed, built if missing."""
     config = settled(config)
     final = _private_root() / f"expected-{cache_key(config.assignment)}-{inputs_id(config)}"
     if config.inputs is not None and config.inputs.own:  # one submission's: quietly, seconds
+        final = final.with_name(cache.SUBMISSION_PREFIX + final.name)
         return built_once(final, "meta.json", lambda folder: build(config, folder), "", "")
     return built_once(final, "meta.json", lambda folder: build(config, folder),
                       f"building the expected answers: the {config.assignment.name} reference's cases, once per "

@@ -8,8 +8,10 @@ can read; results record only `seed_id(seed)`.
 - `grader grade` uses the machine's seed, drawn once and kept in the
   expected-answer cache (so one machine computes the reference's answers
   once, and a Gradescope upload draws its own at setup);
-- `grader grade-batch` draws one per batch, kept in OUTDIR (resuming the
-  batch grades the rest on the same inputs);
+- `grader grade-batch` and `grader regrade` use the same one, the course
+  secret (issue 37: the reference's answers and the known bugs' values on the
+  course's inputs are then computed once, not per batch); a batch graded by an
+  earlier grader kept a seed of its own in OUTDIR, which it keeps using;
 - PUBLIC (the empty seed) means the handout's fixed inputs: what the
   handout's expected values and the mugrade submit cases use.
 """
@@ -64,6 +66,11 @@ def machine_seed(cache: Path) -> str:
     return stored_seed(cache / SEED_FILE)
 
 
-def batch_seed(out_root: Path) -> str:
-    out_root.mkdir(parents=True, exist_ok=True)
-    return stored_seed(out_root / BATCH_SEED_FILE)
+def batch_seed(out_root: Path, cache: Path) -> str:
+    """A batch's seed: the one an earlier grader kept in its OUTDIR (resumed
+    or regraded, it grades on the same inputs), else the course secret, the
+    machine's (kept in the grader's private `cache`)."""
+    own = out_root / BATCH_SEED_FILE
+    if own.exists() or own.is_symlink():
+        return _read(own)
+    return machine_seed(cache)

@@ -48,8 +48,9 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
 
 def prepare(config) -> None:
     """Build the known bugs' values for config's seed now if the catalogue
-    covers its assignment: grade-batch does, once, before its pool, so that
-    no pool process builds them."""
+    covers its assignment, config.jobs mutants at once: grade-batch does, in
+    a thread alongside its pool (batch/setup.py); a pool process that needs
+    them meanwhile waits for them on the cache's lock."""
     if catalogue.covers(config.assignment):
         causes_dir(config)
 

@@ -99,7 +99,7 @@ def reference_dir(config) -> Path:
 
 def prepare(config) -> None:
     """Build the reference's values on the candidates now, when the
-    assignment has any (grade-batch: once, before its pool)."""
+    assignment has any (grade-batch: alongside its pool, batch/setup.py)."""
     if all_candidates(config.assignment.registry()):
         reference_dir(config)
 

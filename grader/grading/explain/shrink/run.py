@@ -76,24 +76,28 @@ class Early:
     gives the lines (computed then if they could not start early)."""
 
     def __init__(self, config, answers, files, drawn=True):
+        """`answers`: the expected answers, or a function giving them (read
+        while the questions run: they are needed only once one finishes)."""
         self._args = (config, answers, files, drawn)
-        self._wanted = {case.question for case in config.assignment.registry().cases
-                        if reference.shrinkable(case)}
+        self._wanted = None  # the questions holding a shrinkable case: found in the pool, off the critical path
         self._runs, self._lock, self._found = {}, threading.Lock(), None
 
     def __call__(self, question, run):
         with self._lock:
+            if self._wanted is None:
+                self._wanted = {case.question for case in self._args[0].assignment.registry().cases
+                                if reference.shrinkable(case)}
             self._runs[question] = run
             if self._found is not None or not self._wanted <= self._runs.keys():
                 return
             self._found, ready = {}, dict(self._runs)   # claimed: started once
         config, answers, files, drawn = self._args
-        self._found = lines(config, answers, ready, files, drawn=drawn)
+        self._found = lines(config, answers() if callable(answers) else answers, ready, files, drawn=drawn)
 
     def result(self, runs) -> dict:
         if self._found is None:
             config, answers, files, drawn = self._args
-            return lines(config, answers, runs, files, drawn=drawn)
+            return lines(config, answers() if callable(answers) else answers, runs, files, drawn=drawn)
         return self._found
 
 

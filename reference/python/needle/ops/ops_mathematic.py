@@ -297,11 +297,24 @@ class MatMul(TensorOp):
                                               if n == 1 and grad.shape[lead + i] != 1)
             return reshape(summation(grad, axes=axes), shape) if axes else grad
 
+        def unevaluated(x, y):
+            # The node x @ y, computed when first read, as in LAZY_MODE.
+            product = Tensor.__new__(Tensor)
+            product._init(MatMul(), [x, y])
+            return product
+
         a, b = node.inputs
-        grad_a = matmul(out_grad, transpose(b))
-        grad_b = matmul(transpose(a), out_grad)
+        # A side that needs no gradient (the data X of a training step) and
+        # was not broadcast still gets its adjoint, but unevaluated: the
+        # product, the largest of the backward pass, is computed only if
+        # someone reads it, and training never does.
+        later_a = not a.requires_grad and a.shape[:-2] == node.shape[:-2]
+        later_b = not b.requires_grad and b.shape[:-2] == node.shape[:-2]
+        grad_a = unevaluated(out_grad, transpose(b)) if later_a else matmul(out_grad, transpose(b))
+        grad_b = unevaluated(transpose(a), out_grad) if later_b else matmul(transpose(a), out_grad)
         # A side with fewer batch dimensions was broadcast: sum back to its shape.
-        return unbroadcast(grad_a, a.shape), unbroadcast(grad_b, b.shape)
+        return (grad_a if later_a else unbroadcast(grad_a, a.shape),
+                grad_b if later_b else unbroadcast(grad_b, b.shape))
         ### END YOUR SOLUTION
 
 
