@@ -6,7 +6,7 @@ export OPENBLAS_NUM_THREADS := 1
 export OMP_NUM_THREADS := 1
 export MKL_NUM_THREADS := 1
 
-.PHONY: setup data test bench demo system-deps docs docs-reference docs-examples
+.PHONY: setup data test bench demo system-deps lint format docs docs-reference docs-examples
 
 # A venv made over one from another python3 (say pyenv's over Debian's) mixes
 # the two interpreters' files and breaks (its ssl module fails to load): such a
@@ -26,11 +26,20 @@ setup: $(STAMP)
 data:
 	@python3 reference/tools/fetch_mnist.py data --fallback ../shared/data/mnist
 
+# ruff: lint and format (configured in pyproject.toml); `make format` rewrites.
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: setup
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
 # System packages the tests use (sandbox, browser); installed only when missing.
 system-deps:
 	@./tools/system-deps.sh
 
-test: setup data system-deps docs
+test: setup data system-deps docs lint
 	$(PY) -m grader check-handout reference handout
 	$(PY) -m pytest tests
 

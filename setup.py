@@ -17,6 +17,7 @@ packages, and the assignment.toml needs its `cases` path changed. An
 editable install reads the checkout itself, so there the step does nothing.
 It runs before the grader is installed: the standard library and setuptools only.
 """
+
 import os
 import posixpath
 import re
@@ -43,8 +44,13 @@ def _copy_tree(src: Path, dest: Path, skip: set) -> None:
     """Every regular file under src to dest (modes kept), minus links, caches and the paths in `skip`."""
     for dirpath, dirnames, filenames in os.walk(src):
         here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_NAMES and not (here / d).is_symlink()
-                             and (here / d).relative_to(src).as_posix() not in skip)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_NAMES
+            and not (here / d).is_symlink()
+            and (here / d).relative_to(src).as_posix() not in skip
+        )
         for name in filenames:
             path = here / name
             rel = path.relative_to(src)
@@ -63,7 +69,7 @@ def _rebased_toml(text: str, raw: dict) -> str:
             new = posixpath.relpath(value, BUNDLED)
             head, count = re.subn(rf'^({field}\s*=\s*)"{re.escape(value)}"', rf'\g<1>"{new}"', head, flags=re.M)
             if count != 1:
-                raise SystemExit(f"assignment.toml: field {field!r}: write it on one line as {field} = \"{value}\"")
+                raise SystemExit(f'assignment.toml: field {field!r}: write it on one line as {field} = "{value}"')
     return head + sep + tail
 
 
@@ -75,8 +81,10 @@ def bundle_hw1(build_lib: Path) -> None:
     shutil.rmtree(dest, ignore_errors=True)
     for field in FOLDERS:
         if not (HERE / raw[field]).is_dir() or not any((HERE / raw[field]).iterdir()):
-            raise SystemExit(f"assignment.toml: field {field!r}: {raw[field]}/ is missing or empty; "
-                             "run `make handout` before building the wheel")
+            raise SystemExit(
+                f"assignment.toml: field {field!r}: {raw[field]}/ is missing or empty; "
+                "run `make handout` before building the wheel"
+            )
     name = raw["name"]
     generated = {f"tests/{name}/{name}_cases", raw.get("manifest", {}).get("client", "")} - {""}
     _copy_tree(HERE / raw["reference"], dest / raw["reference"], generated)

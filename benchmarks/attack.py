@@ -12,6 +12,7 @@ Run as `python -m benchmarks.attack URL KEY SUBMISSION_ID SECONDS [KINDS]`; prin
 one line of counts. Every step sleeps a little, so that the attacker itself
 takes a small share of the two cores the server has.
 """
+
 import asyncio
 import os
 import subprocess
@@ -43,8 +44,10 @@ async def _exchange(host, port, request: bytes) -> bytes:
 
 
 async def login_flood(host, port, stop_at, counts):
-    head = f"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(FORM)}\r\n" \
-           "Content-Type: application/x-www-form-urlencoded\r\n\r\n".encode()
+    head = (
+        f"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(FORM)}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n\r\n".encode()
+    )
     while time.monotonic() < stop_at:
         await _exchange(host, port, head + FORM)
         counts["login"] += 1
@@ -52,19 +55,23 @@ async def login_flood(host, port, stop_at, counts):
 
 
 async def hanging_bodies(host, port, stop_at, counts, slots=160):
-    head = f"POST /submit_test?submission_id=1&test_case_index=0 HTTP/1.1\r\nHost: {host}\r\n" \
-           "Content-Length: 8000000\r\n\r\n".encode()
+    head = (
+        f"POST /submit_test?submission_id=1&test_case_index=0 HTTP/1.1\r\nHost: {host}\r\n"
+        "Content-Length: 8000000\r\n\r\n".encode()
+    )
 
     async def one():
         while time.monotonic() < stop_at:
             await _exchange(host, port, head + b"1" * 65536)
             counts["body"] += 1
             await asyncio.sleep(1.0)
+
     await asyncio.gather(*(one() for _ in range(slots)))
 
 
 async def slow_headers(host, port, stop_at, counts, slots=1100):
     """Hold as many connections as possible with headers that never end."""
+
     async def hold():
         while time.monotonic() < stop_at:
             t0 = time.monotonic()
@@ -79,15 +86,20 @@ async def slow_headers(host, port, stop_at, counts, slots=1100):
             # Dropped at once (over the cap): come back in a while; dropped later
             # (timeout): come back at once, to keep the slot.
             await asyncio.sleep(2.0 if time.monotonic() - t0 < 0.5 else 0.05)
+
     await asyncio.gather(*(hold() for _ in range(slots)))
 
 
 async def bad_values(host, port, key, sid, stop_at, counts):
     big = b"9" * 400
-    huge = (f"POST /submit_test?submission_id={sid}&test_case_index=0 HTTP/1.1\r\nHost: {host}\r\n"
-            f"Authorization: Bearer {key}\r\nContent-Length: {len(big)}\r\n\r\n").encode() + big
-    nul = (f"POST /submit?assignment=bench&problem={quote(chr(0))} HTTP/1.1\r\nHost: {host}\r\n"
-           f"Authorization: Bearer {key}\r\nContent-Length: 0\r\n\r\n").encode()
+    huge = (
+        f"POST /submit_test?submission_id={sid}&test_case_index=0 HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Length: {len(big)}\r\n\r\n"
+    ).encode() + big
+    nul = (
+        f"POST /submit?assignment=bench&problem={quote(chr(0))} HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Length: 0\r\n\r\n"
+    ).encode()
     while time.monotonic() < stop_at:
         for request in (huge, nul):
             answer = await _exchange(host, port, request)
@@ -103,16 +115,21 @@ READY = "attacker ready"
 async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> dict:
     host, port = url.split("//")[1].rstrip("/").split(":")
     port = int(port)
-    counts = {"login": 0, "body": 0, "held": 0, "bad": 0, "bad_5xx": 0} if set(kinds) & set(KINDS) else \
-        {"header": 0, "me": 0}
+    counts = (
+        {"login": 0, "body": 0, "held": 0, "bad": 0, "bad_5xx": 0}
+        if set(kinds) & set(KINDS)
+        else {"header": 0, "me": 0}
+    )
     state = await attack_limits.setup(kinds, host, port, key)
     print(READY, flush=True)  # the caller starts its measured load now
     stop_at = time.monotonic() + seconds
-    runs = {"login": lambda: login_flood(host, port, stop_at, counts),
-            "body": lambda: hanging_bodies(host, port, stop_at, counts),
-            "held": lambda: slow_headers(host, port, stop_at, counts),
-            "bad": lambda: bad_values(host, port, key, sid, stop_at, counts),
-            **attack_limits.runs(host, port, key, stop_at, counts, state)}
+    runs = {
+        "login": lambda: login_flood(host, port, stop_at, counts),
+        "body": lambda: hanging_bodies(host, port, stop_at, counts),
+        "held": lambda: slow_headers(host, port, stop_at, counts),
+        "bad": lambda: bad_values(host, port, key, sid, stop_at, counts),
+        **attack_limits.runs(host, port, key, stop_at, counts, state),
+    }
     await asyncio.gather(*(runs[k]() for k in kinds))
     return counts
 
@@ -120,9 +137,14 @@ async def attack(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> d
 def spawn(url: str, key: str, sid: int, seconds: float, kinds=KINDS) -> subprocess.Popen:
     """Start the attacker in a process of its own (it must not share the caller's GIL)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    return subprocess.Popen([sys.executable, "-m", "benchmarks.attack", url, key, str(sid), str(seconds),
-                             ",".join(kinds)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.attack", url, key, str(sid), str(seconds), ",".join(kinds)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def wait_ready(proc, timeout: float = 120.0):
@@ -151,6 +173,7 @@ def collect(proc) -> str:
 
 def main(argv) -> int:
     import resource
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # more sockets than the usual 1024
     url, key, sid, seconds = argv[0], argv[1], int(argv[2]), float(argv[3])

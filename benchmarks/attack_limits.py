@@ -13,6 +13,7 @@ client (address 127.0.0.2) doing one thing the server once could not bear.
 `setup` (stored answers, a session) runs before the measured load starts.
 Every request asks the server to close the connection, so each is read to its end.
 """
+
 import asyncio
 import json
 import random
@@ -37,8 +38,13 @@ def published(kind: dict) -> list:
 
 async def request(host, port, method, target, key="", body=b"", headers=()) -> tuple:
     """(status, head, body) of one request on its own connection; (0, "", b"") when dropped."""
-    lines = [f"{method} {target} HTTP/1.1", f"Host: {host}:{port}", "Connection: close",
-             f"Content-Length: {len(body)}", *headers] + ([f"Authorization: Bearer {key}"] if key else [])
+    lines = [
+        f"{method} {target} HTTP/1.1",
+        f"Host: {host}:{port}",
+        "Connection: close",
+        f"Content-Length: {len(body)}",
+        *headers,
+    ] + ([f"Authorization: Bearer {key}"] if key else [])
     try:
         reader, writer = await asyncio.open_connection(host, port, local_addr=SOURCE)
     except OSError:
@@ -64,8 +70,9 @@ async def start(host, port, key, problem) -> int:
 
 
 async def answer(host, port, key, sid, index, body: bytes) -> int:
-    return (await request(host, port, "POST", f"/submit_test?submission_id={sid}&test_case_index={index}",
-                          key, body))[0]
+    return (await request(host, port, "POST", f"/submit_test?submission_id={sid}&test_case_index={index}", key, body))[
+        0
+    ]
 
 
 def big_answer(rng) -> bytes:
@@ -74,7 +81,7 @@ def big_answer(rng) -> bytes:
     return ('{"_encoded_type": "np.ndarray", "data": [' + data + "]}").encode()
 
 
-UTF8_TEXT = ("\U0001F600" * (TEXT["chars"] - 1)).encode("utf-8")  # 4 bytes a character
+UTF8_TEXT = ("\U0001f600" * (TEXT["chars"] - 1)).encode("utf-8")  # 4 bytes a character
 
 
 def utf8_answer(n: int) -> bytes:
@@ -84,10 +91,17 @@ def utf8_answer(n: int) -> bytes:
 
 async def sign_in(host, port, key) -> tuple:
     form = urlencode({"key": key}).encode()
-    status, head, _ = await request(host, port, "POST", "/login", body=form,
-                                    headers=("Content-Type: application/x-www-form-urlencoded",))
-    cookie = next((line.split(":", 1)[1].split(";")[0].strip() for line in head.split("\r\n")
-                   if line.lower().startswith("set-cookie:")), "")
+    status, head, _ = await request(
+        host, port, "POST", "/login", body=form, headers=("Content-Type: application/x-www-form-urlencoded",)
+    )
+    cookie = next(
+        (
+            line.split(":", 1)[1].split(";")[0].strip()
+            for line in head.split("\r\n")
+            if line.lower().startswith("set-cookie:")
+        ),
+        "",
+    )
     return status, cookie
 
 
@@ -127,6 +141,7 @@ async def huge_headers(host, port, stop_at, counts, slots=4):
                 pass
             counts["header"] += 1
             await asyncio.sleep(0.02)
+
     await asyncio.gather(*(one() for _ in range(slots)))
 
 
@@ -138,6 +153,7 @@ async def me_storm(host, port, stop_at, counts, state):
             name = "me" if status == 200 else f"me_{status}"
             counts[name] = counts.get(name, 0) + 1
             await asyncio.sleep(max(0.0, TAB_RELOAD_S - (time.monotonic() - t0)))
+
     await asyncio.gather(*(tab() for _ in range(ME_TABS)))
 
 
@@ -151,6 +167,7 @@ async def big_answers(host, port, key, stop_at, counts):
             status = await answer(host, port, key, sid, 0, body)
             counts[f"big_{status}"] = counts.get(f"big_{status}", 0) + 1
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
+
     await asyncio.gather(one(), one())
 
 
@@ -161,17 +178,20 @@ async def sign_in_flood(host, port, key, stop_at, counts):
             status, _ = await sign_in(host, port, key)
             counts[f"signin_{status}"] = counts.get(f"signin_{status}", 0) + 1
             await asyncio.sleep(max(0.0, SIGNIN_EVERY_S - (time.monotonic() - t0)))
+
     await asyncio.gather(*(one() for _ in range(SIGNIN_SLOTS)))
 
 
 async def utf8_quota(host, port, key, stop_at, counts):
     """Store answers past the quota; once /submit is refused, keep sending other values
     for the last submission's cases (each read and judged before it is refused)."""
+
     async def one():
         sid, n = None, 0
         while time.monotonic() < stop_at:
-            status, _, body = await request(host, port, "POST", f"/submit?assignment=bench&problem={TEXT['problem']}",
-                                            key)
+            status, _, body = await request(
+                host, port, "POST", f"/submit?assignment=bench&problem={TEXT['problem']}", key
+            )
             counts[f"utf8_submit_{status}"] = counts.get(f"utf8_submit_{status}", 0) + 1
             sid = json.loads(body)["submission_id"] if status == 200 else sid
             for i in range(TEXT["cases"] if sid else 0):
@@ -180,12 +200,15 @@ async def utf8_quota(host, port, key, stop_at, counts):
                 counts[f"utf8_{status}"] = counts.get(f"utf8_{status}", 0) + 1
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.1)
+
     await asyncio.gather(one(), one())
 
 
 def runs(host, port, key, stop_at, counts, state) -> dict:
-    return {"header": lambda: huge_headers(host, port, stop_at, counts),
-            "me": lambda: me_storm(host, port, stop_at, counts, state),
-            "big": lambda: big_answers(host, port, key, stop_at, counts),
-            "signin": lambda: sign_in_flood(host, port, key, stop_at, counts),
-            "utf8": lambda: utf8_quota(host, port, key, stop_at, counts)}
+    return {
+        "header": lambda: huge_headers(host, port, stop_at, counts),
+        "me": lambda: me_storm(host, port, stop_at, counts, state),
+        "big": lambda: big_answers(host, port, key, stop_at, counts),
+        "signin": lambda: sign_in_flood(host, port, key, stop_at, counts),
+        "utf8": lambda: utf8_quota(host, port, key, stop_at, counts),
+    }

@@ -6,6 +6,7 @@ a ratio of two timings taken one after the other in the same run.
   processes on 127.0.0.1) with 2 workers vs 1, and from the one-worker runs
   the cost of one submission, projected to a 1,000-submission deadline.
 """
+
 import io
 import os
 import shutil
@@ -14,20 +15,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader import REFERENCE
-from grader import sandbox
-from grader.grading.run import expected
-from grader.grading.batch import run as batch
-from grader.grading.batch import cluster
-from grader.grading.batch import setup as batch_setup
 from benchmarks.local_dask import LocalDask
+from grader import REFERENCE, sandbox
 from grader.core.blas import ONE_THREAD
+from grader.grading.batch import cluster
+from grader.grading.batch import run as batch
+from grader.grading.batch import setup as batch_setup
+from grader.grading.run import expected
 from grader.grading.run.config import RunConfig
 
 SUBMISSIONS = 8
-LOCAL_TARGET = 1.9   # --jobs 2 vs --jobs 1 on 2 cores (issue 37)
-DASK_TARGET = 1.8    # 2 Dask workers vs 1 on 2 cores
-DEADLINE = 1000      # submissions at a course deadline
+LOCAL_TARGET = 1.9  # --jobs 2 vs --jobs 1 on 2 cores (issue 37)
+DASK_TARGET = 1.8  # 2 Dask workers vs 1 on 2 cores
+DEADLINE = 1000  # submissions at a course deadline
 WORKER_COUNTS = (1, 2, 8, 32, 100)
 
 
@@ -44,8 +44,9 @@ def _batch_seconds(folder, out, jobs=1, address=None):
     start = time.perf_counter()
     done, _ = batch.grade_batch(folder, out, jobs=jobs, force=True, stream=io.StringIO(), address=address)
     if len(done) != SUBMISSIONS or any(d.score != 100 for d in done):
-        raise RuntimeError(f"batch bench: expected {SUBMISSIONS} submissions at 100, got "
-                           f"{[(d.score, d.error) for d in done]}")
+        raise RuntimeError(
+            f"batch bench: expected {SUBMISSIONS} submissions at 100, got {[(d.score, d.error) for d in done]}"
+        )
     return time.perf_counter() - start, statistics.mean(d.seconds for d in done)
 
 
@@ -68,10 +69,12 @@ def local_speedup() -> bool:
             each[jobs].append(mean)
     one, two = sum(times[1]) / 2, sum(times[2]) / 2
     ok = one / two >= LOCAL_TARGET
-    print(f"grade-batch, {SUBMISSIONS} submissions: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s, speed-up "
-          f"{one / two:.2f} (target >= {LOCAL_TARGET}) {'ok' if ok else 'MISSED'}; one submission took "
-          f"{statistics.mean(each[1]):.1f} s alone, {statistics.mean(each[2]):.1f} s two at a time "
-          f"(mean of 2 runs each, order 2-1-1-2; load {os.getloadavg()[0]:.1f})")
+    print(
+        f"grade-batch, {SUBMISSIONS} submissions: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s, speed-up "
+        f"{one / two:.2f} (target >= {LOCAL_TARGET}) {'ok' if ok else 'MISSED'}; one submission took "
+        f"{statistics.mean(each[1]):.1f} s alone, {statistics.mean(each[2]):.1f} s two at a time "
+        f"(mean of 2 runs each, order 2-1-1-2; load {os.getloadavg()[0]:.1f})"
+    )
     return ok
 
 
@@ -88,8 +91,9 @@ def _minutes(value: float) -> str:
 
 
 def deadline_line(seconds_each: float) -> str:
-    cells = ", ".join(f"{n} worker{'s' if n > 1 else ''} {_minutes(deadline_minutes(seconds_each, n))} min"
-                      for n in WORKER_COUNTS)
+    cells = ", ".join(
+        f"{n} worker{'s' if n > 1 else ''} {_minutes(deadline_minutes(seconds_each, n))} min" for n in WORKER_COUNTS
+    )
     return f"{DEADLINE:,} submissions at {seconds_each:.1f} s each: {cells}"
 
 
@@ -122,9 +126,11 @@ def dask_speedup() -> bool:
             times[workers].append(seconds)
     one, two = sum(times[1]) / 2, sum(times[2]) / 2
     ok = one / two >= DASK_TARGET
-    print(f"grade-batch --cluster, {SUBMISSIONS} submissions: 1 Dask worker {one:.1f} s "
-          f"({SUBMISSIONS / one * 60:.1f}/min), 2 workers {two:.1f} s ({SUBMISSIONS / two * 60:.1f}/min), "
-          f"speed-up {one / two:.2f} (target >= {DASK_TARGET}) {'ok' if ok else 'MISSED'} "
-          f"(mean of 2 runs each, order 2-1-1-2; load {os.getloadavg()[0]:.1f})")
+    print(
+        f"grade-batch --cluster, {SUBMISSIONS} submissions: 1 Dask worker {one:.1f} s "
+        f"({SUBMISSIONS / one * 60:.1f}/min), 2 workers {two:.1f} s ({SUBMISSIONS / two * 60:.1f}/min), "
+        f"speed-up {one / two:.2f} (target >= {DASK_TARGET}) {'ok' if ok else 'MISSED'} "
+        f"(mean of 2 runs each, order 2-1-1-2; load {os.getloadavg()[0]:.1f})"
+    )
     print(deadline_line(one / SUBMISSIONS))
     return ok

@@ -8,6 +8,7 @@ function of every question once, and prints one JSON line: the seconds the
 cases took, the number of case functions run and how many raised.
 The grading parent never imports this script (it would import needle).
 """
+
 import json
 import os
 import sys
@@ -19,7 +20,6 @@ def main(library):
     sys.path[:0] = [os.path.join(library, "python"), os.path.join(library, "apps")]
     import needle
     import simple_ml
-
     from cases import CASES  # beside this script (sys.path[0]): no grader import
 
     imported = time.perf_counter()

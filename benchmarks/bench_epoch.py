@@ -7,6 +7,7 @@ that machine noise hits both alike; it prints one JSON line of timings
 It imports the needle found under REFERENCE_DIR, so the grading parent never
 imports it.
 """
+
 import json
 import os
 import statistics
@@ -19,7 +20,7 @@ import numpy as np
 def numpy_epoch(X, y, W1, W2, lr, batch):
     """The hw0-style epoch: forward, hand-written softmax gradient, SGD step."""
     for start in range(0, X.shape[0], batch):
-        Xb, yb = X[start:start + batch], y[start:start + batch]
+        Xb, yb = X[start : start + batch], y[start : start + batch]
         Z1 = np.maximum(Xb @ W1, 0)
         logits = Z1 @ W2
         E = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -4,6 +4,7 @@ reference (no failure: no extra run) and a known bug of the catalogue (a
 BroadcastTo gradient not summed back) graded with the steps and without
 them, interleaved, the caches built first (as for every submission after a
 batch's first)."""
+
 import tempfile
 import time
 from contextlib import contextmanager
@@ -11,21 +12,24 @@ from pathlib import Path
 from unittest import mock
 
 from grader import REFERENCE
-from grader.grading.run import expected
-from grader.grading.report import orchestrate as grade
-from grader.grading.explain.causes import catalogue, store as causes_store
+from grader.grading.explain.causes import catalogue
+from grader.grading.explain.causes import store as causes_store
 from grader.grading.explain.shrink import reference as shrink_reference
+from grader.grading.report import orchestrate as grade
+from grader.grading.run import expected
 from grader.grading.run.config import RunConfig
 
-TARGET = 0.20   # at most 20% more grading time for a submission with failures
+TARGET = 0.20  # at most 20% more grading time for a submission with failures
 MUTANT = "broadcast_identity"
 
 
 @contextmanager
 def steps_off():
     """Grading as before the steps: no diagnosis, no smallest-input run."""
-    with mock.patch.object(grade.causes, "diagnoser", lambda *a: None), \
-            mock.patch.object(grade.shrink, "lines", lambda *a, **k: {}):
+    with (
+        mock.patch.object(grade.causes, "diagnoser", lambda *a: None),
+        mock.patch.object(grade.shrink, "lines", lambda *a, **k: {}),
+    ):
         yield
 
 
@@ -67,8 +71,10 @@ def measure(rounds: int = 3) -> bool:
     m = {k: min(v) for k, v in times.items()}
     correct, failing_extra = m["correct on"] / m["correct off"] - 1, m["failing on"] / m["failing off"] - 1
     ok = failing_extra <= TARGET
-    print(f"feedback steps (likely cause, smallest failing input), fastest of {rounds}: correct submission "
-          f"{m['correct off']:.2f} s before, {m['correct on']:.2f} s after ({correct:+.1%}); with failures "
-          f"({MUTANT}, {shrunk} cases shrunk) {m['failing off']:.2f} s before, {m['failing on']:.2f} s after "
-          f"({failing_extra:+.1%}; target <= +{TARGET:.0%}) {'ok' if ok else 'MISSED'}")
+    print(
+        f"feedback steps (likely cause, smallest failing input), fastest of {rounds}: correct submission "
+        f"{m['correct off']:.2f} s before, {m['correct on']:.2f} s after ({correct:+.1%}); with failures "
+        f"({MUTANT}, {shrunk} cases shrunk) {m['failing off']:.2f} s before, {m['failing on']:.2f} s after "
+        f"({failing_extra:+.1%}; target <= +{TARGET:.0%}) {'ok' if ok else 'MISSED'}"
+    )
     return ok

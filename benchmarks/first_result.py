@@ -4,6 +4,7 @@ secret: the reference's answers and the known bugs' values on its inputs not
 built yet) and a warm one, each against a single `grade` of one of them
 measured in the same run. Target: a warm 2-submission batch's first result
 within FIRST_TARGET x a single grade's time."""
+
 import io
 import os
 import shutil
@@ -39,8 +40,9 @@ def _subs(root: Path, count: int) -> Path:
     folder = root / f"subs{count}"
     for k in range(count):
         for part in ("python", "apps"):
-            shutil.copytree(REFERENCE / part, folder / f"student{k}" / part,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                REFERENCE / part, folder / f"student{k}" / part, ignore=shutil.ignore_patterns("__pycache__")
+            )
     return folder
 
 
@@ -95,8 +97,13 @@ def measure() -> bool:
     single = statistics.median([figures[("single", 1)], figures[("single", 2)]])
     ratio = figures[("warm", 2)] / figures[("single", 2)]
     ok = ratio <= FIRST_TARGET
-    cells = ", ".join(f"batch of {n} {state} {figures[(state, n)]:.1f} s ({figures[(state, n)] / single:.2f}x)"
-                      for state in ("cold", "warm") for n in (1, 2))
-    print(f"first result of grade-batch --jobs 2 vs a single grade ({single:.1f} s): {cells}; warm batch of 2: "
-          f"{ratio:.2f}x (target <= {FIRST_TARGET}) {'ok' if ok else 'MISSED'} (load {min(loads):.1f}-{max(loads):.1f})")
+    cells = ", ".join(
+        f"batch of {n} {state} {figures[(state, n)]:.1f} s ({figures[(state, n)] / single:.2f}x)"
+        for state in ("cold", "warm")
+        for n in (1, 2)
+    )
+    print(
+        f"first result of grade-batch --jobs 2 vs a single grade ({single:.1f} s): {cells}; warm batch of 2: "
+        f"{ratio:.2f}x (target <= {FIRST_TARGET}) {'ok' if ok else 'MISSED'} (load {min(loads):.1f}-{max(loads):.1f})"
+    )
     return ok

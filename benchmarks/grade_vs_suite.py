@@ -3,6 +3,7 @@ submission (issue 37): the command an instructor runs (`python -m grader
 grade SUB`, answers cached) and what a student runs (`python -m pytest
 tests/hw1` in a handout with the same files), interleaved round by round,
 as a ratio of medians; target at most GRADE_TARGET."""
+
 import compileall
 import os
 import shutil
@@ -42,7 +43,9 @@ def timed(args, cwd) -> float:
     proc = subprocess.run(args, cwd=cwd, env=one_thread_env(), capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{' '.join(map(str, args))}: exit {proc.returncode}\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     return seconds
 
 
@@ -65,8 +68,10 @@ def measure(rounds: int) -> bool:
     ratios = [g / s for g, s in zip(graded, suites)]
     ratio = statistics.median(ratios)
     ok = ratio <= GRADE_TARGET
-    print(f"grader grade vs the course suite, one correct submission: grade {statistics.median(graded):.2f} s, "
-          f"suite {statistics.median(suites):.2f} s, ratio {ratio:.2f} (spread {min(ratios):.2f}-{max(ratios):.2f}, "
-          f"{len(ratios)} rounds; target <= {GRADE_TARGET}) {'ok' if ok else 'MISSED'} "
-          f"(load {min(loads):.1f}-{max(loads):.1f})")
+    print(
+        f"grader grade vs the course suite, one correct submission: grade {statistics.median(graded):.2f} s, "
+        f"suite {statistics.median(suites):.2f} s, ratio {ratio:.2f} (spread {min(ratios):.2f}-{max(ratios):.2f}, "
+        f"{len(ratios)} rounds; target <= {GRADE_TARGET}) {'ok' if ok else 'MISSED'} "
+        f"(load {min(loads):.1f}-{max(loads):.1f})"
+    )
     return ok

@@ -4,6 +4,7 @@ reference on them (Q1-Q4, one sandboxed run) before grading it; the same
 files graded again find those answers cached, which is what every grading
 cost when all inputs were the course's. Both timed side by side, one worker
 at a time (as in a batch, where each core grades its own submission)."""
+
 import os
 import shutil
 import statistics
@@ -53,8 +54,10 @@ def measure(rounds: int) -> bool:
             again.append(_timed(submission, config))
     n, a = statistics.median(new), statistics.median(again)
     ok = n / a <= TARGET
-    print(f"inputs drawn per submission: a new submission {n:.2f} s (its inputs drawn, the reference run on "
-          f"them), the same graded again {a:.2f} s (answers cached: the cost with the course's inputs only), "
-          f"ratio {n / a:.2f} over {max(2, rounds)} rounds (target <= {TARGET}) {'ok' if ok else 'MISSED'} "
-          f"(load {os.getloadavg()[0]:.1f})")
+    print(
+        f"inputs drawn per submission: a new submission {n:.2f} s (its inputs drawn, the reference run on "
+        f"them), the same graded again {a:.2f} s (answers cached: the cost with the course's inputs only), "
+        f"ratio {n / a:.2f} over {max(2, rounds)} rounds (target <= {TARGET}) {'ok' if ok else 'MISSED'} "
+        f"(load {os.getloadavg()[0]:.1f})"
+    )
     return ok

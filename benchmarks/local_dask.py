@@ -7,6 +7,7 @@ Each worker has one thread: one submission at a time per worker, since a
 submission grades its questions one after the other on one core. With
 `tls` (PEM paths: ca, cert, key), every connection is mutual TLS.
 """
+
 import json
 import os
 import signal
@@ -43,15 +44,33 @@ class LocalDask:
 
     def _spawn(self, argv: list, log: str) -> subprocess.Popen:
         with open(self.workdir / log, "wb") as out:
-            return subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            return subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
 
     def start(self) -> "LocalDask":
         self.workdir.mkdir(parents=True, exist_ok=True)
         info = self.workdir / "scheduler.json"
-        self.scheduler = self._spawn([*_dask("scheduler"), "--host", "127.0.0.1", "--port", "0",
-                                      "--no-dashboard", "--scheduler-file", str(info),
-                                      *self._tls_args("--protocol", "tls")], "scheduler.log")
+        self.scheduler = self._spawn(
+            [
+                *_dask("scheduler"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(info),
+                *self._tls_args("--protocol", "tls"),
+            ],
+            "scheduler.log",
+        )
         deadline = time.monotonic() + self.start_seconds
         while not info.exists():
             self._check(deadline, "scheduler.log")
@@ -64,25 +83,49 @@ class LocalDask:
         return self
 
     def add_worker(self, name: str) -> None:
-        self.workers.append(self._spawn([*_dask("worker"), self.address, "--name", name, "--nthreads", "1",
-                                         "--host", "127.0.0.1", "--no-dashboard", *self._tls_args(),
-                                         "--local-directory", str(self.workdir / "scratch")],
-                                        f"{name}.log"))
+        self.workers.append(
+            self._spawn(
+                [
+                    *_dask("worker"),
+                    self.address,
+                    "--name",
+                    name,
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                    *self._tls_args(),
+                    "--local-directory",
+                    str(self.workdir / "scratch"),
+                ],
+                f"{name}.log",
+            )
+        )
 
     def _tls_args(self, *extra) -> list:
         if not self.tls:
             return []
-        return [*extra, "--tls-ca-file", str(self.tls["ca"]), "--tls-cert", str(self.tls["cert"]),
-                "--tls-key", str(self.tls["key"])]
+        return [
+            *extra,
+            "--tls-ca-file",
+            str(self.tls["ca"]),
+            "--tls-cert",
+            str(self.tls["cert"]),
+            "--tls-key",
+            str(self.tls["key"]),
+        ]
 
     def client_env(self) -> dict:
         """Environment for a client process (grade-batch): Dask reads its TLS files from it."""
         if not self.tls:
             return {}
-        return {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(self.tls["ca"]),
-                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(self.tls["cert"]),
-                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(self.tls["key"]),
-                "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"}
+        return {
+            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(self.tls["ca"]),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(self.tls["cert"]),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(self.tls["key"]),
+            "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+        }
 
     def _check(self, deadline: float, log: str) -> None:
         if time.monotonic() > deadline or self.scheduler.poll() is not None:
@@ -92,8 +135,16 @@ class LocalDask:
     def client(self):
         from distributed import Client, Security
 
-        security = Security(tls_ca_file=str(self.tls["ca"]), tls_client_cert=str(self.tls["cert"]),
-                            tls_client_key=str(self.tls["key"]), require_encryption=True) if self.tls else None
+        security = (
+            Security(
+                tls_ca_file=str(self.tls["ca"]),
+                tls_client_cert=str(self.tls["cert"]),
+                tls_client_key=str(self.tls["key"]),
+                require_encryption=True,
+            )
+            if self.tls
+            else None
+        )
         return Client(self.address, timeout=self.start_seconds, set_as_default=False, security=security)
 
     def wait_for_workers(self, count: int, deadline: float) -> None:

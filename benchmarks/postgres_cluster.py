@@ -3,16 +3,19 @@ the server benchmark and tests: `initdb` and `pg_ctl` run as the `postgres`
 user in a temporary folder, on a free loopback port, with fsync off (only
 throwaway data lives there). About a second to start.
 """
+
 import shutil
 import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
+
 def _newest_server_bin() -> Path:
     """Debian's newest installed server binaries (/usr/lib/postgresql/N/bin)."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3])
-                   if p.parts[-3].isdigit() else 0)
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0
+    )
     return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
 
 
@@ -24,8 +27,10 @@ RUNUSER = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sb
 def missing():
     """Why a cluster cannot start here, and the command that fixes it; else None."""
     if not (PG_BIN / "initdb").exists():
-        return "PostgreSQL's server binaries are not installed: run `make system-deps` " \
-               "(or `apt-get install -y postgresql`)"
+        return (
+            "PostgreSQL's server binaries are not installed: run `make system-deps` "
+            "(or `apt-get install -y postgresql`)"
+        )
     if RUNUSER is None:
         return "runuser is not installed: run `apt-get install -y util-linux`"
     try:
@@ -36,8 +41,9 @@ def missing():
 
 
 def _as_postgres(*cmd, timeout=60):
-    return subprocess.run([RUNUSER, "-u", "postgres", "--", *cmd], capture_output=True, text=True,
-                          timeout=timeout, check=True)
+    return subprocess.run(
+        [RUNUSER, "-u", "postgres", "--", *cmd], capture_output=True, text=True, timeout=timeout, check=True
+    )
 
 
 def _free_port() -> int:
@@ -55,9 +61,17 @@ class Cluster:
         shutil.chown(self.folder, "postgres", "postgres")
         self.port = _free_port()
         _as_postgres(str(PG_BIN / "initdb"), "-D", str(self.folder / "data"), "-U", "postgres", "--auth", "trust")
-        _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.folder / "data"), "-l", str(self.folder / "log"),
-                     "-w", "-o", f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-                     "-c max_connections=300", "start")
+        _as_postgres(
+            str(PG_BIN / "pg_ctl"),
+            "-D",
+            str(self.folder / "data"),
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "-o",
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
+            "start",
+        )
         return self
 
     def new_database(self) -> str:

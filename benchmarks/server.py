@@ -12,6 +12,7 @@ server from another address meanwhile. `matrix()` (what `make bench` runs)
 takes every figure in one run: both databases, 1 and 2 processes, and the
 throughput with and without the attacker.
 """
+
 import argparse
 import json
 import os
@@ -27,16 +28,14 @@ from pathlib import Path
 
 from benchmarks import attack as hostile_client
 from benchmarks import attack_limits
+from benchmarks.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_paced, run_python, run_wrk
 from grader.core.blas import one_thread_env
 from grader.core.paths import ROOT
-from benchmarks.server_load import CASES_PER_SUBMISSION, VALUE, LoadResult, run_paced, run_python, run_wrk
 
 SUBMISSIONS_PER_CLIENT = 40
 TARGETS = "targets: >= 500 req/s, p99 <= 100 ms, 0 errors, 0 lost"
 ATTACK_GOAL = 0.8  # throughput under attack over throughput without, in the same run
 QUOTA_MB = 48  # room for the 40 answers of ~1 MB the /me attack stores, not for the 4-byte UTF-8 attack
-
-
 
 
 def main(argv=None) -> int:
@@ -45,6 +44,7 @@ def main(argv=None) -> int:
     args = _parse([] if argv is None else argv)
     if args.db == "postgresql":
         from benchmarks.postgres_cluster import Cluster, missing
+
         if missing():
             print(f"server bench: {missing()}", file=sys.stderr)
             return 2
@@ -52,8 +52,9 @@ def main(argv=None) -> int:
             result, stored, groups, attack, cpu = run_once(cluster.new_database(), args, attack=_attack(args))
     else:
         with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp:
-            result, stored, groups, attack, cpu = run_once(f"sqlite:///{Path(tmp) / 'bench.db'}", args,
-                                                           attack=_attack(args))
+            result, stored, groups, attack, cpu = run_once(
+                f"sqlite:///{Path(tmp) / 'bench.db'}", args, attack=_attack(args)
+            )
     if attack:
         print(attack)
     print(f"server CPU during the load: {cpu:.1f} s")
@@ -77,8 +78,7 @@ def run_once(db_url: str, args, workers: int = None, attack=None):
         log = Path(tmp) / "server.log"
         # The /me storm's setup stores 40 answers of ~1 MB "earlier in the week", at once:
         # past the answer-bytes budget, which its measured load (page reloads) never meets.
-        server = _start_server(db_url, port, log, workers,
-                               ("--answer-burst-mb", "128") if "me" in kinds else ())
+        server = _start_server(db_url, port, log, workers, ("--answer-burst-mb", "128") if "me" in kinds else ())
         attacker = None
         try:
             url = f"http://127.0.0.1:{port}"
@@ -95,8 +95,9 @@ def run_once(db_url: str, args, workers: int = None, attack=None):
             attack_line = hostile_client.collect(attacker)
             _stop(server)
         stored = _stored_cases(db_url)
-        groups = [line.split("writer stopped: ")[1] for line in log.read_text().splitlines()
-                  if "writer stopped: " in line]
+        groups = [
+            line.split("writer stopped: ")[1] for line in log.read_text().splitlines() if "writer stopped: " in line
+        ]
     return result, stored, ", ".join(groups) or "unknown", attack_line, cpu
 
 
@@ -112,6 +113,7 @@ def server_cpu_seconds(pid: int) -> float:
             total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return total
 
+
 def _parse(argv):
     p = argparse.ArgumentParser(prog="bench_server", description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10)")
@@ -120,11 +122,18 @@ def _parse(argv):
     p.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     p.add_argument("--workers", type=int, default=1, help="server processes (default 1)")
     p.add_argument("--attack", action="store_true", help="one hostile client abuses the server meanwhile")
-    p.add_argument("--paced", type=float, default=0.0, metavar="RATE",
-                   help="send RATE requests a second in all, timed from when each was due (default: as fast "
-                        "as answered)")
-    p.add_argument("--attack-kind", choices=hostile_client.LIMIT_KINDS,
-                   help="instead, one of the second round's attacks (see benchmarks/attack_limits.py)")
+    p.add_argument(
+        "--paced",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="send RATE requests a second in all, timed from when each was due (default: as fast as answered)",
+    )
+    p.add_argument(
+        "--attack-kind",
+        choices=hostile_client.LIMIT_KINDS,
+        help="instead, one of the second round's attacks (see benchmarks/attack_limits.py)",
+    )
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.seconds > 120 or not 1 <= args.clients <= 512 or not 1 <= args.workers <= 8:
         p.error("--seconds must be in (0, 120], --clients in [1, 512] and --workers in [1, 8]")
@@ -143,6 +152,7 @@ class Plan:
 def _prepare(db_url: str, clients: int) -> Plan:
     from grader.server.accounts import users
     from grader.server.store.db import make_engine
+
     engine = make_engine(db_url)
     people = [("prof", "instructor"), ("mallory", "student")] + [(f"student{i}", "student") for i in range(clients)]
     keys = users.add_users(engine, people)
@@ -158,9 +168,25 @@ def _free_port() -> int:
 
 def _start_server(db_url: str, port: int, log: Path, workers: int = 1, extra=()) -> subprocess.Popen:
     # A huge rate limit keeps the limiter on the measured path without refusing anything.
-    cmd = [sys.executable, "-m", "grader", "serve", "--db", db_url, "--port", str(port),
-           "--rate", "1000000", "--burst", "1000000", "--workers", str(workers), "--quota-mb", str(QUOTA_MB),
-           *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "grader",
+        "serve",
+        "--db",
+        db_url,
+        "--port",
+        str(port),
+        "--rate",
+        "1000000",
+        "--burst",
+        "1000000",
+        "--workers",
+        str(workers),
+        "--quota-mb",
+        str(QUOTA_MB),
+        *extra,
+    ]
     # ROOT on the path: `-m grader` resolves wherever we are called from
     env = one_thread_env(PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as out:
@@ -188,30 +214,44 @@ def _stop(proc: subprocess.Popen):
 
 def _publish_and_open(url: str, plan: Plan):
     import requests
+
     with requests.Session() as s:
-        r = s.post(f"{url}/publish", params={"assignment": "bench", "problem": "load"},
-                   headers={"Authorization": f"Bearer {plan.prof_key}"},
-                   data=json.dumps([VALUE] * CASES_PER_SUBMISSION), timeout=30)
+        r = s.post(
+            f"{url}/publish",
+            params={"assignment": "bench", "problem": "load"},
+            headers={"Authorization": f"Bearer {plan.prof_key}"},
+            data=json.dumps([VALUE] * CASES_PER_SUBMISSION),
+            timeout=30,
+        )
         r.raise_for_status()
         for kind in (attack_limits.BIG, attack_limits.TEXT):  # for the second round's attacks
-            s.post(f"{url}/publish", params={"assignment": "bench", "problem": kind["problem"]},
-                   headers={"Authorization": f"Bearer {plan.prof_key}"},
-                   data=json.dumps(attack_limits.published(kind)), timeout=60).raise_for_status()
+            s.post(
+                f"{url}/publish",
+                params={"assignment": "bench", "problem": kind["problem"]},
+                headers={"Authorization": f"Bearer {plan.prof_key}"},
+                data=json.dumps(attack_limits.published(kind)),
+                timeout=60,
+            ).raise_for_status()
 
         def start(key):
-            return s.post(f"{url}/submit", params={"assignment": "bench", "problem": "load"},
-                          headers={"Authorization": f"Bearer {key}"}, timeout=30).json()["submission_id"]
+            return s.post(
+                f"{url}/submit",
+                params={"assignment": "bench", "problem": "load"},
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=30,
+            ).json()["submission_id"]
+
         for key in plan.keys:
             plan.sids.append([start(key) for _ in range(SUBMISSIONS_PER_CLIENT)])
         plan.attacker_sid = start(plan.attacker_key)
 
 
-
-
 # --- report -----------------------------------------------------------------
+
 
 def _stored_cases(db_url: str) -> set:
     from sqlalchemy import create_engine, text
+
     engine = create_engine(db_url)
     try:
         with engine.connect() as conn:
@@ -225,8 +265,10 @@ def _report(r: LoadResult, stored: set, args, groups: str) -> int:
     rate = r.requests / r.seconds if r.seconds else 0.0
     met = rate >= 500 and r.p99_ms <= 100 and r.errors == 0 and lost == 0
     store = "SQLite WAL synchronous=FULL" if getattr(args, "db", "sqlite") == "sqlite" else "PostgreSQL (fsync off)"
-    print(f"server bench: {args.clients} connections for {args.seconds:g} s, load from {r.tool}, "
-          f"{store}, {getattr(args, 'workers', 1)} process(es), group commit")
+    print(
+        f"server bench: {args.clients} connections for {args.seconds:g} s, load from {r.tool}, "
+        f"{store}, {getattr(args, 'workers', 1)} process(es), group commit"
+    )
     print(f"requests/s: {rate:.0f}")
     print(f"latency: p50 {r.p50_ms:.1f} ms, p99 {r.p99_ms:.1f} ms")
     print(f"errors: {r.errors}")

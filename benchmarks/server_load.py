@@ -7,6 +7,7 @@ is answered (a closed loop: the server's throughput). `run_paced` sends at a
 fixed rate instead, below what the server can do, as a class does, and times
 each request from when it was due, so that a stalled server shows in every
 request that waited (no coordinated omission)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -84,25 +85,53 @@ def run_wrk(url, plan, clients, seconds, tmp: Path) -> LoadResult:
     threads = min(2, clients)
     # wrk gives each thread its own Lua state: each thread takes turns among its share of
     # the students, as a class does (one key per client, each answering its own cases).
-    specs = ['"%s"' % ";".join(f"{plan.keys[c]}={','.join(map(str, plan.sids[c]))}"
-                              for c in range(t, clients, threads)) for t in range(threads)]
+    specs = [
+        '"%s"' % ";".join(f"{plan.keys[c]}={','.join(map(str, plan.sids[c]))}" for c in range(t, clients, threads))
+        for t in range(threads)
+    ]
     script = tmp / "submit_test.lua"
-    script.write_text(WRK_SCRIPT % {"plan": "{" + ",".join(specs) + "}", "body": json.dumps(json.dumps(VALUE)),
-                                    "cases": CASES_PER_SUBMISSION})
-    cmd = ["wrk", "-t", str(threads), "-c", str(clients), "-d", f"{math.ceil(seconds)}s", "--timeout", "5s",
-           "-s", str(script), url]
+    script.write_text(
+        WRK_SCRIPT
+        % {"plan": "{" + ",".join(specs) + "}", "body": json.dumps(json.dumps(VALUE)), "cases": CASES_PER_SUBMISSION}
+    )
+    cmd = [
+        "wrk",
+        "-t",
+        str(threads),
+        "-c",
+        str(clients),
+        "-d",
+        f"{math.ceil(seconds)}s",
+        "--timeout",
+        "5s",
+        "-s",
+        str(script),
+        url,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60).stdout
-    fields = {line.split()[0]: [int(x) for x in line.split()[1:]] for line in out.splitlines()
-              if line.startswith(("RESULT", "LATENCY"))}
+    fields = {
+        line.split()[0]: [int(x) for x in line.split()[1:]]
+        for line in out.splitlines()
+        if line.startswith(("RESULT", "LATENCY"))
+    }
     if "RESULT" not in fields:
         raise RuntimeError(f"wrk printed no result:\n{out[-2000:]}")
     total, micros, sock_errors, status_errors, _ = fields["RESULT"]
     p50, p99 = fields["LATENCY"]
-    return LoadResult(f"wrk ({threads} threads)", total, micros / 1e6, sock_errors + status_errors,
-                      p50 / 1000, p99 / 1000, frozenset(), total - status_errors)
+    return LoadResult(
+        f"wrk ({threads} threads)",
+        total,
+        micros / 1e6,
+        sock_errors + status_errors,
+        p50 / 1000,
+        p99 / 1000,
+        frozenset(),
+        total - status_errors,
+    )
 
 
 # --- asyncio fallback -------------------------------------------------------
+
 
 async def _client(host, port, key, sids, stop_at, latencies, acked, errors, interval=0.0):
     """One student's connection: its cases in order, each as soon as the last is answered,
@@ -114,9 +143,11 @@ async def _client(host, port, key, sids, stop_at, latencies, acked, errors, inte
         for sid, i in _cases(sids):
             if time.monotonic() >= stop_at:
                 return
-            head = (f"POST /submit_test?submission_id={sid}&test_case_index={i} HTTP/1.1\r\n"
-                    f"Host: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-                    f"Content-Length: {len(body)}\r\n\r\n").encode()
+            head = (
+                f"POST /submit_test?submission_id={sid}&test_case_index={i} HTTP/1.1\r\n"
+                f"Host: {host}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode()
             if interval:  # timed from when it was due: a late start is the server's delay too
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 t0, due = due, due + interval
@@ -155,9 +186,11 @@ def _fast_loop():
 
 def run_paced(rate: float):
     """A load generator sending `rate` requests a second in all (see the module docstring)."""
+
     def run(url, plan, clients, seconds, tmp) -> LoadResult:
         result = run_python(url, plan, clients, seconds, tmp, interval=clients / rate)
         return LoadResult(f"python asyncio, paced at {rate:g}/s", *dataclasses.astuple(result)[1:])
+
     return run
 
 
@@ -167,8 +200,13 @@ def run_python(url, plan, clients, seconds, tmp, interval: float = 0.0) -> LoadR
 
     async def go():
         stop_at = time.monotonic() + seconds
-        await asyncio.gather(*(_client(host, int(port), plan.keys[c], plan.sids[c], stop_at,
-                                       latencies, acked, errors, interval) for c in range(clients)))
+        await asyncio.gather(
+            *(
+                _client(host, int(port), plan.keys[c], plan.sids[c], stop_at, latencies, acked, errors, interval)
+                for c in range(clients)
+            )
+        )
+
     t0 = time.monotonic()
     if hasattr(asyncio, "Runner"):  # Python 3.11+
         with asyncio.Runner(loop_factory=_fast_loop()) as runner:
@@ -177,7 +215,11 @@ def run_python(url, plan, clients, seconds, tmp, interval: float = 0.0) -> LoadR
         asyncio.run(asyncio.wait_for(go(), seconds + 30))
     elapsed = time.monotonic() - t0
     latencies.sort()
-    pick = (lambda q: 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]) if latencies \
+    pick = (
+        (lambda q: 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))])
+        if latencies
         else (lambda q: float("nan"))
-    return LoadResult("python asyncio", len(latencies), elapsed, len(errors), pick(0.5), pick(0.99),
-                      frozenset(acked), len(acked))
+    )
+    return LoadResult(
+        "python asyncio", len(latencies), elapsed, len(errors), pick(0.5), pick(0.99), frozenset(acked), len(acked)
+    )

@@ -13,6 +13,7 @@ and the bench would measure nothing.
 Also runnable alone: `python -m benchmarks.similarity --tokenize-only DIR`
 is the baseline's process.
 """
+
 import io
 import os
 import random
@@ -32,18 +33,43 @@ from grader.core.markers import BEGIN_SOLUTION, END_SOLUTION
 SUBMISSIONS = 300
 SECONDS_TARGET = 30.0
 RSS_TARGET_MB = 500.0
-PERSONAL = 0.25   # chance of a personal line before each statement of a block
+PERSONAL = 0.25  # chance of a personal line before each statement of a block
 NAMES = ("tmp", "count", "shape_now", "scale", "acc", "idx", "first", "rest", "dims", "out_val")
-ATTRS = ("shape", "dtype", "ndim", "inputs", "op", "grad", "size", "T", "data", "cached_data", "numpy",
-         "sum", "reshape", "transpose", "copy", "astype", "max", "min", "mean", "item")
+ATTRS = (
+    "shape",
+    "dtype",
+    "ndim",
+    "inputs",
+    "op",
+    "grad",
+    "size",
+    "T",
+    "data",
+    "cached_data",
+    "numpy",
+    "sum",
+    "reshape",
+    "transpose",
+    "copy",
+    "astype",
+    "max",
+    "min",
+    "mean",
+    "item",
+)
 
 
 def _personal(rng: random.Random, indent: str) -> str:
     name, other = rng.choice(NAMES), rng.choice(NAMES)
     attr = rng.choice(ATTRS)
-    forms = (f"{name} = {other}.{attr}", f"{name} = {other}.{attr}()", f"{name} = len({other}.{attr})",
-             f"assert {other}.{attr} is not None", f"print({name}, {other}.{attr})",
-             f"{name} = [{other} for {other} in range({rng.randint(1, 9)})]")
+    forms = (
+        f"{name} = {other}.{attr}",
+        f"{name} = {other}.{attr}()",
+        f"{name} = len({other}.{attr})",
+        f"assert {other}.{attr} is not None",
+        f"print({name}, {other}.{attr})",
+        f"{name} = [{other} for {other} in range({rng.randint(1, 9)})]",
+    )
     return indent + rng.choice(forms)
 
 
@@ -56,8 +82,10 @@ def _statement_starts(text: str) -> set:
         line = tok.start[0]
         if line != seen and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.DEDENT, tokenize.ENDMARKER):
             seen = line
-            if depth == 0 and (previous is None or previous in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT,
-                                                                 tokenize.DEDENT, tokenize.COMMENT)):
+            if depth == 0 and (
+                previous is None
+                or previous in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT)
+            ):
                 starts.add(line)
         if tok.type == tokenize.OP and tok.string in "([{":
             depth += 1
@@ -78,7 +106,7 @@ def personalised(text: str, rng: random.Random) -> str:
         if stripped == END_SOLUTION:
             inside = False
         elif inside and number in starts and rng.random() < PERSONAL:
-            out.append(_personal(rng, line[:len(line) - len(line.lstrip())]))
+            out.append(_personal(rng, line[: len(line) - len(line.lstrip())]))
         inside = inside or stripped == BEGIN_SOLUTION
         out.append(line)
     return "\n".join(out) + "\n"
@@ -123,16 +151,21 @@ finally:
 def _measured(module, *args) -> tuple:
     """(wall seconds, CPU seconds, peak RSS in MB) of `python -m module args`."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _WRAPPER, module, *map(str, args)], env=one_thread_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRAPPER, module, *map(str, args)],
+        env=one_thread_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     errors = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     if proc.returncode != 0:
-        raise RuntimeError(f"python -m {module} {' '.join(map(str, args[:3]))}... exited {proc.returncode}: "
-                           f"{errors[-500:]}")
+        raise RuntimeError(
+            f"python -m {module} {' '.join(map(str, args[:3]))}... exited {proc.returncode}: {errors[-500:]}"
+        )
     peak_kb = int(errors.rsplit(PEAK, 1)[1].split()[0])
     return seconds, usage.ru_utime + usage.ru_stime, peak_kb / 1024
 
@@ -158,10 +191,12 @@ def speed(count: int = SUBMISSIONS) -> bool:
         run = _measured("grader", "similarity", folder, "--out", Path(tmp) / "out")
     pairs = count * (count - 1) // 2
     ok = run[1] <= SECONDS_TARGET and run[2] <= RSS_TARGET_MB
-    print(f"grader similarity, {count} submissions ({pairs} pairs): {run[1]:.1f} CPU s ({run[0]:.1f} s wall), "
-          f"peak RSS {run[2]:.0f} MB (targets <= {SECONDS_TARGET:g} s, <= {RSS_TARGET_MB:g} MB) "
-          f"{'ok' if ok else 'MISSED'}; reading and tokenizing alone {base[1]:.1f} CPU s, {base[2]:.0f} MB: "
-          f"ratio {run[1] / base[1]:.1f} (load {os.getloadavg()[0]:.1f})")
+    print(
+        f"grader similarity, {count} submissions ({pairs} pairs): {run[1]:.1f} CPU s ({run[0]:.1f} s wall), "
+        f"peak RSS {run[2]:.0f} MB (targets <= {SECONDS_TARGET:g} s, <= {RSS_TARGET_MB:g} MB) "
+        f"{'ok' if ok else 'MISSED'}; reading and tokenizing alone {base[1]:.1f} CPU s, {base[2]:.0f} MB: "
+        f"ratio {run[1] / base[1]:.1f} (load {os.getloadavg()[0]:.1f})"
+    )
     return ok
 
 

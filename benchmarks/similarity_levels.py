@@ -22,6 +22,7 @@ pairs (at the threshold), and precision of the top COPIES pairs. Each
 level's copies are checked to still be Python (and the L6 rewrite to keep
 the reference's behaviour: tests/similarity/test_similarity_levels.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -32,15 +33,14 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from benchmarks.similarity import personalised
 from grader import HANDOUT, REFERENCE
 from grader.core.assignment import Assignment
-from benchmarks.similarity import personalised
 from grader.similarity.analysis import compare
 from grader.similarity.corpus import CLASS, Submission
 from grader.similarity.template import load_template, read_template_file
 
-LEVELS = ("L1 verbatim", "L2 comments", "L3 identifiers", "L4 declarations", "L5 statements",
-          "L6 control structures")
+LEVELS = ("L1 verbatim", "L2 comments", "L3 identifiers", "L4 declarations", "L5 statements", "L6 control structures")
 CLASS_SIZE = 40
 COPIES = 8
 MARKER = "YOUR SOLUTION"
@@ -103,7 +103,7 @@ def declarations(text: str, rng: random.Random) -> str:
     order = list(range(len(chunks)))
     for at, source in zip(funcs, moved):
         order[at] = source
-    return "".join(lines[:starts[0]]) + "".join("".join(chunks[i]) for i in order)
+    return "".join(lines[: starts[0]]) + "".join("".join(chunks[i]) for i in order)
 
 
 def _names(node) -> set:
@@ -151,21 +151,34 @@ class _Control(ast.NodeTransformer):
         if choice < 0.6 and self._counted(node):
             return self._counting(node)
         it = f"_iter{self.count}"
-        step = ast.Try(body=[ast.Assign(targets=[node.target], value=ast.Call(ast.Name("next", ast.Load()),
-                                                                                [ast.Name(it, ast.Load())], []))],
-                       handlers=[ast.ExceptHandler(ast.Name("StopIteration", ast.Load()), None, [ast.Break()])],
-                       orelse=[], finalbody=[])
+        step = ast.Try(
+            body=[
+                ast.Assign(
+                    targets=[node.target], value=ast.Call(ast.Name("next", ast.Load()), [ast.Name(it, ast.Load())], [])
+                )
+            ],
+            handlers=[ast.ExceptHandler(ast.Name("StopIteration", ast.Load()), None, [ast.Break()])],
+            orelse=[],
+            finalbody=[],
+        )
         loop = ast.While(ast.Constant(True), [step, *node.body], [])
-        start = ast.Assign(targets=[ast.Name(it, ast.Store())],
-                           value=ast.Call(ast.Name("iter", ast.Load()), [node.iter], []))
+        start = ast.Assign(
+            targets=[ast.Name(it, ast.Store())], value=ast.Call(ast.Name("iter", ast.Load()), [node.iter], [])
+        )
         return [start, loop]
 
     @staticmethod
     def _counted(node) -> bool:
         call = node.iter
-        return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
-                and 1 <= len(call.args) <= 2 and not call.keywords and isinstance(node.target, ast.Name)
-                and not any(isinstance(n, (ast.Continue, ast.Break)) for n in ast.walk(ast.Module(node.body, []))))
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "range"
+            and 1 <= len(call.args) <= 2
+            and not call.keywords
+            and isinstance(node.target, ast.Name)
+            and not any(isinstance(n, (ast.Continue, ast.Break)) for n in ast.walk(ast.Module(node.body, [])))
+        )
 
     def _counting(self, node):
         args = node.iter.args
@@ -173,9 +186,15 @@ class _Control(ast.NodeTransformer):
         name = node.target.id
         bound = f"_stop{self.count}"
         step = ast.AugAssign(ast.Name(name, ast.Store()), ast.Add(), ast.Constant(1))
-        return [ast.Assign([ast.Name(bound, ast.Store())], stop), ast.Assign([ast.Name(name, ast.Store())], start),
-                ast.While(ast.Compare(ast.Name(name, ast.Load()), [ast.Lt()], [ast.Name(bound, ast.Load())]),
-                          [*node.body, step], [])]
+        return [
+            ast.Assign([ast.Name(bound, ast.Store())], stop),
+            ast.Assign([ast.Name(name, ast.Store())], start),
+            ast.While(
+                ast.Compare(ast.Name(name, ast.Load()), [ast.Lt()], [ast.Name(bound, ast.Load())]),
+                [*node.body, step],
+                [],
+            ),
+        ]
 
     def visit_AugAssign(self, node):
         if isinstance(node.target, ast.Name) and self.rng.random() < 0.5:
@@ -212,10 +231,10 @@ def disguise(files: dict, level: int, rng: random.Random) -> dict:
 class LevelResult:
     level: str
     copies: int
-    flagged: int          # pairs flagged
-    found: int            # of them, planted copies
-    top: int              # planted copies among the `copies` most similar pairs
-    lowest: float         # the least similar planted copy's figure
+    flagged: int  # pairs flagged
+    found: int  # of them, planted copies
+    top: int  # planted copies among the `copies` most similar pairs
+    lowest: float  # the least similar planted copy's figure
     highest_other: float  # the most similar pair that is not a copy
 
     @property
@@ -243,12 +262,18 @@ def run_level(level: int, people: dict, template, copies: int = COPIES, seed: in
     pairs = compare(subs, [], template).pairs
     is_copy = [frozenset((p.a, p.b)) in truth for p in pairs]
     flagged = [c for p, c in zip(pairs, is_copy) if p.flagged]
-    return LevelResult(LEVELS[level - 1], copies, len(flagged), sum(flagged), sum(is_copy[:copies]),
-                       min(p.similarity for p, c in zip(pairs, is_copy) if c),
-                       max(p.similarity for p, c in zip(pairs, is_copy) if not c))
+    return LevelResult(
+        LEVELS[level - 1],
+        copies,
+        len(flagged),
+        sum(flagged),
+        sum(is_copy[:copies]),
+        min(p.similarity for p, c in zip(pairs, is_copy) if c),
+        max(p.similarity for p, c in zip(pairs, is_copy) if not c),
+    )
 
 
-TARGETED = 5   # levels whose copies must all be flagged, and only they (L6 is measured, no target yet)
+TARGETED = 5  # levels whose copies must all be flagged, and only they (L6 is measured, no target yet)
 
 
 def levels(count: int = CLASS_SIZE, copies: int = COPIES) -> bool:
@@ -260,8 +285,10 @@ def levels(count: int = CLASS_SIZE, copies: int = COPIES) -> bool:
         r = run_level(level, people, template, copies)
         target = level <= TARGETED
         ok = ok and (not target or (r.recall == 1.0 and r.precision == 1.0))
-        print(f"similarity {r.level:<22} {count} + {r.copies} copies: precision {r.precision:.2f}, recall "
-              f"{r.recall:.2f} (flagged {r.flagged}); top {r.copies}: {r.top}/{r.copies}; weakest copy "
-              f"{r.lowest:.2f}, strongest non-copy {r.highest_other:.2f} "
-              f"{('ok' if r.recall == r.precision == 1.0 else 'MISSED') if target else '(measured, no target)'}")
+        print(
+            f"similarity {r.level:<22} {count} + {r.copies} copies: precision {r.precision:.2f}, recall "
+            f"{r.recall:.2f} (flagged {r.flagged}); top {r.copies}: {r.top}/{r.copies}; weakest copy "
+            f"{r.lowest:.2f}, strongest non-copy {r.highest_other:.2f} "
+            f"{('ok' if r.recall == r.precision == 1.0 else 'MISSED') if target else '(measured, no target)'}"
+        )
     return ok

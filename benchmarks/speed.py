@@ -1,19 +1,20 @@
 """`make bench`: speed figures, each a ratio of two timings taken side by
 side in one run (absolute times on these shared 2-core machines are noisy).
 """
+
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
-
-from grader import REFERENCE
-from grader.core.blas import one_thread_env
 from pathlib import Path
+
 from benchmarks import batch as bench_batch
 from benchmarks import similarity as bench_similarity
 from benchmarks import similarity_levels as bench_similarity_levels
+from grader import REFERENCE
+from grader.core.blas import one_thread_env
 
 EPOCH_TARGET = 1.5  # reference nn_epoch (a model answer, not tuned) at most 1.5x a plain-numpy epoch (CPU seconds)
 
@@ -25,14 +26,21 @@ def bench_env():
 def epoch_ratio(rounds):
     """Reference nn_epoch over full MNIST vs plain numpy; True if on target."""
     script = Path(__file__).with_name("bench_epoch.py")
-    out = subprocess.run([sys.executable, str(script), str(REFERENCE), str(rounds)],
-                         env=bench_env(), capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), str(REFERENCE), str(rounds)],
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     ok = figures["ratio"] <= EPOCH_TARGET
-    print(f"nn_epoch, full MNIST: numpy {figures['numpy_s']:.3f} s, needle reference "
-          f"{figures['needle_s']:.3f} s, ratio {figures['ratio']:.3f} over {rounds} rounds "
-          f"(spread {figures['ratio_min']:.3f}-{figures['ratio_max']:.3f}; target <= {EPOCH_TARGET}) "
-          f"{'ok' if ok else 'MISSED'}")
+    print(
+        f"nn_epoch, full MNIST: numpy {figures['numpy_s']:.3f} s, needle reference "
+        f"{figures['needle_s']:.3f} s, ratio {figures['ratio']:.3f} over {rounds} rounds "
+        f"(spread {figures['ratio_min']:.3f}-{figures['ratio_max']:.3f}; target <= {EPOCH_TARGET}) "
+        f"{'ok' if ok else 'MISSED'}"
+    )
     return ok
 
 
@@ -43,8 +51,14 @@ def _in_process_cases():
     """Wall seconds of one plain process running every case on the reference."""
     script = Path(__file__).with_name("bench_cases.py")
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, str(script), str(REFERENCE)], cwd=REFERENCE.parent,
-                         env=bench_env(), capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), str(REFERENCE)],
+        cwd=REFERENCE.parent,
+        env=bench_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seconds = time.perf_counter() - start
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     if figures["failed"]:
@@ -77,9 +91,11 @@ def grading_overhead(rounds):
         serial.append(_graded(RunConfig(jobs=1)))
     p, g, s = (statistics.median(x) for x in (plain, graded, serial))
     ok = g / p <= OVERHEAD_TARGET
-    print(f"grading overhead, reference: in-process cases {p:.2f} s, graded in the sandbox {g:.2f} s "
-          f"(2 workers), ratio {g / p:.2f} (target <= {OVERHEAD_TARGET}) {'ok' if ok else 'MISSED'}; "
-          f"one worker at a time {s:.2f} s, ratio {s / p:.2f} (load {os.getloadavg()[0]:.1f})")
+    print(
+        f"grading overhead, reference: in-process cases {p:.2f} s, graded in the sandbox {g:.2f} s "
+        f"(2 workers), ratio {g / p:.2f} (target <= {OVERHEAD_TARGET}) {'ok' if ok else 'MISSED'}; "
+        f"one worker at a time {s:.2f} s, ratio {s / p:.2f} (load {os.getloadavg()[0]:.1f})"
+    )
     return ok
 
 

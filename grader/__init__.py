@@ -5,6 +5,7 @@ ROOT is where the package is imported from: a checkout, or site-packages for an 
 one Assignment object (grader/core/assignment.py, from the checkout's assignment.toml or the copy a
 wheel carries), so importing the package reads no file. Code that grades takes its assignment from
 RunConfig instead."""
+
 from grader.core.assignment import Assignment
 from grader.core.paths import ROOT
 

@@ -6,6 +6,7 @@ A command's module is imported only when the command runs (or asks for its
 Exit codes: 0 done, 1 the command failed, 2 usage error (grade: 3, the
 submission cannot be read).
 """
+
 import argparse
 import importlib
 import os
@@ -19,8 +20,7 @@ EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.grade
 
 
 # One meaning of --assignment in every command (Assignment.option reads it).
-ASSIGNMENT_HELP = ("the assignment: a folder holding an assignment.toml, or hw1 for this repository's "
-                   "(default: hw1)")
+ASSIGNMENT_HELP = "the assignment: a folder holding an assignment.toml, or hw1 for this repository's (default: hw1)"
 
 
 def _assignment(parser):
@@ -30,16 +30,28 @@ def _assignment(parser):
 def _grade(parser):
     from grader.grading.run.config import add_limit_arguments
 
-    parser.add_argument("submission", nargs="?", help="handout folder, .zip of one, or folder with the "
-                        "student files (omitted: grade the reference and the empty handout)")
+    parser.add_argument(
+        "submission",
+        nargs="?",
+        help="handout folder, .zip of one, or folder with the "
+        "student files (omitted: grade the reference and the empty handout)",
+    )
     parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
     settings.add_argument(parser, settings.JOBS)
-    parser.add_argument("--format", choices=("auto", "plain", "github"), default="auto",
-                        help="github: also print annotations on the student's lines and write the job "
-                        "summary ($GITHUB_STEP_SUMMARY); "
-                        "auto (default): github on a GitHub Actions runner, else plain")
-    parser.add_argument("--fail-under", type=float, metavar="POINTS",
-                        help="exit 1 when the score is below POINTS (for CI; default: never)")
+    parser.add_argument(
+        "--format",
+        choices=("auto", "plain", "github"),
+        default="auto",
+        help="github: also print annotations on the student's lines and write the job "
+        "summary ($GITHUB_STEP_SUMMARY); "
+        "auto (default): github on a GitHub Actions runner, else plain",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="POINTS",
+        help="exit 1 when the score is below POINTS (for CI; default: never)",
+    )
     _assignment(parser)
     add_limit_arguments(parser)
 
@@ -49,15 +61,22 @@ def _grade_batch(parser):
     from grader.grading.run.config import add_limit_arguments
 
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
-    parser.add_argument("--out", required=True, help="folder for one result folder per submission "
-                        "and gradebook.csv")
+    parser.add_argument("--out", required=True, help="folder for one result folder per submission and gradebook.csv")
     settings.add_argument(parser, settings.BATCH_JOBS)
-    parser.add_argument("--cluster", metavar="tcp://HOST:8786",
-                        help="grade on this Dask scheduler's workers, one task per submission "
-                        "(DIR must be at the same path on every worker)")
-    parser.add_argument("--no-worker-timeout", type=float, default=PATIENCE, metavar="SECONDS",
-                        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
-                        f"them) once the cluster has had no worker this long (default {PATIENCE:g})")
+    parser.add_argument(
+        "--cluster",
+        metavar="tcp://HOST:8786",
+        help="grade on this Dask scheduler's workers, one task per submission "
+        "(DIR must be at the same path on every worker)",
+    )
+    parser.add_argument(
+        "--no-worker-timeout",
+        type=float,
+        default=PATIENCE,
+        metavar="SECONDS",
+        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
+        f"them) once the cluster has had no worker this long (default {PATIENCE:g})",
+    )
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
     _assignment(parser)
     add_limit_arguments(parser)
@@ -67,9 +86,12 @@ def _regrade(parser):
     from grader.grading.run.config import add_packages_argument
 
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (it remembers the submissions folder)")
-    parser.add_argument("--apply", action="store_true",
-                        help="put the new results in place (old ones kept as results.prev-TIME.json), rewrite "
-                        "gradebook.csv and append to audit.log (default: a dry run writing regrade.csv only)")
+    parser.add_argument(
+        "--apply",
+        action="store_true",
+        help="put the new results in place (old ones kept as results.prev-TIME.json), rewrite "
+        "gradebook.csv and append to audit.log (default: a dry run writing regrade.csv only)",
+    )
     settings.add_argument(parser, settings.BATCH_JOBS)
     add_packages_argument(parser)
 
@@ -78,14 +100,24 @@ def _similarity(parser):
     from grader.similarity.scoring import THRESHOLD
 
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission (as grade-batch's)")
-    parser.add_argument("--against", metavar="PUBLIC_DIR",
-                        help="also compare each submission with these public solutions (one subfolder or .zip each)")
+    parser.add_argument(
+        "--against",
+        metavar="PUBLIC_DIR",
+        help="also compare each submission with these public solutions (one subfolder or .zip each)",
+    )
     parser.add_argument("--out", required=True, help="folder for similarity.csv, index.html and fingerprints.json")
-    parser.add_argument("--threshold", type=float, default=THRESHOLD,
-                        help="flag pairs at or above this similarity for review (default %(default)s)")
-    parser.add_argument("--decisions", metavar="FILE",
-                        help="CSV of confirmed/dismissed pairs with a note, kept across runs (created if missing; "
-                        "a decision holds until either side's code changes)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=THRESHOLD,
+        help="flag pairs at or above this similarity for review (default %(default)s)",
+    )
+    parser.add_argument(
+        "--decisions",
+        metavar="FILE",
+        help="CSV of confirmed/dismissed pairs with a note, kept across runs (created if missing; "
+        "a decision holds until either side's code changes)",
+    )
     _assignment(parser)
 
 
@@ -94,8 +126,11 @@ def _gradescope_bundle(parser):
 
 
 def _classroom50(parser):
-    parser.add_argument("outdir", help="the folder to write (absent or empty); put it at "
-                        "CLASSROOM/autograders/ASSIGNMENT/ in your classroom50 repository")
+    parser.add_argument(
+        "outdir",
+        help="the folder to write (absent or empty); put it at "
+        "CLASSROOM/autograders/ASSIGNMENT/ in your classroom50 repository",
+    )
     _assignment(parser)
 
 
@@ -110,41 +145,65 @@ def _serve(parser):
 
 def _users(parser):
     _db(parser)
-    parser.add_argument("action", choices=["add", "import", "list", "reissue-key", "revoke", "remove"],
-                        help="add NAME; import ROSTER (adds new people, updates changed ones, lists who is "
-                        "missing, removes nobody); list; reissue-key NAME (a new key, the old one ends); "
-                        "revoke NAME (the key ends until reissued); remove NAME (for good, history kept)")
-    parser.add_argument("target", nargs="?", help="the user name, or the roster CSV (import) with columns "
-                        "name[,role][,email][,student_id]")
-    parser.add_argument("--role", choices=["student", "ta", "instructor"], default="student",
-                        help="add: their role (a TA reads the gradebook and students' pages, and changes nothing)")
+    parser.add_argument(
+        "action",
+        choices=["add", "import", "list", "reissue-key", "revoke", "remove"],
+        help="add NAME; import ROSTER (adds new people, updates changed ones, lists who is "
+        "missing, removes nobody); list; reissue-key NAME (a new key, the old one ends); "
+        "revoke NAME (the key ends until reissued); remove NAME (for good, history kept)",
+    )
+    parser.add_argument(
+        "target",
+        nargs="?",
+        help="the user name, or the roster CSV (import) with columns name[,role][,email][,student_id]",
+    )
+    parser.add_argument(
+        "--role",
+        choices=["student", "ta", "instructor"],
+        default="student",
+        help="add: their role (a TA reads the gradebook and students' pages, and changes nothing)",
+    )
     parser.add_argument("--email", help="add: their e-mail (import-batch matches result folders by it)")
     parser.add_argument("--student-id", help="add: their student (SIS) ID, which the Canvas and Moodle exports carry")
-    parser.add_argument("--out", help="import: write the new people's name,role,key CSV here (mode 600) "
-                        "instead of stdout")
+    parser.add_argument(
+        "--out", help="import: write the new people's name,role,key CSV here (mode 600) instead of stdout"
+    )
     parser.add_argument("--dry-run", action="store_true", help="import: print what would change, change nothing")
 
 
 def _gradebook(parser):
     _db(parser)
     parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
-    parser.add_argument("--format", default="percent", choices=EXPORT_FORMATS,
-                        help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
-                        "with e-mail and student ID, in the columns each LMS's gradebook import documents")
-    parser.add_argument("--roster", metavar="FILE",
-                        help="a roster CSV whose student_id column gives each student's (SIS) ID (default: the "
-                        "IDs stored on the accounts by `grader users`)")
+    parser.add_argument(
+        "--format",
+        default="percent",
+        choices=EXPORT_FORMATS,
+        help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
+        "with e-mail and student ID, in the columns each LMS's gradebook import documents",
+    )
+    parser.add_argument(
+        "--roster",
+        metavar="FILE",
+        help="a roster CSV whose student_id column gives each student's (SIS) ID (default: the "
+        "IDs stored on the accounts by `grader users`)",
+    )
 
 
 def _policy(parser):
-    parser.add_argument("action", choices=("show", "set", "clear"),
-                        help="show the policy in force, set the course's override, or clear it (back to the "
-                        "assignment.toml's [policy], else the default)")
+    parser.add_argument(
+        "action",
+        choices=("show", "set", "clear"),
+        help="show the policy in force, set the course's override, or clear it (back to the "
+        "assignment.toml's [policy], else the default)",
+    )
     _db(parser)
     parser.add_argument("--assignment", default="hw1", metavar="NAME", help="the assignment's name on the server")
-    parser.add_argument("--counts", choices=COUNTS,
-                        help="set: which grade counts: auto (a sandboxed grade once the question has one, else "
-                        "the server's cases), sandboxed, server, or best of both")
+    parser.add_argument(
+        "--counts",
+        choices=COUNTS,
+        help="set: which grade counts: auto (a sandboxed grade once the question has one, else "
+        "the server's cases), sandboxed, server, or best of both",
+    )
     parser.add_argument("--pick", choices=PICKS, help="set: the best or the last submission of what counts")
     parser.add_argument("--question", metavar="KEY", help="set: for this question only (e.g. forward)")
 
@@ -152,20 +211,36 @@ def _policy(parser):
 def _import_batch(parser):
     parser.add_argument("outdir", help="the --out folder of grader grade-batch (one folder per student)")
     _db(parser)
-    parser.add_argument("--assignment", default="hw1", metavar="NAME",
-                        help="the assignment's name on the server, as `grader publish` and the students' "
-                        "submit name it (for a folder's assignment: the name in its assignment.toml)")
-    parser.add_argument("--source", help="label the gradebook shows for this batch (default: the folder's "
-                                         "name); the batch itself is identified by its batch.json and "
-                                         "--assignment, and its regraded results replace its earlier ones")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print what the import would change (new, replaced and unchanged results, old "
-                        "and new scores) and write nothing")
-    parser.add_argument("--map", metavar="CSV", help="folder,user lines: the student account (name or e-mail) "
-                        "of each result folder that its name, e-mail or key does not match")
-    parser.add_argument("--create-missing", action="store_true",
-                        help="make a student account for each folder that matches none (default: refuse "
-                        "and list them)")
+    parser.add_argument(
+        "--assignment",
+        default="hw1",
+        metavar="NAME",
+        help="the assignment's name on the server, as `grader publish` and the students' "
+        "submit name it (for a folder's assignment: the name in its assignment.toml)",
+    )
+    parser.add_argument(
+        "--source",
+        help="label the gradebook shows for this batch (default: the folder's "
+        "name); the batch itself is identified by its batch.json and "
+        "--assignment, and its regraded results replace its earlier ones",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what the import would change (new, replaced and unchanged results, old "
+        "and new scores) and write nothing",
+    )
+    parser.add_argument(
+        "--map",
+        metavar="CSV",
+        help="folder,user lines: the student account (name or e-mail) "
+        "of each result folder that its name, e-mail or key does not match",
+    )
+    parser.add_argument(
+        "--create-missing",
+        action="store_true",
+        help="make a student account for each folder that matches none (default: refuse and list them)",
+    )
 
 
 def _client_common(parser):
@@ -185,11 +260,17 @@ def _publish(parser):
     from grader.shipped.tolerance import ATOL, RTOL
 
     settings.add_argument(parser, settings.KEY)
-    parser.add_argument("--assignment", default="hw1", metavar="FOLDER|NAME",
-                        help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)")
+    parser.add_argument(
+        "--assignment",
+        default="hw1",
+        metavar="FOLDER|NAME",
+        help=ASSIGNMENT_HELP + "; or a name only the server knows (then pass --dir)",
+    )
     parser.add_argument("--dir", help="folder with the reference solution (default: the assignment's reference)")
-    parser.add_argument("--deadline", help="ISO 8601 deadline of each problem published (with -k: only those), "
-                        "e.g. 2026-02-01T23:59:00+00:00")
+    parser.add_argument(
+        "--deadline",
+        help="ISO 8601 deadline of each problem published (with -k: only those), e.g. 2026-02-01T23:59:00+00:00",
+    )
     parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
     parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
     _client_common(parser)
@@ -207,8 +288,9 @@ def _folders(parser):
 
 def _handout(parser):
     _folders(parser)
-    parser.add_argument("--skip-tests", action="store_true",
-                        help="skip running the public tests (leak check still runs)")
+    parser.add_argument(
+        "--skip-tests", action="store_true", help="skip running the public tests (leak check still runs)"
+    )
 
 
 def _time(name):
@@ -218,44 +300,98 @@ def _time(name):
 
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
-    "grade": (_grade, "grader.grading.commands:grade_command",
-              "grade one submission (folder, .zip, or the student files) in a sandbox"),
-    "grade-batch": (_grade_batch, "grader.grading.commands:grade_batch_command",
-                    "grade every submission under a folder in parallel into a gradebook"),
-    "regrade": (_regrade, "grader.grading.commands:regrade_command",
-                "grade a batch again with the current grader: whose score moves and why (--apply to apply)"),
-    "similarity": (_similarity, "grader.similarity.commands:similarity_command",
-                   "rank pairs of submissions (and public solutions) by the solution code they share"),
-    "gradescope-bundle": (_gradescope_bundle, "grader.grading.commands:gradescope_bundle_command",
-                          "build a Gradescope autograder zip"),
-    "classroom50": (_classroom50, "grader.grading.commands:classroom50_command",
-                    "write a Classroom 50 autograder folder (autograder.py) grading the public cases"),
-    "handout": (_handout, "grader.handout.commands:handout_command",
-                "generate handout/ from reference/ (solutions stripped, leak-checked)"),
-    "check-handout": (_folders, "grader.handout.commands:check_handout_command",
-                      "fail if the committed handout/ differs from a fresh build"),
+    "grade": (
+        _grade,
+        "grader.grading.commands:grade_command",
+        "grade one submission (folder, .zip, or the student files) in a sandbox",
+    ),
+    "grade-batch": (
+        _grade_batch,
+        "grader.grading.commands:grade_batch_command",
+        "grade every submission under a folder in parallel into a gradebook",
+    ),
+    "regrade": (
+        _regrade,
+        "grader.grading.commands:regrade_command",
+        "grade a batch again with the current grader: whose score moves and why (--apply to apply)",
+    ),
+    "similarity": (
+        _similarity,
+        "grader.similarity.commands:similarity_command",
+        "rank pairs of submissions (and public solutions) by the solution code they share",
+    ),
+    "gradescope-bundle": (
+        _gradescope_bundle,
+        "grader.grading.commands:gradescope_bundle_command",
+        "build a Gradescope autograder zip",
+    ),
+    "classroom50": (
+        _classroom50,
+        "grader.grading.commands:classroom50_command",
+        "write a Classroom 50 autograder folder (autograder.py) grading the public cases",
+    ),
+    "handout": (
+        _handout,
+        "grader.handout.commands:handout_command",
+        "generate handout/ from reference/ (solutions stripped, leak-checked)",
+    ),
+    "check-handout": (
+        _folders,
+        "grader.handout.commands:check_handout_command",
+        "fail if the committed handout/ differs from a fresh build",
+    ),
     "serve": (_serve, "grader.server.commands:serve_command", "run the grading server (mugrade compatible)"),
-    "users": (_users, "grader.server.commands:users_command",
-              "add, import (sync a roster), list, reissue-key, revoke or remove users of the grading server"),
+    "users": (
+        _users,
+        "grader.server.commands:users_command",
+        "add, import (sync a roster), list, reissue-key, revoke or remove users of the grading server",
+    ),
     "gradebook": (_gradebook, "grader.server.commands:gradebook_command", "export the server's gradebook as CSV"),
-    "policy": (_policy, "grader.server.commands:policy_command",
-               "show or set which grade counts for an assignment (sandboxed, server, best or last)"),
-    "course": (_time("course"), "grader.server.gradebook.timing.commands:course_command",
-               "show or set the course's time zone, late-day budget and late penalty"),
-    "deadline": (_time("deadline"), "grader.server.gradebook.timing.commands:deadline_command",
-                 "set a question's deadline (or every question's of an assignment); earlier answers are re-judged"),
-    "extension": (_time("extension"), "grader.server.gradebook.timing.commands:extension_command",
-                  "grant, clear or list a student's extension (a new deadline or added time)"),
-    "changes": (_time("changes"), "grader.server.gradebook.timing.commands:changes_command",
-                "the log of changes to deadlines, extensions, late policy and verdicts (regrades)"),
-    "import-batch": (_import_batch, "grader.server.gradebook.importer:import_batch_command",
-                     "import grade-batch results into the server's gradebook"),
-    "submit": (_submit, "grader.client.submit:submit_command",
-               "run the submit_* cases here and send the values to the server"),
-    "publish": (_publish, "grader.client.submit:publish_command",
-                "run the submit_* cases on reference/ and publish the answers"),
-    "demo": (_none, "grader.grading.demo:demo_command",
-             "train one MNIST epoch with the reference and print loss and error"),
+    "policy": (
+        _policy,
+        "grader.server.commands:policy_command",
+        "show or set which grade counts for an assignment (sandboxed, server, best or last)",
+    ),
+    "course": (
+        _time("course"),
+        "grader.server.gradebook.timing.commands:course_command",
+        "show or set the course's time zone, late-day budget and late penalty",
+    ),
+    "deadline": (
+        _time("deadline"),
+        "grader.server.gradebook.timing.commands:deadline_command",
+        "set a question's deadline (or every question's of an assignment); earlier answers are re-judged",
+    ),
+    "extension": (
+        _time("extension"),
+        "grader.server.gradebook.timing.commands:extension_command",
+        "grant, clear or list a student's extension (a new deadline or added time)",
+    ),
+    "changes": (
+        _time("changes"),
+        "grader.server.gradebook.timing.commands:changes_command",
+        "the log of changes to deadlines, extensions, late policy and verdicts (regrades)",
+    ),
+    "import-batch": (
+        _import_batch,
+        "grader.server.gradebook.importer:import_batch_command",
+        "import grade-batch results into the server's gradebook",
+    ),
+    "submit": (
+        _submit,
+        "grader.client.submit:submit_command",
+        "run the submit_* cases here and send the values to the server",
+    ),
+    "publish": (
+        _publish,
+        "grader.client.submit:publish_command",
+        "run the submit_* cases on reference/ and publish the answers",
+    ),
+    "demo": (
+        _none,
+        "grader.grading.demo:demo_command",
+        "train one MNIST epoch with the reference and print loss and error",
+    ),
 }
 
 
@@ -281,8 +417,7 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, _, help_text) in COMMANDS.items():
-        sub.add_parser(name, help=help_text, description=help_text,
-                       formatter_class=_DefaultsFormatter)
+        sub.add_parser(name, help=help_text, description=help_text, formatter_class=_DefaultsFormatter)
     return parser, sub
 
 

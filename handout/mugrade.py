@@ -21,6 +21,7 @@ error that ends the run (a bad key, no server) is one plain line on stderr.
 This file is copied verbatim into the student handout: it must not import
 anything from the grader package.
 """
+
 import argparse
 import datetime
 import json
@@ -72,8 +73,9 @@ def encode(value):
         return [encode(v) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise TypeError(f"mugrade.submit: cannot send a {type(value).__name__}; "
-                    "submit numbers, numpy arrays, lists or dicts of them")
+    raise TypeError(
+        f"mugrade.submit: cannot send a {type(value).__name__}; submit numbers, numpy arrays, lists or dicts of them"
+    )
 
 
 def submit(value):
@@ -95,8 +97,13 @@ class Client:
         data = None if body is None else json.dumps(body)
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                r = self.session.post(self.server + path, params=params, data=data, timeout=TIMEOUT,
-                                      headers={"Content-Type": "application/json"})
+                r = self.session.post(
+                    self.server + path,
+                    params=params,
+                    data=data,
+                    timeout=TIMEOUT,
+                    headers={"Content-Type": "application/json"},
+                )
             except requests.exceptions.SSLError as e:
                 raise Unreachable(f"TLS certificate check failed for {self.server} ({e.__class__.__name__})")
             except requests.RequestException as e:
@@ -167,7 +174,7 @@ class Run:
         return True if self.fatal else None
 
     def pytest_runtest_setup(self, item):
-        self.current = Problem(getattr(item, "originalname", item.name)[len("submit_"):])
+        self.current = Problem(getattr(item, "originalname", item.name)[len("submit_") :])
         self.problems.append(self.current)
         if self.mode == "submit":
             answer = self._call("submit", {"assignment": self.assignment, "problem": self.current.name})
@@ -192,8 +199,9 @@ class Run:
             p.values.append(encoded)
             return
         index = len(p.verdicts)
-        answer = self._call("submit_test", {"submission_id": p.submission_id, "test_case_index": index},
-                            encoded, case_only=True)
+        answer = self._call(
+            "submit_test", {"submission_id": p.submission_id, "test_case_index": index}, encoded, case_only=True
+        )
         p.verdicts.append(bool(answer and answer.get("correct")))
         if answer is not None:
             reason = f" ({answer['reason']})" if answer.get("reason") else ""
@@ -212,8 +220,12 @@ class Run:
         if not p.values:
             p.error = "the function submitted no values"
             return
-        params = {"assignment": self.assignment, "problem": p.name, **self.options.get("*", {}),
-                  **self.options.get(p.name, {})}
+        params = {
+            "assignment": self.assignment,
+            "problem": p.name,
+            **self.options.get("*", {}),
+            **self.options.get(p.name, {}),
+        }
         answer = self._call("publish", params, p.values)
         if answer:
             _say(f"{p.name}: published {answer['num_cases']} cases")
@@ -275,12 +287,14 @@ def _say(text):
 def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m mugrade", description="send submit_* cases to a grading server")
     parser.add_argument("mode", choices=["submit", "publish"])
-    parser.add_argument("key", nargs="?", default=os.environ.get("MUGRADE_KEY"),
-                        help="your key (default: $MUGRADE_KEY)")
+    parser.add_argument(
+        "key", nargs="?", default=os.environ.get("MUGRADE_KEY"), help="your key (default: $MUGRADE_KEY)"
+    )
     parser.add_argument("-k", dest="select", default=None, help="pytest -k expression, e.g. forward")
     parser.add_argument("--assignment", default="hw1")
-    parser.add_argument("--server", default=os.environ.get("MUGRADE_SERVER"),
-                        help="grading server URL (default: $MUGRADE_SERVER)")
+    parser.add_argument(
+        "--server", default=os.environ.get("MUGRADE_SERVER"), help="grading server URL (default: $MUGRADE_SERVER)"
+    )
     parser.add_argument("--tests", default="tests/hw1", help="test files or folder (default tests/hw1)")
     parser.add_argument("--points", default="", help="publish: problem=points,... weights in the total")
     parser.add_argument("--rtol", help="publish: relative tolerance of these problems")
@@ -309,8 +323,12 @@ def main(argv=None):
     # Test files `import mugrade`: make that the module running now, not a second copy.
     sys.modules.setdefault("mugrade", sys.modules[__name__])
     args = _parse(argv)
-    run = Run(args.mode, Client(args.server, args.key), args.assignment,
-              _publish_options(args) if args.mode == "publish" else None)
+    run = Run(
+        args.mode,
+        Client(args.server, args.key),
+        args.assignment,
+        _publish_options(args) if args.mode == "publish" else None,
+    )
     sys.modules["mugrade"]._run = run
     _say(f"mugrade: {args.mode} {args.assignment} to {run.client.server}")
     pytest_args = [args.tests, "-q", "-s", "-p", "no:cacheprovider", "-o", "python_functions=submit_*"]

@@ -5,6 +5,7 @@ A fixed number of seconds fails on a busy machine (`make test` once failed a
 hostile case on an 8 s limit at load 10); a multiple of this baseline grows
 with the load, as the grader's own limits do (grader/grading/run/time_limits.py).
 """
+
 import functools
 import math
 import shutil

@@ -1,5 +1,6 @@
 """Shared fixtures. The reference needle is imported in-process (it is the
 trusted instructor solution); student code is only ever run in subprocesses."""
+
 import os
 import sys
 
@@ -36,8 +37,7 @@ def simple_ml():
 
 @pytest.fixture(scope="session")
 def mnist_train(simple_ml):
-    return simple_ml.parse_mnist(str(DATA / "train-images-idx3-ubyte.gz"),
-                                 str(DATA / "train-labels-idx1-ubyte.gz"))
+    return simple_ml.parse_mnist(str(DATA / "train-images-idx3-ubyte.gz"), str(DATA / "train-labels-idx1-ubyte.gz"))
 
 
 @pytest.fixture
@@ -58,6 +58,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 def browser():
     """One headless chromium per test module, driven by Playwright."""
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
@@ -69,10 +70,10 @@ def reference_copies():
     """The reference's git-ignored copies (the client, the public cases), as
     `make handout` writes them: tests that run the reference as an
     instructor does (its notebook, its own tests) need them."""
+    import fcntl
+
     from grader.core.assignment import Assignment
     from grader.handout.commands import reference_copies as write
-
-    import fcntl
 
     assignment = Assignment.hw1()
     lock = assignment.reference.parent / ".reference-copies.lock"  # xdist: one writer at a time

@@ -2,26 +2,26 @@
 floor, and an import may only point to a lower floor (or stay inside its
 own package). Peers on one floor never import each other. No module is over
 MAX_LINES lines. Read with `ast` (tests/test_imports.py), nothing imported."""
+
 import sys
 from pathlib import Path
 
 import pytest
-
 from test_imports import GRADER, _imports, modules
 
 MAX_LINES = 350
 
 # Lowest floor first. A module belongs to the longest prefix it starts with.
 FLOORS = (
-    ("grader.shipped",),                      # runs beside student code, ships to students: imports only itself
-    ("grader.core",),                         # assignment, registry, manifest, markers, labels, paths, files
-    ("grader",),                              # the package's own names (ROOT, REFERENCE, ...), read from core
+    ("grader.shipped",),  # runs beside student code, ships to students: imports only itself
+    ("grader.core",),  # assignment, registry, manifest, markers, labels, paths, files
+    ("grader",),  # the package's own names (ROOT, REFERENCE, ...), read from core
     ("grader.sandbox",),
-    ("grader.grading.run",),                  # one run of the case workers and the values they leave
-    ("grader.grading.explain",),              # likely cause, smallest failing input, words for missing values
-    ("grader.grading.report",),               # grade one submission: results, scores, provenance, files
+    ("grader.grading.run",),  # one run of the case workers and the values they leave
+    ("grader.grading.explain",),  # likely cause, smallest failing input, words for missing values
+    ("grader.grading.report",),  # grade one submission: results, scores, provenance, files
     ("grader.grading.batch", "grader.grading.platforms"),
-    ("grader.grading", "grader.handout"),     # grading's commands; the handout builder
+    ("grader.grading", "grader.handout"),  # grading's commands; the handout builder
     ("grader.server", "grader.similarity", "grader.client"),
     ("grader.cli",),
     ("grader.__main__",),
@@ -51,8 +51,11 @@ def climbing(found: dict) -> list:
 
 
 def long_modules(root: Path = GRADER) -> list:
-    return sorted(f"{p.relative_to(root.parent)}: {n} lines" for p in root.rglob("*.py")
-                  if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
+    return sorted(
+        f"{p.relative_to(root.parent)}: {n} lines"
+        for p in root.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    )
 
 
 def test_every_package_has_a_floor():
@@ -76,8 +79,11 @@ def shipped_imports(found: dict) -> set:
     names = set()
     for name, (path, tree) in found.items():
         if package_of(name) == "grader.shipped":
-            names |= {i for i, _ in _imports(name, path, tree)
-                      if not (i == "grader.shipped" or i.startswith("grader.shipped."))}
+            names |= {
+                i
+                for i, _ in _imports(name, path, tree)
+                if not (i == "grader.shipped" or i.startswith("grader.shipped."))
+            }
     return {i for i in names if i.split(".")[0] not in set(sys.stdlib_module_names) | STUDENT_SIDE}
 
 
@@ -86,8 +92,14 @@ def test_the_shipped_package_imports_only_itself_the_standard_library_and_the_st
 
 
 def test_a_shipped_module_importing_a_third_party_package_is_found(tmp_path):
-    root = _package(tmp_path, {"__init__.py": "", "shipped/__init__.py": "from . import a\n",
-                               "shipped/a.py": "import numpy, json\nimport yaml\nfrom grader.core import x\n"})
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "shipped/__init__.py": "from . import a\n",
+            "shipped/a.py": "import numpy, json\nimport yaml\nfrom grader.core import x\n",
+        },
+    )
     assert shipped_imports(modules(root)) == {"yaml", "grader.core"}
 
 
@@ -103,18 +115,36 @@ def _package(tmp_path, files: dict) -> Path:
     return root
 
 
-@pytest.mark.parametrize("rel, text, words", [
-    ("core/a.py", "from grader.grading.run import workers\n",
-     "grader.core.a: imports grader.grading.run (grader.core stands below or beside grader.grading.run)"),
-    ("grading/run/w.py", "def f():\n    from grader.grading.report import results\n",
-     "grader.grading.run.w: imports grader.grading.report"),
-    ("handout/b.py", "from grader.grading import commands\n", "grader.handout.b: imports grader.grading"),
-    ("shipped/s.py", "from grader.core import paths\n", "grader.shipped.s: imports grader.core"),
-])
+@pytest.mark.parametrize(
+    "rel, text, words",
+    [
+        (
+            "core/a.py",
+            "from grader.grading.run import workers\n",
+            "grader.core.a: imports grader.grading.run (grader.core stands below or beside grader.grading.run)",
+        ),
+        (
+            "grading/run/w.py",
+            "def f():\n    from grader.grading.report import results\n",
+            "grader.grading.run.w: imports grader.grading.report",
+        ),
+        ("handout/b.py", "from grader.grading import commands\n", "grader.handout.b: imports grader.grading"),
+        ("shipped/s.py", "from grader.core import paths\n", "grader.shipped.s: imports grader.core"),
+    ],
+)
 def test_an_import_that_climbs_is_found(tmp_path, rel, text, words):
-    files = {"__init__.py": "", "core/__init__.py": "", "grading/__init__.py": "", "grading/run/__init__.py": "",
-             "grading/report/__init__.py": "", "handout/__init__.py": "", "shipped/__init__.py": "",
-             "grading/report/ok.py": "from grader.grading.run import w2\n", "grading/run/w2.py": "", rel: text}
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "grading/__init__.py": "",
+        "grading/run/__init__.py": "",
+        "grading/report/__init__.py": "",
+        "handout/__init__.py": "",
+        "shipped/__init__.py": "",
+        "grading/report/ok.py": "from grader.grading.run import w2\n",
+        "grading/run/w2.py": "",
+        rel: text,
+    }
     problems = climbing(modules(_package(tmp_path, files)))
     assert len(problems) == 1 and problems[0].startswith(words), problems
 
@@ -128,13 +158,16 @@ def test_importing_every_command_module_reads_no_assignment(tmp_path):
     """Settings are read when a command runs, never at import: importing the
     command modules from a folder with no assignment.toml opens none."""
     import subprocess
-    code = ("import builtins, io, pathlib\n"
-            "seen = []\n"
-            "real = pathlib.Path.read_text\n"
-            "pathlib.Path.read_text = lambda self, *a, **k: seen.append(str(self)) or real(self, *a, **k)\n"
-            "import grader.cli, grader.grading.commands, grader.grading.report.orchestrate, grader.handout.commands\n"
-            "import grader.server.commands, grader.grading.batch.run, grader.similarity.commands\n"
-            "print([s for s in seen if s.endswith('.toml')])\n")
+
+    code = (
+        "import builtins, io, pathlib\n"
+        "seen = []\n"
+        "real = pathlib.Path.read_text\n"
+        "pathlib.Path.read_text = lambda self, *a, **k: seen.append(str(self)) or real(self, *a, **k)\n"
+        "import grader.cli, grader.grading.commands, grader.grading.report.orchestrate, grader.handout.commands\n"
+        "import grader.server.commands, grader.grading.batch.run, grader.similarity.commands\n"
+        "print([s for s in seen if s.endswith('.toml')])\n"
+    )
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"

@@ -1,5 +1,6 @@
 """The commands as people type them: each test runs `grader` (or make) in a
 real subprocess and checks what the user sees."""
+
 import os
 import socket
 import subprocess
@@ -14,8 +15,9 @@ PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python
 
 def grader(*args, cwd=ROOT, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), MUGRADE_KEY="", MUGRADE_SERVER="")
-    return subprocess.run([PY, "-m", "grader", *map(str, args)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, **kw)
+    return subprocess.run(
+        [PY, "-m", "grader", *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120, **kw
+    )
 
 
 def plain_env(**extra):
@@ -34,6 +36,7 @@ def one_line_error(result, *words):
 
 def test_version_is_the_package_version():
     from importlib import metadata
+
     r = grader("--version")
     assert r.returncode == 0 and r.stdout.strip() == f"grader {metadata.version('needle-grader')}"
 
@@ -45,20 +48,26 @@ def test_a_bad_option_gets_the_commands_own_usage():
     assert not any("COMMAND" in line for line in lines)
 
 
-@pytest.mark.parametrize("command, option, default", [
-    ("grade", "--out", "(default: out)"),
-    ("serve", "--port", "(default: 8000)"),
-    ("serve", "--db", "sqlite:///grader.db"),
-    ("grade-batch", "--timeout", "(default: 10 x the reference's time for the question on this machine now, "
-                                 "at least 20 s)"),
-    ("grade", "--memory-mb", "(default: 1024)"),
-    ("grade", "--jobs", "(default: 2)"),
-])
+@pytest.mark.parametrize(
+    "command, option, default",
+    [
+        ("grade", "--out", "(default: out)"),
+        ("serve", "--port", "(default: 8000)"),
+        ("serve", "--db", "sqlite:///grader.db"),
+        (
+            "grade-batch",
+            "--timeout",
+            "(default: 10 x the reference's time for the question on this machine now, at least 20 s)",
+        ),
+        ("grade", "--memory-mb", "(default: 1024)"),
+        ("grade", "--jobs", "(default: 2)"),
+    ],
+)
 def test_help_shows_defaults(command, option, default):
     r = grader(command, "--help")
     assert r.returncode == 0
-    block = r.stdout[r.stdout.index(f"  {option} "):]
-    block = block[:block.index("\n  -", 1)] if "\n  -" in block[1:] else block
+    block = r.stdout[r.stdout.index(f"  {option} ") :]
+    block = block[: block.index("\n  -", 1)] if "\n  -" in block[1:] else block
     assert default in " ".join(block.split()), block
 
 
@@ -120,8 +129,14 @@ def test_output_into_a_closed_pipe_has_no_traceback(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("name,role\n" + "".join(f"student{i},student\n" for i in range(20)))
     script = f'"{PY}" -m grader users import "{roster}" --db "sqlite:///{tmp_path / "g.db"}" | true'
-    r = subprocess.run(["bash", "-o", "pipefail", "-c", script], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120, env=plain_env(PYTHONPATH=str(ROOT)))
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=plain_env(PYTHONPATH=str(ROOT)),
+    )
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr and r.stderr == "", r.stderr
     assert r.returncode == 141
 
@@ -131,16 +146,27 @@ def test_help_into_a_closed_pipe_has_no_traceback(args):
     # `grader --help | head -1`: argparse prints and exits; the exit must not
     # leave the output to a flush at interpreter exit, into the closed pipe
     script = f'"{PY}" -m grader {" ".join(args)} | true'
-    r = subprocess.run(["bash", "-o", "pipefail", "-c", script], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120, env=plain_env(PYTHONPATH=str(ROOT)))
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=plain_env(PYTHONPATH=str(ROOT)),
+    )
     assert r.stderr == "" and r.returncode == 141, r.stderr
 
 
 def test_make_grade_keeps_a_path_with_a_space(tmp_path):
     odd = tmp_path / "a b" / "c"
     odd.mkdir(parents=True)
-    r = subprocess.run(["make", "-n", "grade", f"SUBMISSION={odd}", f"OUT={tmp_path / 'o u t'}"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["make", "-n", "grade", f"SUBMISSION={odd}", f"OUT={tmp_path / 'o u t'}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     line = [x for x in r.stdout.splitlines() if "-m grader grade" in x][0]
     assert f'"{odd}"' in line and f'--out "{tmp_path / "o u t"}"' in line
     # and the quoted command really reaches the grader as one argument

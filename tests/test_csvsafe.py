@@ -1,6 +1,7 @@
 """grader.core.csvsafe: no CSV cell the project writes runs as a spreadsheet
 formula; numbers the program produced stay numbers; and every CSV writer of
 the package goes through it (read with `ast`, nothing is imported)."""
+
 import ast
 import csv
 from pathlib import Path
@@ -13,24 +14,57 @@ from grader.core.csvsafe import Number, cell, render
 GRADER = Path(__file__).resolve().parents[1] / "grader"
 
 
-@pytest.mark.parametrize("text", [
-    "=HYPERLINK(\"http://x\",\"click\")", "+1+1", "-1", "-2+3+cmd|' /C calc'!A0", "@SUM(1)",
-    "\t=1+1", "\r=1+1", "=cmd|' /C calc'!A0", "=", "-",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '=HYPERLINK("http://x","click")',
+        "+1+1",
+        "-1",
+        "-2+3+cmd|' /C calc'!A0",
+        "@SUM(1)",
+        "\t=1+1",
+        "\r=1+1",
+        "=cmd|' /C calc'!A0",
+        "=",
+        "-",
+    ],
+)
 def test_each_dangerous_leading_character_is_quoted(text):
     assert cell(text) == "'" + text
 
 
-@pytest.mark.parametrize("value, written", [
-    (-1.5, -1.5), (0, 0), (42, 42), (2.5e-3, 2.5e-3),
-    (Number("-1.50"), "-1.50"), (Number("+2"), "+2"), (Number("100"), "100"), (Number("72.50"), "72.50"),
-])
+@pytest.mark.parametrize(
+    "value, written",
+    [
+        (-1.5, -1.5),
+        (0, 0),
+        (42, 42),
+        (2.5e-3, 2.5e-3),
+        (Number("-1.50"), "-1.50"),
+        (Number("+2"), "+2"),
+        (Number("100"), "100"),
+        (Number("72.50"), "72.50"),
+    ],
+)
 def test_numbers_the_program_produced_are_untouched(value, written):
     assert cell(value) == written and cell(value) is value
 
 
-@pytest.mark.parametrize("text", ["alice", "bob.zip-1a2b3c4d", "", "a=b", "x-1", " =1", "'=quoted already",
-                                  "not graded: KilledWorker: it killed 4 workers", "mg_-abc", "hw1/p hw1/q"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "alice",
+        "bob.zip-1a2b3c4d",
+        "",
+        "a=b",
+        "x-1",
+        " =1",
+        "'=quoted already",
+        "not graded: KilledWorker: it killed 4 workers",
+        "mg_-abc",
+        "hw1/p hw1/q",
+    ],
+)
 def test_normal_text_is_untouched(text):
     assert cell(text) == text
 
@@ -49,15 +83,20 @@ def test_a_number_refuses_what_is_not_a_finite_number(text):
 
 
 def test_render_quotes_every_cell_and_reads_back():
-    rows = [["name", "score", "reason"],
-            ["=HYPERLINK(\"http://x\",\"click\")", Number("-1.50"), "@SUM(1): refused, \"really\""],
-            ["alice", Number("100"), ""], ["-1", -2.5, "\ttab"]]
+    rows = [
+        ["name", "score", "reason"],
+        ['=HYPERLINK("http://x","click")', Number("-1.50"), '@SUM(1): refused, "really"'],
+        ["alice", Number("100"), ""],
+        ["-1", -2.5, "\ttab"],
+    ]
     text = render(rows)
     assert text.endswith("\n")
     assert list(csv.reader(text.splitlines())) == [
         ["name", "score", "reason"],
-        ["'=HYPERLINK(\"http://x\",\"click\")", "-1.50", "'@SUM(1): refused, \"really\""],
-        ["alice", "100", ""], ["'-1", "-2.5", "'\ttab"]]
+        ['\'=HYPERLINK("http://x","click")', "-1.50", '\'@SUM(1): refused, "really"'],
+        ["alice", "100", ""],
+        ["'-1", "-2.5", "'\ttab"],
+    ]
 
 
 # --- every CSV writer goes through csvsafe ------------------------------------------
@@ -69,11 +108,18 @@ def _csv_writers(tree: ast.AST) -> list:
     """Lines that reach csv.writer / csv.DictWriter (attribute or imported name)."""
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in WRITERS and \
-                isinstance(node.value, ast.Name) and node.value.id == "csv":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in WRITERS
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "csv"
+        ):
             lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and node.module == "csv" and \
-                any(alias.name in WRITERS for alias in node.names):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "csv"
+            and any(alias.name in WRITERS for alias in node.names)
+        ):
             lines.append(node.lineno)
     return lines
 

@@ -1,4 +1,5 @@
 """grader/core/files.py: the one atomic, durable write."""
+
 import os
 import stat
 

@@ -3,6 +3,7 @@ inside functions count too), and the trust boundary is visible in the
 imports: grader/shipped (what runs beside student code) imports nothing
 from `grader`, and nothing else imports needle, simple_ml or pickle, or
 calls np.load with allow_pickle=True. Read with `ast`, nothing is imported."""
+
 import ast
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def _absolute(name: str, node: ast.ImportFrom, is_package: bool) -> str:
     if not node.level:
         return node.module or ""
     base = name.split(".") if is_package else name.split(".")[:-1]
-    base = base[:len(base) - node.level + 1]
+    base = base[: len(base) - node.level + 1]
     return ".".join(base + ([node.module] if node.module else []))
 
 
@@ -152,16 +153,30 @@ def _package(tmp_path, files: dict) -> Path:
 
 
 def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
-    root = _package(tmp_path, {"__init__.py": "", "a.py": "from grader import b\n",
-                               "b.py": "def f():\n    from grader.a import x\n", "c.py": "import grader.a\n"})
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a.py": "from grader import b\n",
+            "b.py": "def f():\n    from grader.a import x\n",
+            "c.py": "import grader.a\n",
+        },
+    )
     assert cycles(import_graph(modules(root))) == [["grader.a", "grader.b"]]
 
 
 def test_a_package_init_importing_a_module_that_imports_the_package_back_is_a_cycle(tmp_path):
     # grader/server/__init__.py once did this: a lazy create_app importing app, whose `from . import api` reads
     # the package back
-    root = _package(tmp_path, {"__init__.py": "", "p/__init__.py": "def f():\n    from .app import g\n",
-                               "p/app.py": "from . import api\n", "p/api.py": ""})
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "p/__init__.py": "def f():\n    from .app import g\n",
+            "p/app.py": "from . import api\n",
+            "p/api.py": "",
+        },
+    )
     assert cycles(import_graph(modules(root))) == [["grader.p", "grader.p.app"]]
     (root / "p" / "__init__.py").write_text('"""A package that imports nothing."""\n')
     assert cycles(import_graph(modules(root))) == []
@@ -177,10 +192,15 @@ def server_problems(found: dict) -> list:
     """The server is assignment-agnostic: it reads an assignment through grader.core.assignment, never a cases
     package (of grader.shipped it uses only the comparison rule, tolerance)."""
     cases = SHIPPED + ".cases"
-    return sorted({f"{name}: imports {imported}" for name, (path, tree) in found.items()
-                   if name.startswith("grader.server.")
-                   for imported, _ in _imports(name, path, tree)
-                   if imported == cases or imported.startswith(cases + ".")})
+    return sorted(
+        {
+            f"{name}: imports {imported}"
+            for name, (path, tree) in found.items()
+            if name.startswith("grader.server.")
+            for imported, _ in _imports(name, path, tree)
+            if imported == cases or imported.startswith(cases + ".")
+        }
+    )
 
 
 def test_the_server_imports_no_assignment_s_cases():
@@ -188,8 +208,15 @@ def test_the_server_imports_no_assignment_s_cases():
 
 
 def test_a_server_module_importing_the_cases_is_found(tmp_path):
-    root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/gradebook/__init__.py": "",
-                               "server/gradebook/load.py": "def f():\n    from grader.shipped.cases import QUESTION\n"})
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "server/__init__.py": "",
+            "server/gradebook/__init__.py": "",
+            "server/gradebook/load.py": "def f():\n    from grader.shipped.cases import QUESTION\n",
+        },
+    )
     assert server_problems(modules(root)) == ["grader.server.gradebook.load: imports grader.shipped.cases"]
 
 
@@ -217,27 +244,54 @@ def test_the_server_parts_import_only_the_layers_below_them():
 
 
 def test_a_server_part_importing_a_later_one_is_found(tmp_path):
-    root = _package(tmp_path, {"__init__.py": "", "server/__init__.py": "", "server/store/__init__.py": "",
-                               "server/web/__init__.py": "", "server/web/app.py": "from ..store import db\n",
-                               "server/store/db.py": "def f():\n    from grader.server.web import app\n"})
-    assert layer_problems(modules(root)) == ["grader.server.store.db: imports grader.server.web (store comes before web)"]
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "server/__init__.py": "",
+            "server/store/__init__.py": "",
+            "server/web/__init__.py": "",
+            "server/web/app.py": "from ..store import db\n",
+            "server/store/db.py": "def f():\n    from grader.server.web import app\n",
+        },
+    )
+    assert layer_problems(modules(root)) == [
+        "grader.server.store.db: imports grader.server.web (store comes before web)"
+    ]
 
 
 def test_a_relative_import_cycle_is_found(tmp_path):
-    root = _package(tmp_path, {"__init__.py": "", "p/__init__.py": "",
-                               "p/m.py": "from . import n\n", "p/n.py": "from .m import y\n"})
+    root = _package(
+        tmp_path,
+        {"__init__.py": "", "p/__init__.py": "", "p/m.py": "from . import n\n", "p/n.py": "from .m import y\n"},
+    )
     assert cycles(import_graph(modules(root))) == [["grader.p.m", "grader.p.n"]]
 
 
-@pytest.mark.parametrize("rel, text, words", [
-    ("shipped/w.py", "def f():\n    from grader.grading import report\n", "grader.shipped.w: imports grader.grading"),
-    ("grading/x.py", "import pickle\n", "grader.grading.x: imports pickle"),
-    ("grading/y.py", "def f():\n    import needle.ops\n", "grader.grading.y: imports needle.ops"),
-    ("grading/z.py", "import numpy as np\nnp.load('f', allow_pickle=True)\n", "grader.grading.z:2: np.load"),
-])
+@pytest.mark.parametrize(
+    "rel, text, words",
+    [
+        (
+            "shipped/w.py",
+            "def f():\n    from grader.grading import report\n",
+            "grader.shipped.w: imports grader.grading",
+        ),
+        ("grading/x.py", "import pickle\n", "grader.grading.x: imports pickle"),
+        ("grading/y.py", "def f():\n    import needle.ops\n", "grader.grading.y: imports needle.ops"),
+        ("grading/z.py", "import numpy as np\nnp.load('f', allow_pickle=True)\n", "grader.grading.z:2: np.load"),
+    ],
+)
 def test_a_boundary_crossing_is_found(tmp_path, rel, text, words):
-    root = _package(tmp_path, {"__init__.py": "", "shipped/__init__.py": "", "grading/__init__.py": "",
-                               "shipped/ok.py": "import needle\nfrom . import w2\n", "shipped/w2.py": "",
-                               rel: text})
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "shipped/__init__.py": "",
+            "grading/__init__.py": "",
+            "shipped/ok.py": "import needle\nfrom . import w2\n",
+            "shipped/w2.py": "",
+            rel: text,
+        },
+    )
     problems = boundary_problems(modules(root))
     assert len(problems) == 1 and problems[0].startswith(words), problems

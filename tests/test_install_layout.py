@@ -2,19 +2,20 @@
 assignment.py, datadir.py): which assignment a command means, where the
 wheel's hw1 keeps its data and answers, and the data folder filled by the
 assignment's fetch_data script. tests/test_wheel.py runs the real wheel."""
+
 import pytest
 
 from grader.core import datadir, paths
 from grader.core.assignment import ENV, Assignment, AssignmentError
 from grader.grading.run import expected
 
-TOY = '''name = "toy"
+TOY = """name = "toy"
 reference = "ref"
 handout = "hand"
 data = "data"
 cases = "cases"
 student_files = ["python/needle/autograd.py"]
-'''
+"""
 
 
 def toy(folder, extra=""):

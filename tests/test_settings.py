@@ -3,6 +3,7 @@ check refuses a wrong value and keeps its default, the command line's flags
 and ServerConfig/RunConfig agree with the declarations, a bad flag is one
 line and exit 2, and docs/reference/settings.md is what the declarations
 give now."""
+
 import argparse
 import dataclasses
 import importlib
@@ -93,14 +94,23 @@ def test_server_config_is_the_declarations():
 
 
 def test_run_config_is_the_declarations():
-    assert QuestionLimits() == QuestionLimits(memory_mb=settings.MEMORY_MB.default, seconds=None,
-                                              multiple=settings.TIME_MULTIPLE.default,
-                                              floor=settings.TIME_FLOOR.default)
+    assert QuestionLimits() == QuestionLimits(
+        memory_mb=settings.MEMORY_MB.default,
+        seconds=None,
+        multiple=settings.TIME_MULTIPLE.default,
+        floor=settings.TIME_FLOOR.default,
+    )
     run = RunConfig()
     assert (run.jobs, run.tier, run.insecure, run.score_advisories) == (
-        settings.JOBS.default, settings.TIER.default, settings.INSECURE.default, settings.SCORE_ADVISORIES.default)
-    assert (time_limits.MULTIPLE, time_limits.FLOOR_SECONDS) == (settings.TIME_MULTIPLE.default,
-                                                                 settings.TIME_FLOOR.default)
+        settings.JOBS.default,
+        settings.TIER.default,
+        settings.INSECURE.default,
+        settings.SCORE_ADVISORIES.default,
+    )
+    assert (time_limits.MULTIPLE, time_limits.FLOOR_SECONDS) == (
+        settings.TIME_MULTIPLE.default,
+        settings.TIME_FLOOR.default,
+    )
     # declared in core, which may not import the sandbox: held equal here
     assert settings.TIERS == sandbox.TIERS and settings.MEMORY_MB.default == sandbox.Limits.memory_mb
 
@@ -131,8 +141,10 @@ def test_declared_flags_are_what_the_parser_has(command):
 @pytest.mark.parametrize("command", ["serve", "grade", "grade-batch"])
 def test_every_flag_of_the_settings_commands_is_declared(command):
     parser = command_parser(command)
-    by_hand = {"grade": {"--out", "--format", "--fail-under", "--assignment"},
-               "grade-batch": {"--out", "--cluster", "--no-worker-timeout", "--force", "--assignment"}}
+    by_hand = {
+        "grade": {"--out", "--format", "--fail-under", "--assignment"},
+        "grade-batch": {"--out", "--cluster", "--no-worker-timeout", "--force", "--assignment"},
+    }
     declared = {s.flag for s in settings.declared(parser)}
     assert set(flags_of(parser)) - declared == by_hand.get(command, set())
 
@@ -140,11 +152,28 @@ def test_every_flag_of_the_settings_commands_is_declared(command):
 def test_serve_flags_give_server_config_with_units_converted():
     parser = command_parser("serve")
     assert ServerConfig(**settings.field_values(parser.parse_args([]), settings.SERVER)) == ServerConfig()
-    args = parser.parse_args(["--quota-mb", "1.5", "--answer-kbps", "2", "--answer-burst-mb", "0.5",
-                              "--trusted-proxy", "10.0.0.1", "--trusted-proxy", "10.1.0.0/16", "--db", "sqlite://"])
+    args = parser.parse_args(
+        [
+            "--quota-mb",
+            "1.5",
+            "--answer-kbps",
+            "2",
+            "--answer-burst-mb",
+            "0.5",
+            "--trusted-proxy",
+            "10.0.0.1",
+            "--trusted-proxy",
+            "10.1.0.0/16",
+            "--db",
+            "sqlite://",
+        ]
+    )
     config = ServerConfig(**settings.field_values(args, settings.SERVER))
     assert (config.quota_bytes, config.answer_bytes_per_second, config.answer_bytes_burst) == (
-        int(1.5 * 2**20), 2048.0, 2**19)
+        int(1.5 * 2**20),
+        2048.0,
+        2**19,
+    )
     assert (config.trusted_proxies, config.db_url) == ("10.0.0.1,10.1.0.0/16", "sqlite://")
 
 
@@ -155,17 +184,25 @@ def test_the_environment_gives_the_clients_defaults(monkeypatch):
     assert (args.server, args.key) == ("http://grading.example.org", None)
 
 
-CASES = [(command, s, value) for command in ("serve", "grade", "grade-batch", "regrade")
-         for s in settings.declared(command_parser(command)) if s.checked()
-         for value in wrong_values(s)[:1]]
+CASES = [
+    (command, s, value)
+    for command in ("serve", "grade", "grade-batch", "regrade")
+    for s in settings.declared(command_parser(command))
+    if s.checked()
+    for value in wrong_values(s)[:1]
+]
 
 
 @pytest.mark.parametrize("command, setting, value", CASES, ids=lambda x: getattr(x, "name", str(x)))
 def test_a_bad_flag_is_one_line_and_exit_2(command, setting, value, tmp_path, capsys, monkeypatch):
     module, _, function = cli.COMMANDS[command][1].partition(":")  # never run the command (a server would stay up)
     monkeypatch.setattr(importlib.import_module(module), function, lambda args: 99)
-    positional = {"serve": [], "grade": [str(tmp_path)], "grade-batch": [str(tmp_path), "--out", str(tmp_path / "o")],
-                  "regrade": [str(tmp_path)]}[command]
+    positional = {
+        "serve": [],
+        "grade": [str(tmp_path)],
+        "grade-batch": [str(tmp_path), "--out", str(tmp_path / "o")],
+        "regrade": [str(tmp_path)],
+    }[command]
     text = str(value) if not isinstance(value, float) else repr(value)
     if setting.choices:  # argparse refuses a choice it does not know, with the usage
         with pytest.raises(SystemExit) as stop:
@@ -180,8 +217,7 @@ def test_a_bad_flag_is_one_line_and_exit_2(command, setting, value, tmp_path, ca
 
 
 def test_the_reference_page_is_fresh():
-    assert page.PAGE.read_text(encoding="utf-8") == page.render(), (
-        f"{page.PAGE} is stale: run {page.COMMAND}")
+    assert page.PAGE.read_text(encoding="utf-8") == page.render(), f"{page.PAGE} is stale: run {page.COMMAND}"
     assert settings_main.main(["--check"]) == 0
 
 

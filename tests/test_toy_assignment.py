@@ -2,6 +2,7 @@
 folder (tests/fixtures/toy.py), goes through `grader handout`,
 `check-handout`, `grade`, `grade-batch`, and the server's publish and submit
 with --assignment FOLDER alone, and nothing under grader/ changes."""
+
 import csv
 import hashlib
 import json
@@ -44,9 +45,14 @@ def toy(tmp_path_factory):
 
 def run(toy, *args, cwd=None):
     """`python -m grader ARGS` from outside the repository, with a private answer cache."""
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd or toy.path.parent,
-                          env=child_env(GRADER_CACHE=str(toy.cache)), capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        cwd=cwd or toy.path.parent,
+        env=child_env(GRADER_CACHE=str(toy.cache)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_handout_strips_the_toy_solution_and_ships_its_public_cases(toy):
@@ -58,8 +64,10 @@ def test_handout_strips_the_toy_solution_and_ships_its_public_cases(toy):
     shipped = (cases / "__init__.py").read_text()
     assert "double_range" in shipped and "square_range" not in shipped  # the hidden row stays behind
     points = json.loads((cases / "points.json").read_text())
-    assert [(q["key"], q["points"], q["hidden_cases"]) for q in points["questions"]] == \
-        [("double", 40, 0), ("square", 60, 1)]
+    assert [(q["key"], q["points"], q["hidden_cases"]) for q in points["questions"]] == [
+        ("double", 40, 0),
+        ("square", 60, 1),
+    ]
     assert points["cases"] == {"double_range": 40.0}
     assert (toy.path / "handout/mugrade.py").is_file() and (toy.path / "reference/mugrade.py").is_file()
     assert (toy.path / "reference/tests/toy/toy_cases/expected/double_range.json").is_file()
@@ -98,8 +106,10 @@ def test_grade_costs_a_wrong_question_its_points_only(toy, tmp_path):
     assert r.returncode == 0, r.stderr
     doc = results(tmp_path / "out")
     assert doc["score"] == 40
-    assert doc["extra_data"]["questions"] == {"double": {"score": 40, "max_score": 40},
-                                              "square": {"score": 0, "max_score": 60}}
+    assert doc["extra_data"]["questions"] == {
+        "double": {"score": 40, "max_score": 40},
+        "square": {"score": 0, "max_score": 60},
+    }
     square = next(t for t in doc["tests"] if t["name"] == "square_range")
     assert square["visibility"] == "after_published" and "[1.0, 0.0, 1.0]" not in square["output"]
     assert re.search(r"\| Q2 square \| 0/1 \| 0/60 \|", r.stdout)
@@ -109,20 +119,24 @@ def test_grade_batch_writes_one_column_per_toy_question(toy, tmp_path):
     subs = tmp_path / "subs"
     student_copy(toy.path, subs / "alice")
     student_copy(toy.path, subs / "bob", double="3 * np.asarray(x, dtype=np.float64)")
-    r = run(toy, "grade-batch", str(subs), "--out", str(tmp_path / "out"), "--jobs", "2",
-            "--assignment", str(toy.path))
+    r = run(toy, "grade-batch", str(subs), "--out", str(tmp_path / "out"), "--jobs", "2", "--assignment", str(toy.path))
     assert r.returncode == 0, r.stderr
     rows = list(csv.reader((tmp_path / "out/gradebook.csv").read_text().splitlines()))
-    assert [row[:5] for row in rows] == [["submission", "double", "square", "total", "reason"],
-                                         ["alice", "40", "60", "100", ""], ["bob", "0", "60", "60", ""]]
+    assert [row[:5] for row in rows] == [
+        ["submission", "double", "square", "total", "reason"],
+        ["alice", "40", "60", "100", ""],
+        ["bob", "0", "60", "60", ""],
+    ]
     assert rows[0][5:] == ["submission_sha256", "commit"] and len(rows[1][5]) == 64
 
 
 def test_a_bad_assignment_folder_is_one_line_and_exit_2(toy, tmp_path):
     r = run(toy, "grade", "--assignment", str(tmp_path), "--out", str(tmp_path / "out"))
     assert r.returncode == 2
-    assert r.stderr.strip() == f"grader grade: {tmp_path}/assignment.toml: not found; an assignment " \
-                               "folder needs an assignment.toml"
+    assert (
+        r.stderr.strip() == f"grader grade: {tmp_path}/assignment.toml: not found; an assignment "
+        "folder needs an assignment.toml"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -143,8 +157,7 @@ def test_publish_and_submit_the_toy_on_a_real_server(toy, tmp_path):
         r = run(toy, "submit", bob, "toy", "--server", server.url, cwd=wrong)
         assert r.returncode == 0, r.stdout + r.stderr
         assert summary(r.stdout) == {"double": "1/1", "square": "0/1"}
-        book = requests.get(server.url + "gradebook.csv", headers={"Authorization": f"Bearer {prof}"},
-                            timeout=10).text
+        book = requests.get(server.url + "gradebook.csv", headers={"Authorization": f"Bearer {prof}"}, timeout=10).text
         header, *rows = list(csv.reader(book.splitlines()))
         row = dict(zip(header, next(r for r in rows if r[0] == "bob")))
         assert (row["toy/double"], row["toy/square"]) == ("100.00", "0.00")

@@ -6,6 +6,7 @@ students whose score moves, with the reasons, and changes nothing;
 results beside them and logs it; a second dry run lists nothing. Every
 results.json says what graded it; the gradebook carries each submission's
 hash and a git submission's commit."""
+
 import csv
 import json
 import re
@@ -24,15 +25,34 @@ from toy import student_copy, write_toy  # noqa: E402
 pytestmark = [pytest.mark.sandbox]
 
 SQUARE = "return np.asarray(x, dtype=np.float64) ** 2\n"
-PROVENANCE = {"grader_version", "cases_sha256", "reference_sha256", "submission_sha256", "seed_id", "numpy",
-              "sandbox_packages", "python", "tier", "time", "scoring", "status", "git_commit", "inputs",
-              "packages_from"}
+PROVENANCE = {
+    "grader_version",
+    "cases_sha256",
+    "reference_sha256",
+    "submission_sha256",
+    "seed_id",
+    "numpy",
+    "sandbox_packages",
+    "python",
+    "tier",
+    "time",
+    "scoring",
+    "status",
+    "git_commit",
+    "inputs",
+    "packages_from",
+}
 
 
 def grader(tmp, *args):
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=tmp,
-                          env=child_env(GRADER_CACHE=str(tmp / "cache"), USER="prof"),
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=tmp,
+        env=child_env(GRADER_CACHE=str(tmp / "cache"), USER="prof"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def book(out: Path) -> dict:
@@ -51,8 +71,9 @@ def git_commit_all(folder: Path) -> str:
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "core.hooksPath=/dev/null"]
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "hw"]):
         subprocess.run([*git, *args], cwd=folder, check=True, capture_output=True)
-    return subprocess.run([*git, "rev-parse", "HEAD"], cwd=folder, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [*git, "rev-parse", "HEAD"], cwd=folder, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +99,14 @@ def test_results_say_what_graded_them_and_the_gradebook_has_hash_and_commit(grad
     doc = results(out, "alice")
     found = doc["extra_data"]["provenance"]
     assert set(found) == PROVENANCE
-    assert found["status"] == "graded" and found["time"].endswith("Z") and found["tier"] == doc["extra_data"][
-        "sandbox_tier"]
-    declared = re.search(r'^version = "([^"]+)"', (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(),
-                         re.M).group(1)
+    assert (
+        found["status"] == "graded"
+        and found["time"].endswith("Z")
+        and found["tier"] == doc["extra_data"]["sandbox_tier"]
+    )
+    declared = re.search(
+        r'^version = "([^"]+)"', (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(), re.M
+    ).group(1)
     assert found["grader_version"].startswith(declared)  # the package's version (pyproject.toml), then +g<commit>
     assert all(len(found[k]) == 64 for k in ("cases_sha256", "reference_sha256", "submission_sha256"))
     assert not (out / ".grading-seed").exists()  # the course secret, kept in the grader's private cache only
@@ -106,11 +131,18 @@ def test_dry_run_lists_who_moves_and_why_then_apply_then_nothing(graded):
 
     r = grader(tmp, "regrade", out, "--jobs", "2")
     assert r.returncode == 0, r.stderr
-    expected = [["submission", "old total", "new total", "cases changed", "why"],
-                ["alice", "100", "40", "square_range: passed -> failed", "reference changed"],
-                ["bob", "60", "40", "double_range: failed -> passed; square_range: passed -> failed",
-                 "submission changed; reference changed"],
-                ["carol", "40", "100", "square_range: failed -> passed", "reference changed"]]
+    expected = [
+        ["submission", "old total", "new total", "cases changed", "why"],
+        ["alice", "100", "40", "square_range: passed -> failed", "reference changed"],
+        [
+            "bob",
+            "60",
+            "40",
+            "double_range: failed -> passed; square_range: passed -> failed",
+            "submission changed; reference changed",
+        ],
+        ["carol", "40", "100", "square_range: failed -> passed", "reference changed"],
+    ]
     assert regrade_rows(out) == expected  # dave: graded again, same score: not listed
     assert "4 graded again (inputs changed), 0 unchanged" in r.stdout and "3 score(s) or verdicts change" in r.stdout
     assert "dry run" in r.stdout
@@ -121,8 +153,10 @@ def test_dry_run_lists_who_moves_and_why_then_apply_then_nothing(graded):
     assert book(out).keys() == before.keys()  # (a hidden folder is never a gradebook row)
 
     student_copy(toy, subs / "dave", square="np.asarray(x, dtype=np.float64) ** 2 + 1")  # after the dry run
-    expected[1:] = sorted(expected[1:] + [["dave", "40", "100", "square_range: failed -> passed",
-                                           "submission changed; reference changed"]])
+    expected[1:] = sorted(
+        expected[1:]
+        + [["dave", "40", "100", "square_range: failed -> passed", "submission changed; reference changed"]]
+    )
     r = grader(tmp, "regrade", out, "--apply", "--jobs", "2")
     assert r.returncode == 0, r.stderr
     assert "3 taken from the dry run as it graded them, 1 graded now" in r.stdout

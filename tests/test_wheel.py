@@ -10,6 +10,7 @@ Offline: the wheel is built with this virtualenv's setuptools and wheel
 virtualenv reaches the third-party packages through a .pth file naming
 this virtualenv's site-packages as plain paths (so the editable install's
 own .pth files there, which point at the checkout, are never run)."""
+
 import json
 import os
 import shutil
@@ -28,8 +29,16 @@ from grader.grading.platforms import gradescope
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
-BUILD_INPUTS = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "assignment.toml",
-                "grader", "reference", "handout")
+BUILD_INPUTS = (
+    "pyproject.toml",
+    "setup.py",
+    "MANIFEST.in",
+    "README.md",
+    "assignment.toml",
+    "grader",
+    "reference",
+    "handout",
+)
 CACHES = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".grader-cache", ".venv")
 HW1 = Assignment.hw1()
 # the reference's git-ignored copies (the client, the public cases): `make handout` writes them, no wheel ships them
@@ -46,8 +55,11 @@ def tracked(folder: str) -> list:
     if listed is not None and listed.returncode == 0:
         names = [n for n in listed.stdout.split("\0") if n]
     else:
-        names = [p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*") if p.is_file()
-                 and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+        names = [
+            p.relative_to(ROOT).as_posix()
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        ]
     return [n for n in names if not (ROOT / n).is_symlink()]
 
 
@@ -82,10 +94,16 @@ def installed(wheel, tmp_path_factory):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (site / "_test_venv_packages.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GRADER_CACHE", "GRADER_ASSIGNMENT", "PYTHONPATH", "VIRTUAL_ENV")}
-    env.update(XDG_CACHE_HOME=str(tmp_path_factory.mktemp("xdg")), OPENBLAS_NUM_THREADS="1",
-               MNIST_DIR=os.environ.get("MNIST_DIR") or str(DATA.resolve()))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("GRADER_CACHE", "GRADER_ASSIGNMENT", "PYTHONPATH", "VIRTUAL_ENV")
+    }
+    env.update(
+        XDG_CACHE_HOME=str(tmp_path_factory.mktemp("xdg")),
+        OPENBLAS_NUM_THREADS="1",
+        MNIST_DIR=os.environ.get("MNIST_DIR") or str(DATA.resolve()),
+    )
     where = run([python, "-c", "import grader; print(grader.__file__)"], env=env, cwd=venv)
     assert Path(where.stdout.strip()).parent == site / "grader", where.stdout + where.stderr
     return venv / "bin", site / "grader", env

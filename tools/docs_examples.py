@@ -16,6 +16,7 @@ Its NAME says which function below makes its text. The check ignores what
 changes from run to run and machine to machine (seconds taken, sandbox
 tier); everything else must match exactly.
 """
+
 import argparse
 import importlib.util
 import json
@@ -46,8 +47,14 @@ def make_grade() -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
-        proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--out", str(out)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=1800)
+        proc = subprocess.run(
+            [sys.executable, "-m", "grader", "grade", "--out", str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
         if proc.returncode != 0:
             raise SystemExit(f"grader grade failed ({proc.returncode}):\n{proc.stderr}")
         text = proc.stdout.replace(f"{ROOT}/", "").replace(f"{out}/", "out/")
@@ -66,8 +73,17 @@ def classroom50_points() -> str:
     int_points = _module("int_points", "grader/shipped/int_points.py", "grader/untrusted/int_points.py")
     points = json.loads((ROOT / "handout/tests/hw1/hw1_cases/points.json").read_text())
     cases, questions = points["cases"], points["questions"]
-    exact = [sum((Fraction(round(cases[n] * 10_000), 10_000) for n in cases
-                  if n.startswith(q["key"] + "_") and cases[n] > 0), Fraction(0)) for q in questions]
+    exact = [
+        sum(
+            (
+                Fraction(round(cases[n] * 10_000), 10_000)
+                for n in cases
+                if n.startswith(q["key"] + "_") and cases[n] > 0
+            ),
+            Fraction(0),
+        )
+        for q in questions
+    ]
     whole = int_points.whole_maxima(exact)
     lines = [f"{'question':<22}{'exact':>8}{'whole':>7}"]
     lines += [f"{q['label'] + ' ' + q['key']:<22}{float(e):>8.2f}{w:>7}" for q, e, w in zip(questions, exact, whole)]
@@ -75,8 +91,7 @@ def classroom50_points() -> str:
     return "\n".join(lines) + "\n"
 
 
-MAKERS = {"make-grade": make_grade, "handout-full-marks": handout_full_marks,
-          "classroom50-points": classroom50_points}
+MAKERS = {"make-grade": make_grade, "handout-full-marks": handout_full_marks, "classroom50-points": classroom50_points}
 
 
 def normalised(text: str) -> str:

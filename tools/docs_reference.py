@@ -8,6 +8,7 @@ default comes from grader.cli.build_parser(). Defaults that depend on the
 machine or the environment (core counts, $MUGRADE_KEY) are never printed:
 their help text already says where they come from.
 """
+
 import argparse
 import html
 import os
@@ -73,8 +74,17 @@ def render() -> str:
     out = [HEADER, "| command | what it does |", "|---|---|"]
     out += [f"| [`{name}`](#{name}) | {_cell(helps[name])} |" for name in sub.choices]
     for name, command in sub.choices.items():
-        out += ["", f"## {name}", "", _cell(helps[name]) + ".", "", "```text",
-                command.format_usage().strip(), "```", ""]
+        out += [
+            "",
+            f"## {name}",
+            "",
+            _cell(helps[name]) + ".",
+            "",
+            "```text",
+            command.format_usage().strip(),
+            "```",
+            "",
+        ]
         rows = [a for a in command._actions if not isinstance(a, argparse._HelpAction)]
         if rows:
             out += ["| argument | meaning |", "|---|---|"]

@@ -8,6 +8,7 @@ the loop variables around it. Its name is the needle op the expression calls
 (`ndl.divide_scalar` -> "divide_scalar"). A server without /publish_notes
 (the course's own) just keeps no descriptions: the publish still succeeds.
 """
+
 import ast
 import builtins
 import inspect
@@ -32,15 +33,30 @@ def _call_node(tree, lineno):
     """The innermost `*.submit(...)` call spanning `lineno` (1-based in `tree`)."""
     found = None
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
-                and getattr(node.func, "attr", getattr(node.func, "id", "")) == "submit"
-                and node.lineno <= lineno <= node.end_lineno and node.args):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, (ast.Attribute, ast.Name))
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "submit"
+            and node.lineno <= lineno <= node.end_lineno
+            and node.args
+        ):
             found = node if found is None or node.lineno >= found.lineno else found
     return found
 
 
-GENERIC_METHODS = {"numpy", "tolist", "astype", "sum", "item", "copy", "reshape", "append", "integers",
-                   "random", "standard_normal"}
+GENERIC_METHODS = {
+    "numpy",
+    "tolist",
+    "astype",
+    "sum",
+    "item",
+    "copy",
+    "reshape",
+    "append",
+    "integers",
+    "random",
+    "standard_normal",
+}
 
 
 def _ndl_op(node) -> str:
@@ -63,8 +79,11 @@ def _called(node) -> str:
         if isinstance(f, ast.Name) and f.id not in vars(builtins) and len(f.id) > 1:
             return f.id
     for f in calls:
-        if isinstance(f, ast.Attribute) and f.attr not in GENERIC_METHODS \
-                and not (isinstance(f.value, ast.Name) and f.value.id in ("np", "rng")):
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr not in GENERIC_METHODS
+            and not (isinstance(f.value, ast.Name) and f.value.id in ("np", "rng"))
+        ):
             return f.attr
     return ""
 
@@ -95,12 +114,13 @@ def _context(tree, call, source):
     """The statements before the submit in its block, back to the previous submit; the loop variables."""
     parents = _parents(tree)
     stmt = call
-    while not isinstance(parents.get(stmt), (ast.FunctionDef, ast.For, ast.While, ast.If, ast.With)) \
-            and stmt in parents:
+    while (
+        not isinstance(parents.get(stmt), (ast.FunctionDef, ast.For, ast.While, ast.If, ast.With)) and stmt in parents
+    ):
         stmt = parents[stmt]
     block = getattr(parents.get(stmt), "body", [])
     before = []
-    for s in reversed(block[:block.index(stmt)] if stmt in block else []):
+    for s in reversed(block[: block.index(stmt)] if stmt in block else []):
         if any(_call_node(ast.Module([s], []), n) for n in range(s.lineno, s.end_lineno + 1)):
             break  # the previous case's code
         before.insert(0, ast.get_source_segment(source, s))
@@ -129,8 +149,11 @@ def describe(frame) -> tuple:
         return "", ""
     expression = ast.get_source_segment(source, call.args[0]) or ""
     before, loops = _context(tree, call, source)
-    values = [f"{n}={caller.f_locals[n]!r}" for n in loops
-              if isinstance(caller.f_locals.get(n), (int, float, str, bool)) and len(repr(caller.f_locals[n])) < 40]
+    values = [
+        f"{n}={caller.f_locals[n]!r}"
+        for n in loops
+        if isinstance(caller.f_locals.get(n), (int, float, str, bool)) and len(repr(caller.f_locals[n])) < 40
+    ]
     text = "; ".join([*(" ".join(b.split()) for b in before if b), f"submit {' '.join(expression.split())}"])
     text += f" (with {', '.join(values)})" if values else ""
     name = _op_name(call.args[0], before)
@@ -144,7 +167,7 @@ def _recording_submit(value):
     """mugrade.submit, noting what computed the value first."""
     caller, top = _submit_frames(sys._getframe(1))
     if top is not None:
-        problem = top.f_code.co_name[len("submit_"):]
+        problem = top.f_code.co_name[len("submit_") :]
         try:
             note = describe(caller)
         except Exception:  # a description is a nicety: never break the publish for it

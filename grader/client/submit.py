@@ -9,15 +9,16 @@ course runs it: the test files find `python/` and `apps/` relative to it, and
 whatever needle they import never enters this process. The key travels in
 the environment, not on the command line, so `ps` does not show it.
 """
+
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from grader.core.assignment import Assignment, AssignmentError
-from grader.handout.commands import reference_copies
 from grader.core.blas import one_thread_env
 from grader.core.paths import ROOT
+from grader.handout.commands import reference_copies
 
 RUN_TIMEOUT = 3600  # seconds: generous, a full run computes a few MNIST epochs at most
 
@@ -53,8 +54,10 @@ def _run_client(args, command) -> int:
     args.tests = args.tests or f"tests/{name}"
     folder = Path(args.dir)
     if not (folder / args.tests).exists():
-        print(f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
-              file=sys.stderr)
+        print(
+            f"grader {command}: {folder / args.tests} not found; run from the project folder or pass --dir",
+            file=sys.stderr,
+        )
         return 2
     if not args.key:
         print(f"grader {command}: give a key (--key KEY or $MUGRADE_KEY)", file=sys.stderr)
@@ -63,8 +66,11 @@ def _run_client(args, command) -> int:
         print(f"grader {command}: give the server URL (--server URL or $MUGRADE_SERVER)", file=sys.stderr)
         return 2
     if not args.server.startswith(("http://", "https://")):
-        print(f"grader {command}: --server {args.server!r}: give a URL starting with http:// or https://, "
-              f"e.g. http://{args.server}/", file=sys.stderr)
+        print(
+            f"grader {command}: --server {args.server!r}: give a URL starting with http:// or https://, "
+            f"e.g. http://{args.server}/",
+            file=sys.stderr,
+        )
         return 2
     if assignment is not None and (folder / args.tests).exists():
         # the folder's copies of the client and the public cases (git-ignored in
@@ -73,8 +79,18 @@ def _run_client(args, command) -> int:
             print(line, file=sys.stderr)
     # publish also describes each case to the server (grader/client/publish_notes.py)
     module = "grader.client.publish_notes" if command == "publish" else "grader.shipped.mugrade"
-    cmd = [sys.executable, "-m", module, command, "--assignment", name,
-           "--server", args.server, "--tests", args.tests] + (["-k", args.select] if args.select else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        module,
+        command,
+        "--assignment",
+        name,
+        "--server",
+        args.server,
+        "--tests",
+        args.tests,
+    ] + (["-k", args.select] if args.select else [])
     if command == "publish":
         cmd += _publish_flags(args, assignment)
     try:

@@ -35,10 +35,10 @@ The public cases ship under tests/NAME/NAME_cases (generated, so never
 listed); the questions and cases come from the registry package
 (grader/core/registry.py).
 """
+
 from __future__ import annotations
 
 import dataclasses
-
 import os
 import re
 import sys
@@ -61,8 +61,18 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-FIELDS = ("name", "reference", "handout", "data", "cases", "student_files", "manifest", "environment", "policy",
-          "fetch_data")
+FIELDS = (
+    "name",
+    "reference",
+    "handout",
+    "data",
+    "cases",
+    "student_files",
+    "manifest",
+    "environment",
+    "policy",
+    "fetch_data",
+)
 ENV = "GRADER_ASSIGNMENT"  # the assignment folder, when no --assignment is given
 FOLDERS = ("reference", "handout", "data", "cases")
 MANIFEST_FIELDS = ("files", "renamed", "client", "instructor_only")
@@ -71,18 +81,20 @@ ENVIRONMENT_FIELDS = ("packages",)
 # rebuilt cache) then grades against the same code.
 PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 
+
 def shown(path: Path) -> str:
     """How messages name a file: relative to this repository when inside it."""
     path = Path(path)
     return (path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).as_posix()
 
+
 @dataclass(frozen=True)
 class Assignment:
     name: str
-    reference: Path       # the instructor's solution
-    handout: Path         # the pristine handout every submission is overlaid on
-    data: Path            # mounted read-only as data/ beside the worker
-    cases_dir: Path       # the cases package (imports nothing from grader)
+    reference: Path  # the instructor's solution
+    handout: Path  # the pristine handout every submission is overlaid on
+    data: Path  # mounted read-only as data/ beside the worker
+    cases_dir: Path  # the cases package (imports nothing from grader)
     student_files: tuple  # handout-relative paths a submission provides
     manifest: Manifest = Manifest(())
     packages: tuple = ()  # [environment] packages: pip requirements for the sandbox's Python; () = the grader's numpy
@@ -116,8 +128,10 @@ class Assignment:
         if value == cls.hw1().name and not (Path(value) / "assignment.toml").is_file():
             return cls.hw1()
         if not Path(value).is_dir():  # a name, or a typo: a folder without its toml says so in load()
-            raise AssignmentError(f"--assignment {value}: no such folder; pass the folder holding the "
-                                  f"assignment's assignment.toml, or {cls.hw1().name} for this repository's")
+            raise AssignmentError(
+                f"--assignment {value}: no such folder; pass the folder holding the "
+                f"assignment's assignment.toml, or {cls.hw1().name} for this repository's"
+            )
         return cls.load(value)
 
     @property
@@ -139,27 +153,34 @@ class Assignment:
 
     def registry(self) -> Registry:
         from grader.core.registry import load_registry
+
         return load_registry(self.cases_dir)
+
 
 def _cases_dest(name: str) -> str:
     return f"tests/{name}/{name}_cases"
+
 
 def _discovered() -> Assignment:
     """The assignment a command means when no --assignment is given (see the module's docstring)."""
     folder = os.environ.get(ENV)
     if folder:
         if not (Path(folder) / "assignment.toml").is_file():
-            raise AssignmentError(f"${ENV}={folder}: no assignment.toml there; point it at an assignment's "
-                                  f"folder, or unset it")
+            raise AssignmentError(
+                f"${ENV}={folder}: no assignment.toml there; point it at an assignment's folder, or unset it"
+            )
         return Assignment.load(folder)
     here = Path.cwd()
     for folder in (here, *here.parents):
         if (folder / "assignment.toml").is_file():
             return Assignment.load(folder)
     if not (paths.home() / "assignment.toml").is_file():
-        raise AssignmentError(f"{paths.home() / 'assignment.toml'}: not found (this grader was installed without "
-                              f"its hw1); pass --assignment FOLDER or set ${ENV}")
+        raise AssignmentError(
+            f"{paths.home() / 'assignment.toml'}: not found (this grader was installed without "
+            f"its hw1); pass --assignment FOLDER or set ${ENV}"
+        )
     return Assignment.hw1()
+
 
 def _data_folder(folder: Path, data: Path, name: str) -> Path:
     """The data folder as declared, unless the assignment lives where nothing
@@ -168,6 +189,7 @@ def _data_folder(folder: Path, data: Path, name: str) -> Path:
     if folder == paths.BUNDLED or (not data.exists() and not os.access(folder, os.W_OK)):
         return paths.state() / name / "data"
     return data
+
 
 @lru_cache(maxsize=None)
 def _load(folder: Path) -> Assignment:
@@ -193,18 +215,36 @@ def _load(folder: Path) -> Assignment:
     policy = parse_policy(raw["policy"], path) if "policy" in raw else Policy()
     fetch = raw.get("fetch_data")
     if fetch is not None and not (isinstance(fetch, str) and fetch and (folder / fetch).resolve().is_file()):
-        raise AssignmentError(f"{path}: field 'fetch_data': give the path, relative to {folder}, of the script "
-                              "that fills data/")
-    return Assignment(raw["name"], parts["reference"], parts["handout"],
-                      _data_folder(folder, parts["data"], raw["name"]), parts["cases"], files, manifest, packages,
-                      path, policy, fetch_data=(folder / fetch).resolve() if fetch else None)
+        raise AssignmentError(
+            f"{path}: field 'fetch_data': give the path, relative to {folder}, of the script that fills data/"
+        )
+    return Assignment(
+        raw["name"],
+        parts["reference"],
+        parts["handout"],
+        _data_folder(folder, parts["data"], raw["name"]),
+        parts["cases"],
+        files,
+        manifest,
+        packages,
+        path,
+        policy,
+        fetch_data=(folder / fetch).resolve() if fetch else None,
+    )
+
 
 def _paths(path, raw, field, required=False, prefix="") -> tuple:
     value = raw.get(field, [] if not required else None)
-    if not isinstance(value, list) or (required and not value) or \
-            not all(isinstance(f, str) and f and not f.startswith("/") and ".." not in f.split("/") for f in value):
-        raise AssignmentError(f"{path}: field '{prefix}{field}': give a {'non-empty ' * required}list of relative paths")
+    if (
+        not isinstance(value, list)
+        or (required and not value)
+        or not all(isinstance(f, str) and f and not f.startswith("/") and ".." not in f.split("/") for f in value)
+    ):
+        raise AssignmentError(
+            f"{path}: field '{prefix}{field}': give a {'non-empty ' * required}list of relative paths"
+        )
     return tuple(value)
+
 
 def _manifest(path, raw, cases_dest) -> Manifest:
     if not isinstance(raw, dict):
@@ -216,9 +256,14 @@ def _manifest(path, raw, cases_dest) -> Manifest:
     client = raw.get("client", "")
     if not isinstance(client, str):
         raise AssignmentError(f"{path}: field 'manifest.client': give the handout path of the submit client")
-    return Manifest.of(_paths(path, raw, "files", prefix="manifest."), renamed, client,
-                       _paths(path, raw, "instructor_only", prefix="manifest."),
-                       generated=(cases_dest,))
+    return Manifest.of(
+        _paths(path, raw, "files", prefix="manifest."),
+        renamed,
+        client,
+        _paths(path, raw, "instructor_only", prefix="manifest."),
+        generated=(cases_dest,),
+    )
+
 
 def _packages(path, raw) -> tuple:
     """[environment] packages: pinned requirements, numpy among them (the worker and the cases use it)."""
@@ -227,9 +272,9 @@ def _packages(path, raw) -> tuple:
     _check_fields(path, raw, ENVIRONMENT_FIELDS, "environment.")
     packages = raw.get("packages")
     if not isinstance(packages, list) or not packages:
-        raise AssignmentError(f"{path}: field 'environment.packages': give a non-empty list such as "
-                              '["numpy==2.0.2"]')
+        raise AssignmentError(f"{path}: field 'environment.packages': give a non-empty list such as [\"numpy==2.0.2\"]")
     return _pinned(f"{path}: field 'environment.packages'", packages)
+
 
 def packages_option(text: str | None, option: str = "--packages") -> tuple | None:
     """What a command's --packages gives ("numpy==1.26.4 tqdm==4.66.1"),
@@ -238,6 +283,7 @@ def packages_option(text: str | None, option: str = "--packages") -> tuple | Non
         return None
     return _pinned(option, text.split())
 
+
 def _pinned(where: str, packages: list) -> tuple:
     """Pinned requirements, numpy among them, each package once; `where`
     (a file's field, or a command's option) starts every error."""
@@ -245,13 +291,13 @@ def _pinned(where: str, packages: list) -> tuple:
     for requirement in packages:
         match = PINNED.match(requirement) if isinstance(requirement, str) else None
         if match is None:
-            raise AssignmentError(f"{where}: {requirement!r} is not pinned; "
-                                  'write NAME==VERSION, e.g. "numpy==2.0.2"')
+            raise AssignmentError(f'{where}: {requirement!r} is not pinned; write NAME==VERSION, e.g. "numpy==2.0.2"')
         names.append(re.sub(r"[-_.]+", "-", match.group(1)).lower())  # PyPI's normalized name
     if "numpy" not in names:
         raise AssignmentError(f"{where}: add numpy (NAME==VERSION): the worker and the cases import it")
     if len(set(names)) < len(names):
         raise AssignmentError(f"{where}: a package is listed twice")
     return tuple(packages)
+
 
 __all__ = ["Assignment", "AssignmentError"]

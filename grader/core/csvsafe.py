@@ -23,6 +23,7 @@ DANGEROUS.
 
 grader/shipped/ imports nothing from grader and writes no CSV.
 """
+
 import csv
 import io
 import math
@@ -45,8 +46,9 @@ def cell(value):
     """The value to write for one CSV cell: numbers (int, float, Number) as
     they are, anything else as text, with a `'` before a leading
     `=`, `+`, `-`, `@`, tab or carriage return."""
-    if isinstance(value, Number) or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                     and math.isfinite(value)):
+    if isinstance(value, Number) or (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ):
         return value
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(DANGEROUS) else text

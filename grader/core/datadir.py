@@ -9,6 +9,7 @@ reference/tools/fetch_mnist.py, copies MNIST from $MNIST_DIR when set, else
 downloads it, checking every file's SHA-256). A folder with files in it is
 left alone: its owner filled it.
 """
+
 import subprocess
 import sys
 
@@ -25,18 +26,22 @@ def ensure(assignment: Assignment) -> None:
     try:
         data.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise AssignmentError(f"{data}: cannot be created ({e.strerror}); set $XDG_CACHE_HOME to a writable "
-                              "folder, or make this one writable") from None
-    print(f"{data}: empty; filling it with {script.name} (from $MNIST_DIR when set, else the network)",
-          file=sys.stderr)
+        raise AssignmentError(
+            f"{data}: cannot be created ({e.strerror}); set $XDG_CACHE_HOME to a writable "
+            "folder, or make this one writable"
+        ) from None
+    print(f"{data}: empty; filling it with {script.name} (from $MNIST_DIR when set, else the network)", file=sys.stderr)
     try:
-        run = subprocess.run([sys.executable, str(script), str(data)], capture_output=True, text=True,
-                             timeout=TIMEOUT)
+        run = subprocess.run([sys.executable, str(script), str(data)], capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
-        raise AssignmentError(f"{assignment.toml}: field 'fetch_data': {script.name} took over {TIMEOUT} s; "
-                              f"put the files in {data} yourself") from None
+        raise AssignmentError(
+            f"{assignment.toml}: field 'fetch_data': {script.name} took over {TIMEOUT} s; "
+            f"put the files in {data} yourself"
+        ) from None
     if run.returncode != 0:
         last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
-        raise AssignmentError(f"{assignment.toml}: field 'fetch_data': {script.name} could not fill {data} "
-                              f"({last[:200]}); put the files there yourself, or set MNIST_DIR to a folder "
-                              "holding them")
+        raise AssignmentError(
+            f"{assignment.toml}: field 'fetch_data': {script.name} could not fill {data} "
+            f"({last[:200]}); put the files there yourself, or set MNIST_DIR to a folder "
+            "holding them"
+        )

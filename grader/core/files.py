@@ -1,6 +1,7 @@
 """The one way the grader writes a file others read: a temporary file in the
 same folder, flushed and fsynced, renamed over the target, then the folder
 fsynced, so a reader (or a crash) sees the old file or the whole new one."""
+
 import contextlib
 import os
 import tempfile
@@ -14,7 +15,7 @@ def atomic_open(path, mode: int = 0o644, binary: bool = False):
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

@@ -12,6 +12,7 @@ that cannot hold a comment is labelled elsewhere: a notebook in its metadata
 (expected values, points, student code: JSON and .npy) by the INDEX file
 beside them, itself labelled, which lists them.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -29,10 +30,19 @@ LABEL_RE = re.compile(r"Generated from (\S+) by `([^`]+)`; (.+)\.")
 
 # Comment syntax by file name, then by suffix; "{}" is the sentence.
 BY_NAME = {"Makefile": "# {}", ".gitignore": "# {}", "gitignore": "# {}"}
-BY_SUFFIX = {".py": "# {}", ".ini": "# {}", ".yml": "# {}", ".yaml": "# {}", ".toml": "# {}",
-             ".sh": "# {}", ".txt": "# {}", ".cfg": "# {}", ".md": "<!-- {} -->"}
-NOTEBOOK_KEY = "generated"   # the notebook metadata field that holds the sentence
-INDEX = "GENERATED.txt"      # lists, in a generated folder, the files that cannot hold a label
+BY_SUFFIX = {
+    ".py": "# {}",
+    ".ini": "# {}",
+    ".yml": "# {}",
+    ".yaml": "# {}",
+    ".toml": "# {}",
+    ".sh": "# {}",
+    ".txt": "# {}",
+    ".cfg": "# {}",
+    ".md": "<!-- {} -->",
+}
+NOTEBOOK_KEY = "generated"  # the notebook metadata field that holds the sentence
+INDEX = "GENERATED.txt"  # lists, in a generated folder, the files that cannot hold a label
 
 MISSING = "no label naming its source (a first line `{example}`); run `make handout`"
 NOT_LISTED = "cannot hold a label and is not listed in {index} beside it; add it to INDEX_ENTRIES in {where}"
@@ -99,8 +109,11 @@ def labelled(path: str, data: bytes) -> bool:
         return False
     prefix, _, suffix = form.partition("{}")
     line = _header_line(data)
-    return line.startswith(prefix) and line.endswith(suffix) and \
-        bool(LABEL_RE.fullmatch(line[len(prefix):len(line) - len(suffix)]))
+    return (
+        line.startswith(prefix)
+        and line.endswith(suffix)
+        and bool(LABEL_RE.fullmatch(line[len(prefix) : len(line) - len(suffix)]))
+    )
 
 
 def can_hold_label(path: str) -> bool:
@@ -109,17 +122,22 @@ def can_hold_label(path: str) -> bool:
 
 def index_text(text: str, entries: dict) -> str:
     """The INDEX file: its own label, then `pattern  what it is` per entry."""
-    lines = [comment_form(INDEX).format(text),
-             "# These files cannot hold a label line, so it is here: each pattern, relative to this",
-             "# folder, and what the files are."]
+    lines = [
+        comment_form(INDEX).format(text),
+        "# These files cannot hold a label line, so it is here: each pattern, relative to this",
+        "# folder, and what the files are.",
+    ]
     width = max(len(p) for p in entries)
     lines += [f"{pattern.ljust(width)}  {what}" for pattern, what in entries.items()]
     return "\n".join(lines) + "\n"
 
 
 def index_patterns(data: bytes) -> list[str]:
-    return [line.split()[0] for line in data.decode("utf-8", "replace").splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [
+        line.split()[0]
+        for line in data.decode("utf-8", "replace").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 def unlabelled(files: dict) -> list[str]:

@@ -7,6 +7,7 @@ Every file under the reference must be either shipped or listed as
 instructor-only: a new file is never shipped or dropped silently, the build
 stops and names it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,23 +16,23 @@ from pathlib import Path
 from grader.core.paths import SHIPPED
 
 # Where a manifest entry's source lives.
-REFERENCE = "reference"   # relative to the SRC argument
-GRADER = "grader"         # relative to the grader's untrusted package (the submit client)
-CLIENT = "mugrade.py"     # the submit client's file there
+REFERENCE = "reference"  # relative to the SRC argument
+GRADER = "grader"  # relative to the grader's untrusted package (the submit client)
+CLIENT = "mugrade.py"  # the submit client's file there
 
 
 @dataclass(frozen=True)
 class Entry:
-    source: str          # path relative to its origin
-    dest: str            # path relative to the handout root
+    source: str  # path relative to its origin
+    dest: str  # path relative to the handout root
     origin: str = REFERENCE
 
 
 @dataclass(frozen=True)
 class Manifest:
     entries: tuple[Entry, ...]
-    instructor_only: tuple[str, ...] = ()        # reference paths never shipped (a folder covers its files)
-    mirrors: tuple[tuple[str, str], ...] = ()    # (reference path, grader file) kept as copies
+    instructor_only: tuple[str, ...] = ()  # reference paths never shipped (a folder covers its files)
+    mirrors: tuple[tuple[str, str], ...] = ()  # (reference path, grader file) kept as copies
 
     @classmethod
     def of(cls, files=(), renamed=None, client="", instructor_only=(), generated=()) -> "Manifest":
@@ -50,8 +51,9 @@ class Manifest:
 # from reference/ (the manifest check) nor compared in handout/ (check-handout).
 IGNORED_NAMES = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints", ".DS_Store"}
 
-UNLISTED = ("not in the handout manifest: add it to [manifest] files or instructor_only "
-            "in the assignment's assignment.toml")
+UNLISTED = (
+    "not in the handout manifest: add it to [manifest] files or instructor_only in the assignment's assignment.toml"
+)
 MISSING = "listed in the handout manifest but missing ({dest} in the handout)"
 
 

@@ -17,6 +17,7 @@ is kept, line endings included.
 The parser is a line state machine. Malformed markers raise MarkerError with
 `path:line: reason`; the reasons are constants so tests can check the exact text.
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,8 +36,7 @@ NESTED = "nested {marker}: the block opened at line {line} is still open"
 ORPHAN_END = "{marker} without a matching BEGIN"
 UNTERMINATED = "{marker} is never closed"
 CODE_ON_MARKER = "code on a marker line: put {marker} alone on its line"
-INDENT_MISMATCH = ("END YOUR SOLUTION is indented {got} columns but its BEGIN "
-                   "(line {line}) is indented {want}")
+INDENT_MISMATCH = "END YOUR SOLUTION is indented {got} columns but its BEGIN (line {line}) is indented {want}"
 UNTAGGED = "untagged block: the line above BEGIN YOUR SOLUTION must be a '# Qn' comment"
 NOT_PYTHON = "not valid Python after stripping: {message}"
 SOURCE_NOT_PYTHON = "not valid Python: {message}"
@@ -57,11 +57,12 @@ class MarkerError(Exception):
 @dataclass(frozen=True)
 class Block:
     """One stripped region: a student block or a hidden-test region."""
-    kind: str            # "solution" or "hidden"
-    question: str        # "Q2"; "" for hidden tests
-    qualname: str        # enclosing function, e.g. "EWiseDiv.gradient"
-    begin: int           # 1-based line of the BEGIN marker
-    end: int             # 1-based line of the END marker
+
+    kind: str  # "solution" or "hidden"
+    question: str  # "Q2"; "" for hidden tests
+    qualname: str  # enclosing function, e.g. "EWiseDiv.gradient"
+    begin: int  # 1-based line of the BEGIN marker
+    end: int  # 1-based line of the END marker
     body: tuple[str, ...]  # the removed lines, without line endings
 
 
@@ -82,11 +83,11 @@ def _content(line: str) -> str:
 
 def _indent(line: str) -> str:
     content = _content(line)
-    return content[:len(content) - len(content.lstrip())]
+    return content[: len(content) - len(content.lstrip())]
 
 
 def _eol(line: str) -> str:
-    return line[len(_content(line)):] or "\n"
+    return line[len(_content(line)) :] or "\n"
 
 
 def _marker_on(line: str, path: str, number: int) -> str | None:
@@ -188,19 +189,31 @@ class _Machine:
         begin_line = self.lines[self.open_line - 1]
         if marker == END_SOLUTION:
             if _indent(line) != _indent(begin_line):
-                raise MarkerError(self.path, number, INDENT_MISMATCH.format(
-                    got=len(_indent(line)), line=self.open_line, want=len(_indent(begin_line))))
+                raise MarkerError(
+                    self.path,
+                    number,
+                    INDENT_MISMATCH.format(got=len(_indent(line)), line=self.open_line, want=len(_indent(begin_line))),
+                )
             self._close_solution(begin_line, line, number)
         else:
-            self.blocks.append(Block("hidden", "", self.names[self.open_line], self.open_line,
-                                     number, tuple(_content(b) for b in self.body)))
+            self.blocks.append(
+                Block(
+                    "hidden",
+                    "",
+                    self.names[self.open_line],
+                    self.open_line,
+                    number,
+                    tuple(_content(b) for b in self.body),
+                )
+            )
         self.open_marker = None
 
     def _close_solution(self, begin_line, end_line, number):
         question = TAG_RE.match(self.lines[self.open_line - 2]).group(1)
         qualname = self.names[self.open_line]
-        self.blocks.append(Block("solution", question, qualname, self.open_line, number,
-                                 tuple(_content(b) for b in self.body)))
+        self.blocks.append(
+            Block("solution", question, qualname, self.open_line, number, tuple(_content(b) for b in self.body))
+        )
         self.out.append(begin_line)
         if self.strip_questions is None or question in self.strip_questions:
             stub = f'raise NotImplementedError("{question}: {qualname}")'
@@ -210,9 +223,14 @@ class _Machine:
         self.out.append(end_line)
 
 
-def strip_source(text: str, path: str, *, fallback_name: str = "<module>",
-                 strip_questions: frozenset[str] | None = None,
-                 check_python: bool = True) -> Stripped:
+def strip_source(
+    text: str,
+    path: str,
+    *,
+    fallback_name: str = "<module>",
+    strip_questions: frozenset[str] | None = None,
+    check_python: bool = True,
+) -> Stripped:
     """Strip solution blocks (of `strip_questions`, default all) and hidden tests.
 
     Raises MarkerError for malformed markers, for a source that is not Python,
@@ -244,8 +262,7 @@ def given_functions(text: str, path: str) -> list[str]:
     them, and not defined inside one. What a `where:` line skips over to find
     the student's own line (the worker's student_code.json)."""
     lines = split_lines(text)
-    solution = [(b.begin, b.end) for b in strip_source(text, path, check_python=False).blocks
-                if b.kind == "solution"]
+    solution = [(b.begin, b.end) for b in strip_source(text, path, check_python=False).blocks if b.kind == "solution"]
     tree = _parse(_python_view(lines))
     given: list[str] = []
 

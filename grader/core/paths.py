@@ -15,14 +15,15 @@ SHIPPED is the code that runs beside student code (copied into each
 sandboxed worker and into the handout). Which assignment a command grades
 is decided in grader/core/assignment.py (Assignment.option), not here.
 """
+
 import os
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1]   # the imported `grader` package
+PACKAGE = Path(__file__).resolve().parents[1]  # the imported `grader` package
 ROOT = PACKAGE.parent
 SHIPPED = PACKAGE / "shipped"
-BUNDLED = PACKAGE / "bundled"                   # only in a wheel: hw1 copied in at build time (setup.py)
-BUNDLED_PROJECT = BUNDLED / "project"           # the checkout's files beside grader/, for gradescope-bundle
+BUNDLED = PACKAGE / "bundled"  # only in a wheel: hw1 copied in at build time (setup.py)
+BUNDLED_PROJECT = BUNDLED / "project"  # the checkout's files beside grader/, for gradescope-bundle
 
 
 def in_checkout() -> bool:

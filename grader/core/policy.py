@@ -1,6 +1,7 @@
 """An assignment's [policy] table: which grade counts, declared once (the
 server may override it per course), and the error every assignment.toml
 problem raises. Read by grader/core/assignment.py and the server."""
+
 from __future__ import annotations
 
 import json
@@ -79,13 +80,21 @@ def parse_policy(raw, where) -> Policy:
         if not NAME.match(key) or not isinstance(entry, dict):
             raise AssignmentError(f"{where}: field 'policy.questions.{key}': give a table named by a question key")
         check_fields(where, entry, ("counts", "pick", "advisory_server_cases"), prefix)
-        out.append((key, _choice(entry, "counts", COUNTS, counts, where, prefix),
-                    _choice(entry, "pick", PICKS, pick, where, prefix)))
+        out.append(
+            (
+                key,
+                _choice(entry, "counts", COUNTS, counts, where, prefix),
+                _choice(entry, "pick", PICKS, pick, where, prefix),
+            )
+        )
         cases = entry.get("advisory_server_cases", [])
-        if not isinstance(cases, list) or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
-                                                  for i in cases):
-            raise AssignmentError(f"{where}: field '{prefix}advisory_server_cases': give a list of server case "
-                                  "indexes (0, 1, ...), as /me numbers them")
+        if not isinstance(cases, list) or not all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in cases
+        ):
+            raise AssignmentError(
+                f"{where}: field '{prefix}advisory_server_cases': give a list of server case "
+                "indexes (0, 1, ...), as /me numbers them"
+            )
         if cases:
             advisory.append((key, tuple(sorted(set(cases)))))
     return Policy(counts, pick, tuple(out), tuple(advisory), time)
@@ -94,6 +103,7 @@ def parse_policy(raw, where) -> Policy:
 def _choice(raw, field, choices, default, where, prefix):
     value = raw.get(field, default)
     if value not in choices:
-        raise AssignmentError(f"{where}: field '{prefix}{field}': {str(value)[:40]!r} is not one of "
-                              f"{', '.join(repr(c) for c in choices)}")
+        raise AssignmentError(
+            f"{where}: field '{prefix}{field}': {str(value)[:40]!r} is not one of {', '.join(repr(c) for c in choices)}"
+        )
     return value

@@ -20,6 +20,7 @@ Its functions take the library under test as arguments, so reading the
 package imports no student code. A package inside this repository is imported
 by its dotted name (one copy of its classes); another is loaded from its path.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,9 +47,10 @@ class Registry(CaseTable):
     package's own), plus what only the trusted side reads: the contract
     texts, the run order, the numeric tolerance and the test set reader,
     checked on load."""
+
     contract: dict = field(default_factory=dict)
     beyond: dict = field(default_factory=dict)
-    run_order: tuple = ()     # question keys, longest-running first
+    run_order: tuple = ()  # question keys, longest-running first
     numeric_tolerance: float = 1e-6
     read_test_set: object = None  # data folder -> (X, y), or None
 
@@ -68,7 +70,7 @@ def _memory(question) -> int:
 def _module_name(folder: Path) -> str:
     if folder.is_relative_to(ROOT):
         parts = folder.relative_to(ROOT).parts
-        if all((ROOT.joinpath(*parts[:i + 1]) / "__init__.py").is_file() for i in range(len(parts))):
+        if all((ROOT.joinpath(*parts[: i + 1]) / "__init__.py").is_file() for i in range(len(parts))):
             return ".".join(parts)
     return "assignment_cases_" + hashlib.sha256(str(folder).encode()).hexdigest()[:12]
 
@@ -77,8 +79,9 @@ def _import(folder: Path):
     name = _module_name(folder)
     if name in sys.modules or not name.startswith("assignment_cases_"):
         return importlib.import_module(name)
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -109,5 +112,12 @@ def load_registry(folder: Path) -> Registry:
     unknown = sorted({c.question for c in module.CASES} - set(keys))
     if unknown:
         raise RegistryLoadError(f"{folder}: case question {unknown[0]!r} is not in QUESTIONS")
-    return Registry(tuple(module.QUESTIONS), tuple(module.CASES), dict(module.CONTRACT), dict(module.BEYOND),
-                    order, float(getattr(module, "NUMERIC_TOLERANCE", 1e-6)), getattr(module, "read_test_set", None))
+    return Registry(
+        tuple(module.QUESTIONS),
+        tuple(module.CASES),
+        dict(module.CONTRACT),
+        dict(module.BEYOND),
+        order,
+        float(getattr(module, "NUMERIC_TOLERANCE", 1e-6)),
+        getattr(module, "read_test_set", None),
+    )

@@ -3,27 +3,28 @@
 calls the module that does the work, prints the outcome and returns the
 exit status; nothing imports from here.
 """
+
 import sys
 import time
 from pathlib import Path
 
 from grader.core import datadir
 from grader.core.assignment import Assignment
-from grader.grading.run import seeds
-from grader.grading.batch import record as batch_record
-from grader.grading.platforms import ci
 from grader.grading.batch import cluster
-from grader.grading.report import results as report
-from grader.grading.batch.run import grade_batch
+from grader.grading.batch import record as batch_record
 from grader.grading.batch.names import GRADEBOOK, find_submissions
+from grader.grading.batch.regrade import regrade, summary
+from grader.grading.batch.run import grade_batch
+from grader.grading.platforms import ci
 from grader.grading.platforms.classroom50 import Classroom50Error, write_autograder
 from grader.grading.platforms.gradescope import BundleError, build_bundle
+from grader.grading.report import results as report
 from grader.grading.report.orchestrate import grade_to, refusal
-from grader.grading.batch.regrade import regrade, summary
-from grader.grading.run.config import config_from_args
 from grader.grading.report.writing import RESULTS
+from grader.grading.run import seeds
+from grader.grading.run.config import config_from_args
 
-EXIT_REFUSED = 3    # `grader grade`: the submission cannot be read (the reason is one line on stderr)
+EXIT_REFUSED = 3  # `grader grade`: the submission cannot be read (the reason is one line on stderr)
 
 
 def grade_command(args) -> int:
@@ -36,8 +37,10 @@ def grade_command(args) -> int:
         return 2
     if args.submission is None:  # the demo: 100 for the reference, 0 for the handout
         assignment = config.assignment
-        targets = [(assignment.reference, Path(args.out) / "reference"),
-                   (assignment.handout, Path(args.out) / "handout")]
+        targets = [
+            (assignment.reference, Path(args.out) / "reference"),
+            (assignment.handout, Path(args.out) / "handout"),
+        ]
     elif not Path(args.submission).exists():
         print(f"grader grade: {args.submission}: no such file or folder", file=sys.stderr)
         return 2
@@ -63,16 +66,20 @@ def _print_outcome(rep, ok, submission, out, args) -> int:
     if refusal(rep):
         print(f"grader grade: {refusal(rep)} (results in {out}/{RESULTS})", file=sys.stderr)
         return EXIT_REFUSED
-    print(f"{submission}: {report.fmt_points(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
-          f"{rep.execution_time:.1f} s, reports in {out}/)")
+    print(
+        f"{submission}: {report.fmt_points(rep.score)}/{rep.max_score}  (sandbox {rep.tier}, "
+        f"{rep.execution_time:.1f} s, reports in {out}/)"
+    )
     print(report.score_table(rep))
     if not ok:
         print(rep.error, file=sys.stderr)
         return 1
     fail_under = getattr(args, "fail_under", None)
     if fail_under is not None and rep.score < fail_under:
-        print(f"grader grade: score {report.fmt_points(rep.score)} is below --fail-under "
-              f"{report.fmt_points(fail_under)}", file=sys.stderr)
+        print(
+            f"grader grade: score {report.fmt_points(rep.score)} is below --fail-under {report.fmt_points(fail_under)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -114,8 +121,15 @@ def grade_batch_command(args) -> int:
         return 2
     start = time.monotonic()
     try:
-        results, skipped = grade_batch(args.folder, args.out, args.jobs, args.force, config=config,
-                                       address=args.cluster, patience=args.no_worker_timeout)
+        results, skipped = grade_batch(
+            args.folder,
+            args.out,
+            args.jobs,
+            args.force,
+            config=config,
+            address=args.cluster,
+            patience=args.no_worker_timeout,
+        )
     except cluster.ClusterError as exc:  # the cluster cannot be reached or used
         print(f"grader grade-batch: {exc}", file=sys.stderr)
         return 1
@@ -125,10 +139,12 @@ def grade_batch_command(args) -> int:
     for done in failed:
         print(f"{done.name}: {done.error}", file=sys.stderr)
     ungraded = sum(not d.graded for d in results)
-    print(f"graded {len(results) - ungraded} submission(s) in {time.monotonic() - start:.1f} s"
-          f"{f', {len(failed) - ungraded} with a grader error' if len(failed) > ungraded else ''}"
-          f"{f', {ungraded} not graded (run again to retry them)' if ungraded else ''}; "
-          f"gradebook: {Path(args.out) / GRADEBOOK}")
+    print(
+        f"graded {len(results) - ungraded} submission(s) in {time.monotonic() - start:.1f} s"
+        f"{f', {len(failed) - ungraded} with a grader error' if len(failed) > ungraded else ''}"
+        f"{f', {ungraded} not graded (run again to retry them)' if ungraded else ''}; "
+        f"gradebook: {Path(args.out) / GRADEBOOK}"
+    )
     return 1 if ungraded else 0
 
 
@@ -136,8 +152,7 @@ def regrade_command(args) -> int:
     """`grader regrade`: a batch graded again with the current grader."""
     out_root = Path(args.outdir)
     if not out_root.is_dir():
-        print(f"grader regrade: {out_root}: not a folder; pass the --out folder of grader grade-batch",
-              file=sys.stderr)
+        print(f"grader regrade: {out_root}: not a folder; pass the --out folder of grader grade-batch", file=sys.stderr)
         return 2
     if args.jobs < 1:
         print(f"grader regrade: --jobs {args.jobs}: must be at least 1", file=sys.stderr)
@@ -156,8 +171,9 @@ def regrade_command(args) -> int:
 def gradescope_bundle_command(args) -> int:
     """`grader gradescope-bundle`: the autograder zip to upload to Gradescope."""
     if not args.out.endswith(".zip"):
-        print(f"grader gradescope-bundle: {args.out}: the bundle must end in .zip; e.g. autograder.zip",
-              file=sys.stderr)
+        print(
+            f"grader gradescope-bundle: {args.out}: the bundle must end in .zip; e.g. autograder.zip", file=sys.stderr
+        )
         return 2
     try:
         count = build_bundle(Path(args.out))
@@ -176,6 +192,8 @@ def classroom50_command(args) -> int:
     except Classroom50Error as exc:
         print(f"grader classroom50: {exc}", file=sys.stderr)
         return 2
-    print(f"{args.outdir}: {count} files; commit it as CLASSROOM/autograders/ASSIGNMENT/ in your "
-          "classroom50 repository (docs: instructor/ci/classroom50.md)")
+    print(
+        f"{args.outdir}: {count} files; commit it as CLASSROOM/autograders/ASSIGNMENT/ in your "
+        "classroom50 repository (docs: instructor/ci/classroom50.md)"
+    )
     return 0

@@ -1,6 +1,7 @@
 """`grader demo`: train one MNIST epoch with the reference and print loss and
 error, the quickest check that the reference and the data are in place
 (hw1's data folder, filled first when empty: grader/core/datadir.py)."""
+
 import subprocess
 import sys
 

@@ -24,6 +24,7 @@ student (then grade only on request: --insecure).
 `run` may be called from several threads or processes at once: each run
 claims its own uid; the child setup before exec takes no locks.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,44 +42,75 @@ from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
+from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, uid_task_count
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
 from grader.sandbox.stage import collect_out, make_stage, remove_stage
 from grader.sandbox.tier_check import try_tier
-from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, uid_task_count
 
-__all__ = ["Limits", "RunResult", "SandboxError", "TIERS", "TIER_NOTES", "OUT", "probe", "check_tier", "run",
-           "make_out_dir", "security_problem", "read_npy_safe", "read_json_safe", "Group", "environment",
-           "PackageError"]
+__all__ = [
+    "Limits",
+    "RunResult",
+    "SandboxError",
+    "TIERS",
+    "TIER_NOTES",
+    "OUT",
+    "probe",
+    "check_tier",
+    "run",
+    "make_out_dir",
+    "security_problem",
+    "read_npy_safe",
+    "read_json_safe",
+    "Group",
+    "environment",
+    "PackageError",
+]
 
 TIERS = ("bwrap", "unshare", "rlimit")
-_SEES = ("sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
-         "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made; "
-         "a seccomp filter (no sockets but AF_UNIX, no keyrings, SysV IPC, message queues or ptrace); its uid's "
-         "keyrings and IPC objects cleared after the run")
+_SEES = (
+    "sees a copied interpreter, the case code, the data and a copy of the submission (regular files "
+    "only) as its 64 MB writable working directory; rlimits; a control group per run where one can be made; "
+    "a seccomp filter (no sockets but AF_UNIX, no keyrings, SysV IPC, message queues or ptrace); its uid's "
+    "keyrings and IPC objects cleared after the run"
+)
 # One line per tier for reports: what the worker was up against.
 TIER_NOTES = {
     "bwrap": "bubblewrap: " + _SEES + "; own root file system at fixed paths, no network, own PID and IPC "
-             "namespaces, a uid of its own (root) or a user namespace, Landlock where the kernel has it, "
-             "an output folder capped by a tmpfs (root)",
+    "namespaces, a uid of its own (root) or a user namespace, Landlock where the kernel has it, "
+    "an output folder capped by a tmpfs (root)",
     "unshare": "unshare: " + _SEES + "; no network, own PID and IPC namespaces; as root a uid of its own, every "
-               "private folder hidden by mounts and its folders capped by tmpfs mounts, else Landlock alone",
+    "private folder hidden by mounts and its folders capped by tmpfs mounts, else Landlock alone",
     "rlimit": "no namespaces: " + _SEES + "; as root a uid of its own; Landlock where the kernel has it (files "
-              "limited to the above, TCP blocked, of /proc only its own process), else file modes; host processes "
-              "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
+    "limited to the above, TCP blocked, of /proc only its own process), else file modes; host processes "
+    "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
 MB = 1 << 20
 WORKER_ENV = {
-    "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
     **ONE_THREAD,
-    "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
 }
 
 
 # ---------------------------------------------------------------- run
 
-def run(script: Path, args: list[str], *, student_dir: Path, out_dir: Path, shared: dict | None = None,
-        limits: Limits = Limits(), tier: str | None = None, group=None, packages: tuple = ()) -> RunResult:
+
+def run(
+    script: Path,
+    args: list[str],
+    *,
+    student_dir: Path,
+    out_dir: Path,
+    shared: dict | None = None,
+    limits: Limits = Limits(),
+    tier: str | None = None,
+    group=None,
+    packages: tuple = (),
+) -> RunResult:
     """Run `python -I -S script args...` in the sandbox; wait, kill, report.
 
     The worker sees a copy of `student_dir` (regular files only) as its
@@ -130,7 +162,7 @@ def _map_out(arg: str, out_dir: Path, seen: str) -> str:
     """OUT, out_dir, or a path in it, as the worker sees it."""
     for prefix in (OUT, str(out_dir)):
         if arg == prefix or arg.startswith(prefix + "/"):
-            return seen + arg[len(prefix):]
+            return seen + arg[len(prefix) :]
     return arg
 
 
@@ -184,8 +216,15 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
     """Start the worker (and its namespace wrappers) in a new session.
     `disk_capped`: its writable folders are capped mounts, not polled."""
     spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
-    cmd = [f"{view.env}/bin/python3", "-I", "-S", f"{view.env}/entry.py", json.dumps(spec),
-           f"{view.runner}/{script_name}", *args]
+    cmd = [
+        f"{view.env}/bin/python3",
+        "-I",
+        "-S",
+        f"{view.env}/entry.py",
+        json.dumps(spec),
+        f"{view.runner}/{script_name}",
+        *args,
+    ]
     env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
@@ -201,18 +240,38 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
     else:
         if root:
             hide = launch.private_dirs()
-            expose = [(view.host_env, False), (view.host_runner, False), (view.host_cwd, True),
-                      (view.host_out, True), *[(p, False) for p in view.shared.values()]]
+            expose = [
+                (view.host_env, False),
+                (view.host_runner, False),
+                (view.host_cwd, True),
+                (view.host_out, True),
+                *[(p, False) for p in view.shared.values()],
+            ]
         argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
         drop_uid = uid if (root and tier == "rlimit") else None
         loader = seccomp.child_loader(bpf)
-    setup = launch.child_setup(limits=_rlimits(limits, uid, cg is not None), uid=drop_uid, chdir=view.host_cwd,
-                               hide=hide, expose=expose, tmp_bytes=tmp_bytes,
-                               cgroup_files=cg.procs_files() if cg else (),
-                               hide_processes=tier == "rlimit", seccomp=loader)
+    setup = launch.child_setup(
+        limits=_rlimits(limits, uid, cg is not None),
+        uid=drop_uid,
+        chdir=view.host_cwd,
+        hide=hide,
+        expose=expose,
+        tmp_bytes=tmp_bytes,
+        cgroup_files=cg.procs_files() if cg else (),
+        hide_processes=tier == "rlimit",
+        seccomp=loader,
+    )
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True, preexec_fn=setup, pass_fds=pass_fds)
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            preexec_fn=setup,
+            pass_fds=pass_fds,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
     finally:
@@ -287,5 +346,5 @@ def probe(refresh: bool = False) -> str:
 
 
 def check_tier(tier: str) -> str:
-    """"" if `tier` really works here, else why not (see tier_check.py)."""
+    """ "" if `tier` really works here, else why not (see tier_check.py)."""
     return try_tier(tier, run)

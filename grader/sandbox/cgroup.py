@@ -10,6 +10,7 @@ our group can enable the controllers for children) are detected at run
 time; where neither works (no root, no delegation) `Group.create` returns
 None and the caller falls back to rlimits.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,7 +31,11 @@ def _v1_layout() -> dict[str, Path] | None:
         _num, names, path = line.split(":", 2)
         for name in names.split(","):
             mount = CGROUP_ROOT / name
-            if name in CONTROLLERS and (mount / "cgroup.procs").is_file() and not (mount / "cgroup.controllers").exists():
+            if (
+                name in CONTROLLERS
+                and (mount / "cgroup.procs").is_file()
+                and not (mount / "cgroup.controllers").exists()
+            ):
                 found[name] = mount / path.lstrip("/")
     return found if set(found) == set(CONTROLLERS) else None
 
@@ -39,8 +44,14 @@ def _v2_layout() -> dict[str, Path] | None:
     for mount in (CGROUP_ROOT, CGROUP_ROOT / "unified"):
         if not (mount / "cgroup.controllers").is_file():
             continue
-        path = next((line.split(":", 2)[2] for line in Path("/proc/self/cgroup").read_text().splitlines()
-                     if line.startswith("0::")), None)
+        path = next(
+            (
+                line.split(":", 2)[2]
+                for line in Path("/proc/self/cgroup").read_text().splitlines()
+                if line.startswith("0::")
+            ),
+            None,
+        )
         own = mount / (path or "/").lstrip("/")
         try:
             if not set(CONTROLLERS) <= set((own / "cgroup.controllers").read_text().split()):
@@ -70,8 +81,9 @@ class Group:
         self.version, self.dirs = version, dirs
 
     @classmethod
-    def create(cls, parent: "Group | None" = None, memory_bytes: int | None = None,
-               pids: int | None = None, cpu_tasks: int = 1) -> "Group | None":
+    def create(
+        cls, parent: "Group | None" = None, memory_bytes: int | None = None, pids: int | None = None, cpu_tasks: int = 1
+    ) -> "Group | None":
         """A new group under `parent` (else under ours), or None where none can be made.
         `cpu_tasks`: how many busy processes' worth of CPU the group weighs
         against its siblings (a submission graded 2 questions at a time: 2)."""
@@ -94,8 +106,11 @@ class Group:
             if pids is not None:
                 group._write("pids", "pids.max", str(pids))
             if cpu_tasks != 1:
-                group._write("cpu", "cpu.weight" if version == "v2" else "cpu.shares",
-                             str(cpu_tasks * (100 if version == "v2" else 1024)))
+                group._write(
+                    "cpu",
+                    "cpu.weight" if version == "v2" else "cpu.shares",
+                    str(cpu_tasks * (100 if version == "v2" else 1024)),
+                )
         except OSError:
             group.remove()
             return None
@@ -142,8 +157,11 @@ class Group:
             name, _, value = line.partition(" ")
             if name == "oom_kill" and value.strip() not in ("", "0"):
                 return True
-        return self.version == "v1" and self._read("memory", "memory.failcnt").strip() not in ("", "0") \
+        return (
+            self.version == "v1"
+            and self._read("memory", "memory.failcnt").strip() not in ("", "0")
             and "oom_kill " not in self._read("memory", key)
+        )
 
     def pids_exhausted(self) -> bool:
         """Was a fork refused because the group had its maximum of processes?"""

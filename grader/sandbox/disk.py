@@ -19,6 +19,7 @@ overshoot by what they write in that time. That fallback is the best a
 process without CAP_SYS_ADMIN can do: disk quotas, loop devices and FUSE
 all need it too.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,13 +37,14 @@ MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32
 MNT_DETACH = 2
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SCAN_ENTRIES = 100_000  # polling stops counting past this many entries
-SPARE_INODES = 10_000   # files a working directory may add to its copy
+SPARE_INODES = 10_000  # files a working directory may add to its copy
 
 
 @dataclass
 class Folder:
     """A folder the worker writes, its limit, and how its use is measured:
     a capped tmpfs (`mounted`: statvfs, at once) or a plain folder (a walk)."""
+
     path: Path
     limit: int
     max_entries: int
@@ -78,8 +80,10 @@ def fit(folder: Folder, extra: int) -> Folder:
     if not folder.mounted:
         return Folder(folder.path, used + extra, SCAN_ENTRIES, mounted=False)
     options = f"size={used + extra + PAGE},nr_inodes={entries + SPARE_INODES + 2}"
-    _check(_libc.mount(b"tmpfs", bytes(folder.path), b"tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV,
-                       options.encode()), f"resize the tmpfs at {folder.path}")
+    _check(
+        _libc.mount(b"tmpfs", bytes(folder.path), b"tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, options.encode()),
+        f"resize the tmpfs at {folder.path}",
+    )
     return Folder(folder.path, used + extra, entries + SPARE_INODES, mounted=True)
 
 
@@ -98,8 +102,9 @@ def _mount_tmpfs(path: Path, size: int, inodes: int) -> bool:
 def _check(ret: int, what: str) -> None:
     if ret != 0:
         err = ctypes.get_errno()
-        raise SandboxError(f"sandbox: cannot {what}: {os.strerror(err)}; is the stage's file system "
-                           f"(TMPDIR) on a normal disk?")
+        raise SandboxError(
+            f"sandbox: cannot {what}: {os.strerror(err)}; is the stage's file system (TMPDIR) on a normal disk?"
+        )
 
 
 def unmount_under(path: Path) -> None:

@@ -17,6 +17,7 @@ inherited by every child and cannot be lifted, so the student code that
 follows is bound by it. SPEC "landlock": "required" makes a missing
 Landlock fatal (exit 121) for tiers whose only file wall it is.
 """
+
 import ctypes
 import json
 import os
@@ -29,8 +30,8 @@ EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1, 2, 4, 8
 FILE_RIGHTS_V1 = EXECUTE | WRITE_FILE | READ_FILE
 TRUNCATE, IOCTL_DEV = 1 << 14, 1 << 15
 READ = EXECUTE | READ_FILE | READ_DIR
-NET_ALL = 1 | 2       # bind and connect TCP
-SCOPE_ALL = 1 | 2     # abstract unix sockets, signals
+NET_ALL = 1 | 2  # bind and connect TCP
+SCOPE_ALL = 1 | 2  # abstract unix sockets, signals
 PR_SET_NO_NEW_PRIVS = 38
 
 
@@ -38,7 +39,7 @@ def handled_fs(abi):
     """Every file right this kernel knows: all are denied unless a rule allows."""
     rights = (1 << 13) - 1
     if abi >= 2:
-        rights |= 1 << 13   # REFER
+        rights |= 1 << 13  # REFER
     if abi >= 3:
         rights |= TRUNCATE
     if abi >= 5:

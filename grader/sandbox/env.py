@@ -19,6 +19,7 @@ uid (the run's own stage is stage.py's):
 A folder that somebody else planted at a cache path is never used: the
 caches must be our own, not writable by others, all the way down.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -50,8 +51,16 @@ SYSTEM_LIBRARY_DIRS = ("usr", "lib", "lib32", "lib64", "libx32")
 # pip, run by the grader's interpreter (the copy's version and platform):
 # wheels only (no package's build code runs here, and no compiler is needed),
 # no .pyc (the copy skips __pycache__ anyway).
-PIP_INSTALL = ("-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--no-compile",
-               "--only-binary=:all:", "--no-warn-script-location")
+PIP_INSTALL = (
+    "-m",
+    "pip",
+    "install",
+    "--disable-pip-version-check",
+    "--no-input",
+    "--no-compile",
+    "--only-binary=:all:",
+    "--no-warn-script-location",
+)
 _BUILT: dict[str, Path] = {}
 
 
@@ -67,8 +76,11 @@ def cache_base() -> Path:
     """Our own 0755 folder for the caches, under /var/tmp (or a private one)."""
     uid = os.geteuid()
     # The copied interpreter is executed from here: skip file systems mounted noexec.
-    bases = [b for b in ("/var/tmp", tempfile.gettempdir(), "/tmp", "/dev/shm")
-             if os.path.isdir(b) and not os.statvfs(b).f_flag & os.ST_NOEXEC] or ["/var/tmp"]
+    bases = [
+        b
+        for b in ("/var/tmp", tempfile.gettempdir(), "/tmp", "/dev/shm")
+        if os.path.isdir(b) and not os.statvfs(b).f_flag & os.ST_NOEXEC
+    ] or ["/var/tmp"]
     path = Path(bases[0]) / ("needle-grader-env" if uid == 0 else f"needle-grader-env-{uid}")
     try:
         path.mkdir(mode=0o755)
@@ -96,16 +108,17 @@ def environment(packages: tuple = ()) -> Path:
     or, when none are given, a copy of the grader's own numpy."""
     packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
-    key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(),
-                   *(packages or _own_numpy()[1])])
+    key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(), *(packages or _own_numpy()[1])])
     if key in _BUILT and (_BUILT[key] / ".complete").is_file():  # (a temp cleaner may have removed it)
         return _BUILT[key]
 
     def build(dest: Path) -> None:
         start = time.monotonic()
         what = " ".join(packages) or "the grader's numpy"
-        _say(f"building the sandbox's Python (once per machine and package list): Python "
-             f"{sys.version.split()[0]}, its standard library, {what}...")
+        _say(
+            f"building the sandbox's Python (once per machine and package list): Python "
+            f"{sys.version.split()[0]}, its standard library, {what}..."
+        )
         with tempfile.TemporaryDirectory(prefix="needle-grader-pip-") as scratch:
             if packages:  # first: a package pip cannot install costs no copying
                 pip_install(packages, Path(scratch))
@@ -115,6 +128,7 @@ def environment(packages: tuple = ()) -> Path:
             if not packages:
                 _copy_own_numpy(site)
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
+
     _BUILT[key] = _cached(f"python-{key}", build)
     return _BUILT[key]
 
@@ -206,9 +220,11 @@ def pip_install(packages: tuple, target: Path) -> None:
     start = time.monotonic()
     problem = _pip(packages, target)
     if problem:
-        raise PackageError(f"pip could not install {' '.join(packages)} for Python {sys.version.split()[0]} "
-                           f"({problem}); check each NAME==VERSION on PyPI (a wheel for this Python) "
-                           "and that pip reaches its index")
+        raise PackageError(
+            f"pip could not install {' '.join(packages)} for Python {sys.version.split()[0]} "
+            f"({problem}); check each NAME==VERSION on PyPI (a wheel for this Python) "
+            "and that pip reaches its index"
+        )
     _say(f"  installed {' '.join(packages)} ({time.monotonic() - start:.0f} s)")
 
 
@@ -217,8 +233,9 @@ def _pip(packages: tuple, target: Path) -> str:
     succeeded, else the line that says why (its last ERROR line)."""
     cmd = [sys.executable, *PIP_INSTALL, "--target", str(target), *packages]
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, errors="replace")
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+        )
     except OSError as exc:
         return f"cannot run {sys.executable} -m pip: {exc}"
     error = last = ""
@@ -238,8 +255,9 @@ def _pip(packages: tuple, target: Path) -> str:
 def shared_copy(source: Path) -> Path:
     """A cached read-only copy of a data folder (regular files only)."""
     source = Path(source)
-    entries = sorted((str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns)
-                     for p in source.rglob("*") if p.is_file())
+    entries = sorted(
+        (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
+    )
     key = _digest([source.name, repr(entries)])
     if key not in _BUILT or not (_BUILT[key] / ".complete").is_file():
         _BUILT[key] = _cached(f"data-{source.name}-{key}", lambda dest: copy_regular(source, dest, follow=True))

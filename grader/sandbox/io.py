@@ -6,6 +6,7 @@ promises a terabyte. Each reader opens without following links and without
 blocking, requires a plain file within the size cap, and raises ValueError
 with a one-line reason otherwise.
 """
+
 from __future__ import annotations
 
 import io
@@ -61,7 +62,7 @@ def read_npy_safe(path: Path, max_bytes: int) -> np.ndarray:
     if dtype.hasobject or dtype.kind not in NPY_KINDS or dtype.fields is not None:
         raise ValueError(f"{path.name}: dtype {dtype} refused (numeric or bool only, never pickled objects)")
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    body = data[buf.tell():]
+    body = data[buf.tell() :]
     if count * dtype.itemsize != len(body):
         raise ValueError(f"{path.name}: header says {shape} {dtype} but the file holds {len(body)} data bytes")
     array = np.frombuffer(body, dtype=dtype, count=count)

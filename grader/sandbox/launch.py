@@ -27,6 +27,7 @@ interpreter are bound back, read-only except the working directory and
 out/. Without a mount namespace the stage's modes (root:run-gid 0750) and
 Landlock are the walls.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -41,7 +42,16 @@ from grader.sandbox.cgroup import join as join_cgroup
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
+    1,
+    2,
+    4,
+    8,
+    32,
+    4096,
+    16384,
+    1 << 18,
+)
 PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 SETPRIV = "/usr/bin/setpriv"
 TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -54,11 +64,12 @@ class View:
     In the bwrap tier it sees fixed paths (/env, /runner, /submission, /out);
     in the others the stage's own paths (same layout, same relative names).
     """
+
     host_env: Path
     host_runner: Path
     host_cwd: Path
     host_out: Path
-    shared: dict          # name in the working directory -> host folder (read-only)
+    shared: dict  # name in the working directory -> host folder (read-only)
     neutral: bool
 
     def _at(self, fixed: str, host: Path) -> str:
@@ -94,8 +105,18 @@ class View:
 
 # Read-only system paths a worker may read under Landlock (nothing private:
 # a sandbox uid or user namespace cannot read root-only files anyway).
-SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc",
-               "/sys/devices/system/cpu")
+SYSTEM_READ = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/proc",
+    "/sys/devices/system/cpu",
+)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 # /proc for a worker in the host's PID namespace: /proc/self is resolved by
 # the entry script to the worker's own /proc/PID (its children see none).
@@ -121,6 +142,7 @@ def private_dirs() -> list[Path]:
 
 # ---------------------------------------------------------------- bwrap
 
+
 def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int, seccomp_fd: int) -> list[str]:
     """The bwrap command line running `cmd` as `uid` in the view's fixed paths:
     /env (interpreter), /runner (case code), /submission (the working
@@ -130,16 +152,53 @@ def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int, seccom
     root = os.geteuid() == 0
     argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--seccomp", str(seccomp_fd)]
     if root:
-        argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                 "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        argv += [
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--cap-add",
+            "CAP_SETPCAP",
+        ]
     else:
         argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += _system_mounts()
     # /dev read-only: its tmpfs would otherwise take unbounded writes (RAM).
-    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    argv += ["--ro-bind", str(view.host_env), "/env", "--ro-bind", str(view.host_runner), "/runner",
-             "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/submission"]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(tmp_bytes),
+        "--tmpfs",
+        "/tmp",
+    ]
+    argv += [
+        "--ro-bind",
+        str(view.host_env),
+        "/env",
+        "--ro-bind",
+        str(view.host_runner),
+        "/runner",
+        "--perms",
+        "1777",
+        "--size",
+        str(tmp_bytes),
+        "--tmpfs",
+        "/submission",
+    ]
     for entry in sorted(os.listdir(view.host_cwd)):
         argv += ["--ro-bind", str(view.host_cwd / entry), f"/submission/{entry}"]
     for name, path in sorted(view.shared.items()):
@@ -156,8 +215,17 @@ def drop_to(uid: int) -> list[str]:
     The parent-death signal is set again after the uid change (which clears
     it): if the wrapper above the worker is killed, the worker dies too.
     """
-    return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--no-new-privs", "--pdeathsig=KILL", "--"]
+    return [
+        SETPRIV,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--pdeathsig=KILL",
+        "--",
+    ]
 
 
 def _system_mounts() -> list[str]:
@@ -178,6 +246,7 @@ def _system_mounts() -> list[str]:
 
 # ---------------------------------------------------------------- unshare
 
+
 def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
     """PID/network/IPC/UTS namespaces around `cmd`; the worker is the namespace's init."""
     argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
@@ -188,9 +257,19 @@ def unshare_argv(cmd: list[str], *, uid: int) -> list[str]:
 
 # ---------------------------------------------------------------- child setup
 
-def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: Path,
-                hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int, cgroup_files=(),
-                hide_processes: bool = False, seccomp=None):
+
+def child_setup(
+    *,
+    limits: dict[int, tuple[int, int]],
+    uid: int | None,
+    chdir: Path,
+    hide: list[Path],
+    expose: list[tuple[Path, bool]],
+    tmp_bytes: int,
+    cgroup_files=(),
+    hide_processes: bool = False,
+    seccomp=None,
+):
     """A preexec_fn: join the run's control group, mount plumbing (root),
     rlimits, chdir, the uid drop, then the seccomp filter (`seccomp`: a
     loader from grader.sandbox.seccomp, or None where bwrap loads it).
@@ -224,6 +303,7 @@ def child_setup(*, limits: dict[int, tuple[int, int]], uid: int | None, chdir: P
             os._exit(137)
         if seccomp is not None:
             seccomp()  # last: nothing above is refused by it, and it binds all that runs next
+
     return setup
 
 

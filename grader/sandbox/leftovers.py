@@ -20,6 +20,7 @@ the uid's other temp files (procs.remove_uid_files); where /dev/mqueue is
 not mounted (Docker and systemd mount it) queues cannot be listed, and
 the filter's refusal of mq_open is the only wall.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -34,7 +35,7 @@ from grader.sandbox.seccomp import syscall_number
 KEYCTL_SETPERM, KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 5, 7, 22
 USER_KEYRING, USER_SESSION_KEYRING = -4, -5
 # Possessor: all but setattr; owner: all. The kernel's own default for a user keyring.
-USER_KEYRING_PERM = 0x1f3f0000
+USER_KEYRING_PERM = 0x1F3F0000
 # What clearing itself leaves: the user, user session and persistent keyrings, empty.
 KEYRINGS_KEPT = 3
 IPC_RMID = 0
@@ -50,13 +51,17 @@ def clear_uid_state(uid: int) -> None:
     left = sysv_objects(uid)
     if left:
         ids = ", ".join(f"{kind} {ident}" for kind, ident in left)
-        raise SandboxError(f"sandbox: SysV IPC objects of uid {uid} survived removal ({ids}); "
-                           f"remove them as root with `ipcrm` (-m, -s or -q ID) before grading again")
+        raise SandboxError(
+            f"sandbox: SysV IPC objects of uid {uid} survived removal ({ids}); "
+            f"remove them as root with `ipcrm` (-m, -s or -q ID) before grading again"
+        )
     keys = _wait_for_keys(uid)
     if keys > KEYRINGS_KEPT:
-        raise SandboxError(f"sandbox: uid {uid} still holds {keys - KEYRINGS_KEPT} kernel keys after its keyrings "
-                           f"were cleared (see /proc/key-users); reboot before grading again, or clear them "
-                           f"as that uid (`setpriv --reuid={uid} keyctl clear @u`)")
+        raise SandboxError(
+            f"sandbox: uid {uid} still holds {keys - KEYRINGS_KEPT} kernel keys after its keyrings "
+            f"were cleared (see /proc/key-users); reboot before grading again, or clear them "
+            f"as that uid (`setpriv --reuid={uid} keyctl clear @u`)"
+        )
 
 
 def sysv_objects(uid: int) -> list[tuple[str, int]]:
@@ -102,8 +107,11 @@ def _clearer(objects: list[tuple[str, int]]):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     keyctl = syscall_number("keyctl")
-    remove = {"shm": lambda i: libc.shmctl(i, IPC_RMID, None), "sem": lambda i: libc.semctl(i, 0, IPC_RMID),
-              "msg": lambda i: libc.msgctl(i, IPC_RMID, None)}
+    remove = {
+        "shm": lambda i: libc.shmctl(i, IPC_RMID, None),
+        "sem": lambda i: libc.semctl(i, 0, IPC_RMID),
+        "msg": lambda i: libc.msgctl(i, IPC_RMID, None),
+    }
 
     def clear() -> None:
         # The persistent keyring is linked into the user keyring, which is cleared after it.
@@ -114,18 +122,22 @@ def _clearer(objects: list[tuple[str, int]]):
             libc.syscall(keyctl, KEYCTL_CLEAR, ring)
         for kind, ident in objects:
             remove[kind](ident)
+
     return clear
 
 
 def _as_uid(uid: int, work) -> None:
     """Run `work` in a child that has become `uid` (no groups, no capabilities)."""
+
     def child() -> None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         work()
+
     try:
-        subprocess.run(["/bin/true"], preexec_fn=child, stdin=subprocess.DEVNULL, check=True,
-                       env={"PATH": "/usr/bin:/bin"})
+        subprocess.run(
+            ["/bin/true"], preexec_fn=child, stdin=subprocess.DEVNULL, check=True, env={"PATH": "/usr/bin:/bin"}
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"sandbox: cannot clear the keyrings and IPC objects of uid {uid}: {exc}") from exc

@@ -1,6 +1,7 @@
 """The sandbox's plain values: its limits, its error, the OUT placeholder and
 the output-folder helper. Their own module so the tier check can use them
 without importing the package that calls it."""
+
 from __future__ import annotations
 
 import tempfile
@@ -21,16 +22,17 @@ class SandboxError(RuntimeError):
 class Limits:
     """Per-run limits. Measured here: importing numpy (one OpenBLAS thread)
     takes about 30 MB resident; parsing MNIST and a plain-numpy nn_epoch 470 MB."""
-    memory_mb: int = 1024         # resident memory of all the run's processes (cgroup), else 2x as RLIMIT_AS
-    cpu_seconds: int = SECONDS    # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
+
+    memory_mb: int = 1024  # resident memory of all the run's processes (cgroup), else 2x as RLIMIT_AS
+    cpu_seconds: int = SECONDS  # RLIMIT_CPU (SIGXCPU, then SIGKILL one second later)
     wall_seconds: float = SECONDS  # wall clock, then the whole tree is killed
-    file_size_mb: int = 64        # RLIMIT_FSIZE: any one file the worker writes
-    open_files: int = 128         # RLIMIT_NOFILE
-    processes: int = 32           # pids in the run's group, and RLIMIT_NPROC for its uid
-    log_bytes: int = 256 * 1024   # stdout+stderr kept; the rest is read and dropped
-    out_dir_mb: int = 256         # total size of out_dir, checked while running
-    out_dir_files: int = 1000     # entries in out_dir
-    tmp_mb: int = 64              # the writable working directory (and the private /tmp in bwrap)
+    file_size_mb: int = 64  # RLIMIT_FSIZE: any one file the worker writes
+    open_files: int = 128  # RLIMIT_NOFILE
+    processes: int = 32  # pids in the run's group, and RLIMIT_NPROC for its uid
+    log_bytes: int = 256 * 1024  # stdout+stderr kept; the rest is read and dropped
+    out_dir_mb: int = 256  # total size of out_dir, checked while running
+    out_dir_files: int = 1000  # entries in out_dir
+    tmp_mb: int = 64  # the writable working directory (and the private /tmp in bwrap)
 
     def __post_init__(self):
         for name, value in vars(self).items():

@@ -7,6 +7,7 @@ or double forks it did: the processes of that uid. They are killed with
 `kill(-1, SIGKILL)` sent *as that uid*, which the kernel delivers to all of
 them in one pass under the task list lock, so a fork bomb cannot outrun it.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -115,8 +116,15 @@ def kill_uid(uid: int, deadline_s: float = 5.0) -> list[int]:
         if not left or time.monotonic() > end:
             return left
         # kill(-1) as the sandbox uid reaches exactly its own processes.
-        subprocess.run(["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"], user=uid, group=uid,
-                       extra_groups=[], env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            ["/bin/sh", "-c", "kill -9 -1 2>/dev/null; exit 0"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            env={"PATH": "/usr/bin:/bin"},
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         time.sleep(0.01)
 
 
@@ -146,8 +154,13 @@ def remove_uid_files(uid: int, keep: Path | None = None) -> None:
 def remove_tree(path: Path) -> None:
     """Delete a file or a tree of any depth (a worker may nest dirs thousands
     deep, past Python's recursion limit and PATH_MAX): `rm -rf` copes."""
-    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        ["rm", "-rf", "--one-file-system", "--", str(path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 class CappedLog:
@@ -172,7 +185,7 @@ class CappedLog:
                 self.close()
                 return
             room = self.cap - len(self.data)
-            self.data += chunk[:max(room, 0)]
+            self.data += chunk[: max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
 
     def drain(self, seconds: float) -> None:

@@ -1,4 +1,5 @@
 """What one sandboxed run came to: the RunResult record and its reason text."""
+
 from __future__ import annotations
 
 import signal
@@ -8,20 +9,23 @@ from grader.sandbox.procs import CappedLog
 
 SIGNAL_REASONS = {
     signal.SIGXFSZ: "file size limit",
-    signal.SIGSEGV: "crashed: segmentation fault", signal.SIGBUS: "crashed: bus error",
-    signal.SIGABRT: "crashed: aborted", signal.SIGFPE: "crashed: arithmetic fault",
+    signal.SIGSEGV: "crashed: segmentation fault",
+    signal.SIGBUS: "crashed: bus error",
+    signal.SIGABRT: "crashed: aborted",
+    signal.SIGFPE: "crashed: arithmetic fault",
 }
 
 
 @dataclass(frozen=True)
 class RunResult:
     """What happened to one worker. `reason` is "" for a clean exit 0."""
+
     tier: str
-    exit_code: int | None         # None when killed by a signal
-    signal: int | None            # the signal that ended the worker, if any
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None  # the signal that ended the worker, if any
     timed_out: bool
     wall_seconds: float
-    log: str                      # first Limits.log_bytes of stdout+stderr
+    log: str  # first Limits.log_bytes of stdout+stderr
     log_truncated: bool
     reason: str
 
@@ -40,8 +44,16 @@ def make_result(code: int, tier: str, reason: str, wall: float, log: CappedLog, 
     text = log.text()
     if not reason:
         reason = _reason(exit_code, sig, text, limits)
-    return RunResult(tier=tier, exit_code=exit_code, signal=sig, timed_out=reason.startswith("timeout"),
-                     wall_seconds=round(wall, 3), log=text, log_truncated=log.dropped > 0, reason=reason)
+    return RunResult(
+        tier=tier,
+        exit_code=exit_code,
+        signal=sig,
+        timed_out=reason.startswith("timeout"),
+        wall_seconds=round(wall, 3),
+        log=text,
+        log_truncated=log.dropped > 0,
+        reason=reason,
+    )
 
 
 def _reason(exit_code: int | None, sig: int | None, text: str, limits) -> str:

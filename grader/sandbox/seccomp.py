@@ -27,6 +27,7 @@ How it is built and loaded, and why:
   runs as a uid with no capabilities and no_new_privs, which the kernel
   refuses them anyway, Landlock forbids mounts too).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -39,23 +40,79 @@ from grader.sandbox.limits import SandboxError
 # Docker's refusals for a container without capabilities, and the calls a
 # worker could use to leave state behind or look beyond its own processes.
 DENIED = (
-    "add_key", "keyctl", "request_key",                                  # kernel keyrings outlive the run
-    "shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl",  # SysV IPC outlives it too
-    "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",
-    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",  # other processes' memory
-    "io_uring_setup", "io_uring_enter", "io_uring_register",             # sockets and files past this filter
-    "bpf", "perf_event_open", "userfaultfd", "fanotify_init", "lookup_dcookie",
-    "open_by_handle_at", "name_to_handle_at",                            # files past Landlock and mounts
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
-    "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm", "vhangup",
-    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-    "uselib", "ustat", "sysfs", "_sysctl", "nfsservctl", "vm86", "vm86old",
-    "setns", "pivot_root", "chroot",
+    "add_key",
+    "keyctl",
+    "request_key",  # kernel keyrings outlive the run
+    "shmget",
+    "shmat",
+    "shmctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",  # SysV IPC outlives it too
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "ipc",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",  # other processes' memory
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",  # sockets and files past this filter
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "fanotify_init",
+    "lookup_dcookie",
+    "open_by_handle_at",
+    "name_to_handle_at",  # files past Landlock and mounts
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "iopl",
+    "ioperm",
+    "vhangup",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "uselib",
+    "ustat",
+    "sysfs",
+    "_sysctl",
+    "nfsservctl",
+    "vm86",
+    "vm86old",
+    "setns",
+    "pivot_root",
+    "chroot",
     # The page cache of the files a run shares with the host (the interpreter, the data): a run that
     # could drop, preload or probe pages of them would signal bits to a local user who looks with
     # mincore(), or hear from one. Nothing a worker needs asks for these.
-    "fadvise64", "fadvise64_64", "arm_fadvise64_64", "readahead", "mincore", "cachestat",
+    "fadvise64",
+    "fadvise64_64",
+    "arm_fadvise64_64",
+    "readahead",
+    "mincore",
+    "cachestat",
 )
 # madvise() hints that preload or evict a file mapping's pages (the same channel as fadvise): WILLNEED,
 # COLD, PAGEOUT, POPULATE_READ. The advice allocators use (DONTNEED, FREE, HUGEPAGE, ...) stays allowed.
@@ -64,8 +121,17 @@ PAGE_CACHE_ADVICE = (3, 20, 21, 22)
 # wrapper runs under the filter and needs unshare() and mount(); there only
 # a new user namespace (the one a process without capabilities may make) is refused.
 NAMESPACE_CALLS = (
-    "unshare", "mount", "umount", "umount2",
-    "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "unshare",
+    "mount",
+    "umount",
+    "umount2",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
 )
 CLONE_NEWUSER = 0x10000000
 CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, CLONE_NEWUSER, 0x20000000, 0x40000000)
@@ -108,8 +174,10 @@ def _libseccomp():
     try:
         import pyseccomp
     except (ImportError, RuntimeError, OSError) as exc:  # RuntimeError: libseccomp2 not found
-        raise SandboxError(f"sandbox: cannot build the seccomp filter ({exc}); install libseccomp2 "
-                           "(apt-get install libseccomp2) and this package's dependencies (pip install -e .)") from exc
+        raise SandboxError(
+            f"sandbox: cannot build the seccomp filter ({exc}); install libseccomp2 "
+            "(apt-get install libseccomp2) and this package's dependencies (pip install -e .)"
+        ) from exc
     return pyseccomp
 
 
@@ -120,8 +188,10 @@ def _build(key: tuple) -> bytes:
     for name, err, args in key:
         if lib.resolve_syscall(lib.Arch.NATIVE, name) == -1:
             continue  # unknown to this libseccomp (too new, or another architecture's)
-        conditions = [lib.Arg(arg, getattr(lib, op), value, mask) if op == "MASKED_EQ"
-                      else lib.Arg(arg, getattr(lib, op), value) for arg, op, value, mask in args]
+        conditions = [
+            lib.Arg(arg, getattr(lib, op), value, mask) if op == "MASKED_EQ" else lib.Arg(arg, getattr(lib, op), value)
+            for arg, op, value, mask in args
+        ]
         filt.add_rule(lib.ERRNO(err), name, *conditions)
     with tempfile.TemporaryFile() as out:
         filt.export_bpf(out)
@@ -147,10 +217,13 @@ def child_loader(bpf: bytes):
     prog = _SockFprog(len(bpf) // 8, ctypes.addressof(buf))
 
     def load() -> None:
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-                libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        if (
+            libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            or libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0
+        ):
             err = ctypes.get_errno()
             raise OSError(err, f"sandbox: the kernel refused the seccomp filter: {os.strerror(err)}")
+
     load.keep = (buf, prog)  # alive as long as the loader
     return load
 

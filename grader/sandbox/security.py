@@ -5,6 +5,7 @@ mounts (bwrap, and the plumbing of the other tiers where a mount namespace
 can be made) and Landlock (where the kernel has it) hide the rest. What is
 left without any of them is the file modes of the grader's folders.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -31,7 +32,7 @@ def _hidden_by_modes(path: Path) -> bool:
 
 
 def security_problem(tier: str, secrets=None) -> str:
-    """"" if student code in `tier` cannot read our secrets or outlive its
+    """ "" if student code in `tier` cannot read our secrets or outlive its
     run outside its output folder; else why not (grade only with --insecure).
     `secrets`: folders that must stay unreadable (the project, the answer
     cache); as root without Landlock or mounts, their modes must hide them."""
@@ -45,8 +46,10 @@ def security_problem(tier: str, secrets=None) -> str:
     if tier == "rlimit" and not (landlock or _has_sys_admin()):
         exposed = [str(p) for p in (secrets or [Path("/")]) if not _hidden_by_modes(p)]
         if exposed:
-            return (f"the rlimit tier has neither Landlock nor a mount namespace, and other users can reach "
-                    f"{', '.join(exposed)} (chmod o-rwx it)")
+            return (
+                f"the rlimit tier has neither Landlock nor a mount namespace, and other users can reach "
+                f"{', '.join(exposed)} (chmod o-rwx it)"
+            )
     if tier == "unshare" and not root and not landlock:
         return "the unshare tier as a non-root user hides no files without Landlock"
     return ""

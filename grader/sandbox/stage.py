@@ -7,6 +7,7 @@ stage/out the only folder whose files come back. The working directory
 (outside bwrap, which makes its own) and the output folder are capped by
 the file system itself where the grader may mount (disk.py).
 """
+
 from __future__ import annotations
 
 import os

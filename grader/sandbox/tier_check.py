@@ -7,6 +7,7 @@ socket listening on the host's 127.0.0.1 (network namespace, Landlock,
 seccomp), a SysV shared memory segment or a kernel key that would outlive
 the run (IPC namespace, seccomp).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,9 +16,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from grader.sandbox.io import read_npy_safe
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
 from grader.sandbox.result import RunResult
-from grader.sandbox.io import read_npy_safe
 from grader.sandbox.seccomp import syscall_number
 
 PROBE_SCRIPT = """\
@@ -47,8 +48,12 @@ if key >= 0:
 print("UID", os.getuid())
 np.save(os.path.join(out, "probe.npy"), np.arange(3))
 """
-LEAKS = {"TCP-OPEN": "reached a TCP socket on the host", "UDP-OPEN": "sent a UDP datagram to the host",
-         "IPC-OPEN": "made a SysV shared memory segment", "KEYS-OPEN": "added a kernel key"}
+LEAKS = {
+    "TCP-OPEN": "reached a TCP socket on the host",
+    "UDP-OPEN": "sent a UDP datagram to the host",
+    "IPC-OPEN": "made a SysV shared memory segment",
+    "KEYS-OPEN": "added a kernel key",
+}
 
 
 def try_tier(tier: str, run) -> str:
@@ -56,8 +61,11 @@ def try_tier(tier: str, run) -> str:
     so this module does not import the package); "" if it imported numpy, wrote a value,
     ran as a non-root uid (when we are root) and found every way out above
     closed. Else the reason."""
-    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp, socket.socket() as tcp, \
-            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+    with (
+        tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp,
+        socket.socket() as tcp,
+        socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp,
+    ):
         work = Path(tmp)
         (work / "runner").mkdir()
         (work / "runner" / "probe.py").write_text(PROBE_SCRIPT)
@@ -68,8 +76,14 @@ def try_tier(tier: str, run) -> str:
         udp.bind(("127.0.0.1", 0))
         ports = [str(s.getsockname()[1]) for s in (tcp, udp)]
         try:
-            res = run(work / "runner" / "probe.py", [*ports, str(syscall_number("add_key")), OUT],
-                      student_dir=work / "student", out_dir=out, limits=Limits(wall_seconds=20), tier=tier)
+            res = run(
+                work / "runner" / "probe.py",
+                [*ports, str(syscall_number("add_key")), OUT],
+                student_dir=work / "student",
+                out_dir=out,
+                limits=Limits(wall_seconds=20),
+                tier=tier,
+            )
         except (OSError, subprocess.SubprocessError, ValueError, SandboxError) as exc:
             return f"could not start ({exc})"
         return _probe_problem(res, tier, out) or _received(udp)

@@ -1,5 +1,6 @@
 """`grader serve`, `grader users add|import|list|reissue-key|revoke|remove`, `grader gradebook`,
 `grader policy show|set|clear`."""
+
 import os
 import sys
 import time
@@ -32,14 +33,17 @@ def _with_db(function, args, command) -> int:
     from sqlalchemy.exc import ArgumentError, OperationalError
 
     from .store.migrate import UpgradeFailed
+
     try:
         return function(args)
     except UpgradeFailed as e:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError as e:
-        print(f"grader {command}: --db {args.db!r} is not a database URL ({e}); "
-              "use e.g. sqlite:///grader.db", file=sys.stderr)
+        print(
+            f"grader {command}: --db {args.db!r} is not a database URL ({e}); use e.g. sqlite:///grader.db",
+            file=sys.stderr,
+        )
         return 2
     except OperationalError as e:
         print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
@@ -57,9 +61,12 @@ def _serve_problem(args):
 
 def _serve(args) -> int:
     import logging
+
     import uvicorn
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
     from .store.db import make_engine
+
     problem = _serve_problem(args)
     if problem:
         print(f"grader serve: {problem}", file=sys.stderr)
@@ -72,12 +79,23 @@ def _serve(args) -> int:
     make_engine(config.db_url).dispose()  # migrate once, before any server process starts
     os.environ[CONFIG_ENV] = config.to_json()  # each process builds its app from this
     _raise_open_files_limit()
-    uvicorn.run("grader.server.web.app:app_from_environment", factory=True, workers=args.workers,
-                http="grader.server.web.connections:GuardedHttp", host=args.host, port=args.port,
-                access_log=args.access_log, ssl_keyfile=args.ssl_keyfile, ssl_certfile=args.ssl_certfile,
-                # X-Forwarded-* only from the declared proxies (uvicorn believes 127.0.0.1 by default)
-                proxy_headers=bool(config.trusted_proxies), forwarded_allow_ips=config.trusted_proxies or None,
-                backlog=config.listen_backlog, timeout_graceful_shutdown=10, log_level="info")
+    uvicorn.run(
+        "grader.server.web.app:app_from_environment",
+        factory=True,
+        workers=args.workers,
+        http="grader.server.web.connections:GuardedHttp",
+        host=args.host,
+        port=args.port,
+        access_log=args.access_log,
+        ssl_keyfile=args.ssl_keyfile,
+        ssl_certfile=args.ssl_certfile,
+        # X-Forwarded-* only from the declared proxies (uvicorn believes 127.0.0.1 by default)
+        proxy_headers=bool(config.trusted_proxies),
+        forwarded_allow_ips=config.trusted_proxies or None,
+        backlog=config.listen_backlog,
+        timeout_graceful_shutdown=10,
+        log_level="info",
+    )
     return 0
 
 
@@ -98,6 +116,7 @@ def _port_problem(host: str, port: int):
 def _raise_open_files_limit():
     """Allow as many connections as the system lets this process have (the soft limit is often 1024)."""
     import resource
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -108,12 +127,16 @@ def _users(args) -> int:
     from .store.db import make_engine
 
     if args.action != "list" and not args.target:
-        print(f"grader users: {args.action} needs a {'roster CSV' if args.action == 'import' else 'user name'}",
-              file=sys.stderr)
+        print(
+            f"grader users: {args.action} needs a {'roster CSV' if args.action == 'import' else 'user name'}",
+            file=sys.stderr,
+        )
         return 2
     if args.out and not Path(args.out).parent.is_dir():  # checked before any key is made: keys are shown once
-        print(f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
-              file=sys.stderr)
+        print(
+            f"grader users: --out {args.out}: folder {Path(args.out).parent} does not exist; create it first",
+            file=sys.stderr,
+        )
         return 1
     engine = None
     try:
@@ -134,9 +157,11 @@ def _users(args) -> int:
                 keys, done = [key], f"new key for {name}; the old key and its sessions no longer work"
             else:
                 name, keys = getattr(lifecycle, args.action)(conn, args.target), []
-                done = (f"revoked the key of {name}: it and its sessions no longer work (reissue-key gives a new one)"
-                        if args.action == "revoke" else
-                        f"removed {name}: signed out, history kept, the name stays taken")
+                done = (
+                    f"revoked the key of {name}: it and its sessions no longer work (reissue-key gives a new one)"
+                    if args.action == "revoke"
+                    else f"removed {name}: signed out, history kept, the name stays taken"
+                )
     except users.AccountError as e:
         for line in str(e).splitlines():
             print(f"grader users: {line}", file=sys.stderr)
@@ -154,9 +179,12 @@ def _users(args) -> int:
 
 def _listing(accounts) -> str:
     """name,role,email,status,created CSV of every account (pure; never a key)."""
-    return csvsafe.render([["name", "role", "email", "status", "created"],
-                           *([a.name, a.role, a.email or "", a.status, a.created_at.strftime("%Y-%m-%d %H:%M")]
-                             for a in accounts)])
+    return csvsafe.render(
+        [
+            ["name", "role", "email", "status", "created"],
+            *([a.name, a.role, a.email or "", a.status, a.created_at.strftime("%Y-%m-%d %H:%M")] for a in accounts),
+        ]
+    )
 
 
 def _import_roster(engine, args, roster, people) -> int:
@@ -187,8 +215,8 @@ def _import_roster(engine, args, roster, people) -> int:
 def _missing_sqlite(url: str):
     """The file of a sqlite URL when it does not exist (never create an empty one to read)."""
     prefix = "sqlite:///"
-    if url.startswith(prefix) and url[len(prefix):] not in ("", ":memory:"):
-        path = Path(url[len(prefix):].split("?")[0])
+    if url.startswith(prefix) and url[len(prefix) :] not in ("", ":memory:"):
+        path = Path(url[len(prefix) :].split("?")[0])
         if not path.exists():
             return path
     return None
@@ -200,16 +228,19 @@ def _gradebook(args) -> int:
 
     missing = _missing_sqlite(args.db)
     if missing:
-        print(f"grader gradebook: no database at {missing.resolve()}; run from the folder where `grader serve` "
-              "ran, or pass --db URL", file=sys.stderr)
+        print(
+            f"grader gradebook: no database at {missing.resolve()}; run from the folder where `grader serve` "
+            "ran, or pass --db URL",
+            file=sys.stderr,
+        )
         return 1
     folder = Path(args.out).parent
     if not folder.is_dir():
-        print(f"grader gradebook: --out {args.out}: folder {folder} does not exist; create it first",
-              file=sys.stderr)
+        print(f"grader gradebook: --out {args.out}: folder {folder} does not exist; create it first", file=sys.stderr)
         return 1
     from .accounts import identity, users
     from .gradebook import exports
+
     try:
         ids = exports.read_ids(Path(args.roster)) if args.roster else {}
         with make_engine(args.db).connect() as conn:
@@ -242,8 +273,10 @@ def _policy(args) -> int:
         print("grader policy set: give --counts and/or --pick (see grader policy --help)", file=sys.stderr)
         return 2
     if args.question is not None and not args.question.isidentifier():
-        print(f"grader policy set: --question {args.question[:40]!r}: give a question key such as forward",
-              file=sys.stderr)
+        print(
+            f"grader policy set: --question {args.question[:40]!r}: give a question key such as forward",
+            file=sys.stderr,
+        )
         return 2
     missing = _missing_sqlite(args.db)
     if missing:
@@ -257,8 +290,11 @@ def _policy(args) -> int:
         elif args.action == "set":
             policy.set_policy(conn, args.assignment, _changed(now, args, replace))
         shown = policy.in_force(conn, [args.assignment])[args.assignment]
-        origin = "set on this server" if args.assignment in policy.overridden(conn) else \
-            "from its assignment.toml, else the default"
+        origin = (
+            "set on this server"
+            if args.assignment in policy.overridden(conn)
+            else "from its assignment.toml, else the default"
+        )
     engine.dispose()
     print(f"grading policy of {args.assignment} ({origin}):\n{policy.describe(shown)}")
     return 0

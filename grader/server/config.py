@@ -4,6 +4,7 @@ Every field is declared once, with its default, unit, check and what it does,
 in grader/core/settings/server.py (SERVER, in this order; docs/reference/
 settings.md lists them): the defaults below come from there, `grader serve`'s
 flags are generated from there, and a test holds the names and types equal."""
+
 import json
 from dataclasses import asdict, dataclass
 

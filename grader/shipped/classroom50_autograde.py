@@ -26,6 +26,7 @@ does not import, a crash or a timeout score 0 and say why); 1 when the
 cases could not be set up (the runner then records an error); 2 when the
 runner's variables are missing (nothing written). Standard library only.
 """
+
 import datetime
 import json
 import os
@@ -38,12 +39,12 @@ from pathlib import Path
 
 from . import classroom50_result, github_ci
 
-BUNDLE = Path(__file__).resolve().parent.parent   # the folder holding autograder.py
-CONFIG = "bundle.json"     # written by `grader classroom50`: files, paths and limits
+BUNDLE = Path(__file__).resolve().parent.parent  # the folder holding autograder.py
+CONFIG = "bundle.json"  # written by `grader classroom50`: files, paths and limits
 RESULT, BODY = "result.json", "release-body.md"
 RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH")
-SETUP_TIMEOUT = 900        # seconds for `make setup data` (pip and the MNIST download)
-TAIL = 3000                # characters of a failed setup's output shown in the log
+SETUP_TIMEOUT = 900  # seconds for `make setup data` (pip and the MNIST download)
+TAIL = 3000  # characters of a failed setup's output shown in the log
 
 
 class BundleDamaged(RuntimeError):
@@ -84,9 +85,16 @@ def case_env(env) -> dict:
 def set_up(work: Path, env, out) -> bool:
     """`make setup data`; on failure its output's tail and one error line."""
     try:
-        proc = subprocess.run(["make", "--no-print-directory", "setup", "data"], cwd=work, env=case_env(env),
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                              timeout=SETUP_TIMEOUT)
+        proc = subprocess.run(
+            ["make", "--no-print-directory", "setup", "data"],
+            cwd=work,
+            env=case_env(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=SETUP_TIMEOUT,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         print(github_ci.command("error", f"make setup data could not run: {exc}", title="not graded"), file=out)
         return False
@@ -94,8 +102,14 @@ def set_up(work: Path, env, out) -> bool:
         return True
     with github_ci.commands_stopped(out):
         print(proc.stdout[-TAIL:], file=out, flush=True)
-    print(github_ci.command("error", f"make setup data failed (exit {proc.returncode}); the public cases "
-                            "did not run", title="not graded"), file=out)
+    print(
+        github_ci.command(
+            "error",
+            f"make setup data failed (exit {proc.returncode}); the public cases did not run",
+            title="not graded",
+        ),
+        file=out,
+    )
     return False
 
 
@@ -105,15 +119,20 @@ def run_cases(work: Path, results: Path, env, timeout: float, out) -> tuple:
     out.flush()
     with github_ci.commands_stopped(out):
         try:
-            proc = subprocess.Popen(["make", "--no-print-directory", "test", f"RESULTS={results}"], cwd=work,
-                                    env=case_env(env), stdout=out.fileno(), stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                ["make", "--no-print-directory", "test", f"RESULTS={results}"],
+                cwd=work,
+                env=case_env(env),
+                stdout=out.fileno(),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             return False, f"the public cases could not start: {exc}"
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)   # the whole tree: make, pytest, anything they started
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole tree: make, pytest, anything they started
             proc.wait()
             return False, f"the public cases did not finish within {timeout:g} s"
     return True, "" if proc.returncode == 0 else f"make test exited {proc.returncode}"
@@ -130,20 +149,37 @@ def empty_document(points: dict, why: str, unit: int) -> dict:
         key = next((k for k in worth if name.startswith(k + "_")), None)
         if key is not None and weight > 0:
             worth[key] += round(weight * unit)
-    return {"version": 1, "title": "needle hw1 (public cases)",
-            "questions": [{"key": q["key"], "label": q["label"], "score": 0.0, "max_score": worth[q["key"]] / unit,
-                           "passed": 0, "total": 0} for q in points["questions"]],
-            "cases": [], "errors": [{"message": f"{why}; see the log", "where": ""}], "notes": [],
-            "report": "the log of the step running the public cases"}
+    return {
+        "version": 1,
+        "title": "needle hw1 (public cases)",
+        "questions": [
+            {
+                "key": q["key"],
+                "label": q["label"],
+                "score": 0.0,
+                "max_score": worth[q["key"]] / unit,
+                "passed": 0,
+                "total": 0,
+            }
+            for q in points["questions"]
+        ],
+        "cases": [],
+        "errors": [{"message": f"{why}; see the log", "where": ""}],
+        "notes": [],
+        "report": "the log of the step running the public cases",
+    }
 
 
 def read_document(results: Path, points: dict, why: str, unit: int) -> dict:
     """The results `make test` wrote, or an empty document saying why not."""
     try:
         doc = json.loads(results.read_text(encoding="utf-8"))
-        if not (isinstance(doc, dict) and isinstance(doc.get("cases"), list) and
-                [q.get("key") for q in doc["questions"]] == [q["key"] for q in points["questions"]] and
-                all(f in q for q in doc["questions"] for f in QUESTION_FIELDS)):
+        if not (
+            isinstance(doc, dict)
+            and isinstance(doc.get("cases"), list)
+            and [q.get("key") for q in doc["questions"]] == [q["key"] for q in points["questions"]]
+            and all(f in q for q in doc["questions"] for f in QUESTION_FIELDS)
+        ):
             raise ValueError("not a results document of this assignment")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         reason = why or f"the public cases' results are unreadable ({type(exc).__name__})"
@@ -171,8 +207,11 @@ def grade(checkout: Path, env, out, bundle: Path = BUNDLE):
         finished, why = run_cases(work, results, env, config["timeout"], out)
         points = json.loads((work / config["points"]).read_text(encoding="utf-8"))
         # a run stopped midway wrote no results of its own: whatever is there is not the cases'
-        doc = read_document(results, points, why, config["unit"]) if finished else \
-            empty_document(points, why, config["unit"])
+        doc = (
+            read_document(results, points, why, config["unit"])
+            if finished
+            else empty_document(points, why, config["unit"])
+        )
     doc["notes"] = notes + list(doc.get("notes", ()))
     return doc, config["unit"]
 
@@ -189,12 +228,15 @@ def main(argv=None, env=None, out=None) -> int:
         print(f"autograder.py: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, classroom50_result.EnvironmentIncomplete) else 1
     if doc is None:
-        return 1   # the runner records an error result; the log says why
+        return 1  # the runner records an error result; the log says why
     for line in github_ci.annotations(doc):
         print(line, file=out)
     payload = classroom50_result.result(doc, ids, unit, datetime.datetime.now(datetime.timezone.utc))
     write_atomic(Path.cwd() / BODY, classroom50_result.release_body(doc, payload))
     write_atomic(Path.cwd() / RESULT, json.dumps(payload, indent=2) + "\n")
-    print(f"autograder.py: {payload['score']}/{payload['max-score']} points on the public cases "
-          f"(exact {payload['exact-score']:g}/{payload['exact-max-score']:g}); wrote {RESULT} and {BODY}", file=out)
+    print(
+        f"autograder.py: {payload['score']}/{payload['max-score']} points on the public cases "
+        f"(exact {payload['exact-score']:g}/{payload['exact-max-score']:g}); wrote {RESULT} and {BODY}",
+        file=out,
+    )
     return 0

@@ -17,6 +17,7 @@ answer for the next submission graded on the same seed; for a hidden case
 only the kind of failure, never magnitudes, counts or positions, which
 would let repeated submissions probe its answers.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +54,7 @@ def _at(path):
 
 
 def got_part(text, secret):
-    """", got <text>": nothing on a hidden case, where the student's code
+    """ ", got <text>": nothing on a hidden case, where the student's code
     picks the type, shape, dtype and length it returns."""
     return "" if secret == HIDDEN else f", got {text}"
 
@@ -104,9 +105,11 @@ def _check_close(expected, actual, path, rtol, atol, secret):
     detail = f"; at index {tuple(int(i) for i in worst)} got {float(actual[worst]):.6g}"
     if secret == PUBLIC:
         detail += f", expected {float(expected[worst]):.6g}"
-    raise Mismatch(f"wrong values{_at(path)}: max abs error {float(abs_err.max()):.3g}, "
-                   f"rel error {rel:.3g} > tolerance (rtol {rtol:g}, atol {atol:g}); "
-                   f"{int(np.sum(abs_err > allowed))} of {abs_err.size} entries off{detail}")
+    raise Mismatch(
+        f"wrong values{_at(path)}: max abs error {float(abs_err.max()):.3g}, "
+        f"rel error {rel:.3g} > tolerance (rtol {rtol:g}, atol {atol:g}); "
+        f"{int(np.sum(abs_err > allowed))} of {abs_err.size} entries off{detail}"
+    )
 
 
 def _compare(expected, actual, path, case, secret):
@@ -151,14 +154,17 @@ def _dtypes(expected, actual, path):
             raise Mismatch(f"expected an array{_at(path)}, got a {describe(actual)}")
         if expected.dtype.kind in INTEGER:
             if actual.dtype.kind not in INTEGER:
-                raise Mismatch(f"dtype {actual.dtype}{_at(path)} where the handout's contract gives integers "
-                               f"(any integer dtype holding these values, e.g. {expected.dtype})")
+                raise Mismatch(
+                    f"dtype {actual.dtype}{_at(path)} where the handout's contract gives integers "
+                    f"(any integer dtype holding these values, e.g. {expected.dtype})"
+                )
         elif actual.dtype != expected.dtype:
             raise Mismatch(f"dtype {actual.dtype}{_at(path)} where the handout's contract gives {expected.dtype}")
     elif isinstance(expected, (list, dict)):
         if type(actual) is not type(expected) or len(actual) != len(expected):
-            raise Mismatch(f"expected a {type(expected).__name__} of {len(expected)}{_at(path)}, "
-                           f"got a {describe(actual)}")
+            raise Mismatch(
+                f"expected a {type(expected).__name__} of {len(expected)}{_at(path)}, got a {describe(actual)}"
+            )
         keys = expected if isinstance(expected, dict) else range(len(expected))
         for key in keys:
             if isinstance(expected, dict) and key not in actual:

@@ -27,6 +27,7 @@ Nothing here ever prints text from student code at the start of a line:
 every message goes through escape_data (newlines become %0A), so a
 student's print("::error::...") quoted in a message stays data.
 """
+
 import base64
 import contextlib
 import json
@@ -35,8 +36,8 @@ import re
 import secrets
 import sys
 
-MAX_ANNOTATIONS = 10   # GitHub shows 10 annotations of each kind per step
-MAX_MESSAGE = 400      # characters of a case's message in an annotation
+MAX_ANNOTATIONS = 10  # GitHub shows 10 annotations of each kind per step
+MAX_MESSAGE = 400  # characters of a case's message in an annotation
 WHERE = re.compile(r"^([\w.\-/]+\.py):(\d+)")
 
 
@@ -84,8 +85,14 @@ def failing(doc):
         file, line = location(case.get("where"))
         key = (bool(case.get("stub")), file, line) if file else (bool(case.get("stub")), case["question"])
         groups.setdefault(key, []).append(case)
-    return sorted(groups.values(), key=lambda cases: (
-        bool(cases[0].get("stub")), order.get(cases[0]["question"], len(order)), -sum(map(_lost, cases))))
+    return sorted(
+        groups.values(),
+        key=lambda cases: (
+            bool(cases[0].get("stub")),
+            order.get(cases[0]["question"], len(order)),
+            -sum(map(_lost, cases)),
+        ),
+    )
 
 
 def _label(doc, key):
@@ -109,8 +116,10 @@ def _annotation(doc, cases):
     first = cases[0]
     file, line = location(first.get("where"))
     count = f"{len(cases)} case{'s' * (len(cases) != 1)}"
-    title = f"{_label(doc, first['question'])}: {count} fail{'s' * (len(cases) == 1)} " \
-            f"(-{_points(sum(map(_lost, cases)))} points)"
+    title = (
+        f"{_label(doc, first['question'])}: {count} fail{'s' * (len(cases) == 1)} "
+        f"(-{_points(sum(map(_lost, cases)))} points)"
+    )
     message = _message(first["message"])
     if len(cases) > 1:
         message += f" (and {', '.join(c['name'] for c in cases[1:4])}{', ...' * (len(cases) > 4)})"
@@ -120,14 +129,26 @@ def _annotation(doc, cases):
 def annotations(doc):
     """One ::error per failing group (at most MAX_ANNOTATIONS, errors outside
     cases first), then one ::notice saying how many more are in the report."""
-    lines = [command("error", e["message"][:MAX_MESSAGE], file=location(e.get("where"))[0],
-                     line=location(e.get("where"))[1], title="not run") for e in doc.get("errors", ())]
+    lines = [
+        command(
+            "error",
+            e["message"][:MAX_MESSAGE],
+            file=location(e.get("where"))[0],
+            line=location(e.get("where"))[1],
+            title="not run",
+        )
+        for e in doc.get("errors", ())
+    ]
     lines += [_annotation(doc, cases) for cases in failing(doc)]
     if len(lines) > MAX_ANNOTATIONS:
         more = len(lines) - MAX_ANNOTATIONS
-        lines = lines[:MAX_ANNOTATIONS] + [command(
-            "notice", f"{more} more failing place{'s' * (more != 1)}: see {doc.get('report', 'the report')}",
-            title="more failures")]
+        lines = lines[:MAX_ANNOTATIONS] + [
+            command(
+                "notice",
+                f"{more} more failing place{'s' * (more != 1)}: see {doc.get('report', 'the report')}",
+                title="more failures",
+            )
+        ]
     return lines
 
 
@@ -140,13 +161,21 @@ def summary(doc):
     grade), then the notes, then where the failures are. Only our own text:
     a case's message (which may quote student output) stays in the log."""
     score, most = total(doc)
-    lines = [f"## {doc['title']}: {_points(score)} / {_points(most)}", "",
-             "| question | cases passed | points |", "|---|---|---|"]
+    lines = [
+        f"## {doc['title']}: {_points(score)} / {_points(most)}",
+        "",
+        "| question | cases passed | points |",
+        "|---|---|---|",
+    ]
     for q in doc["questions"]:
-        lines.append(f"| {q['label']} {q['key']} | {q['passed']}/{q['total']} | "
-                     f"{_points(q['score'])}/{_points(q['max_score'])} |")
-    lines.append(f"| **total** | {sum(q['passed'] for q in doc['questions'])}/"
-                 f"{sum(q['total'] for q in doc['questions'])} | **{_points(score)}/{_points(most)}** |")
+        lines.append(
+            f"| {q['label']} {q['key']} | {q['passed']}/{q['total']} | "
+            f"{_points(q['score'])}/{_points(q['max_score'])} |"
+        )
+    lines.append(
+        f"| **total** | {sum(q['passed'] for q in doc['questions'])}/"
+        f"{sum(q['total'] for q in doc['questions'])} | **{_points(score)}/{_points(most)}** |"
+    )
     lines += [""] + [f"> {note}" for note in doc.get("notes", ())]
     places = [(location(c[0].get("where")), c) for c in failing(doc)]
     if places:
@@ -163,17 +192,20 @@ def classroom_result(doc):
     base64 of JSON, version 1, one test per question carrying its own
     max_score and score, so the Classroom gets weighted partial credit."""
     score, most = total(doc)
-    tests = [{
-        "name": f"{q['label']} {q['key']}",
-        "status": "pass" if q["score"] >= q["max_score"] else "fail",
-        "score": q["score"],
-        "max_score": q["max_score"],
-        "message": f"{q['passed']}/{q['total']} cases passed, {_points(q['score'])}/{_points(q['max_score'])} points",
-        "test_code": "",
-        "filename": "",
-        "line_no": 0,
-        "execution_time": "",
-    } for q in doc["questions"]]
+    tests = [
+        {
+            "name": f"{q['label']} {q['key']}",
+            "status": "pass" if q["score"] >= q["max_score"] else "fail",
+            "score": q["score"],
+            "max_score": q["max_score"],
+            "message": f"{q['passed']}/{q['total']} cases passed, {_points(q['score'])}/{_points(q['max_score'])} points",
+            "test_code": "",
+            "filename": "",
+            "line_no": 0,
+            "execution_time": "",
+        }
+        for q in doc["questions"]
+    ]
     status = "error" if doc.get("errors") and not doc["cases"] else "pass" if score >= most else "fail"
     result = {"version": 1, "status": status, "max_score": most, "tests": tests}
     return base64.b64encode(json.dumps(result, sort_keys=True).encode("utf-8")).decode("ascii")
@@ -221,15 +253,20 @@ def main(argv=None):
     legacy = LEGACY_CLASSROOM in args
     args = [a for a in args if a != LEGACY_CLASSROOM]
     if len(args) != 1:
-        print(f"usage: python3 github_ci.py RESULTS_JSON [{LEGACY_CLASSROOM}] "
-              "(RESULTS_JSON written by `make test RESULTS=RESULTS_JSON`)", file=sys.stderr)
+        print(
+            f"usage: python3 github_ci.py RESULTS_JSON [{LEGACY_CLASSROOM}] "
+            "(RESULTS_JSON written by `make test RESULTS=RESULTS_JSON`)",
+            file=sys.stderr,
+        )
         return 2
     try:
         with open(args[0], encoding="utf-8") as f:
             doc = json.load(f)
     except (OSError, ValueError) as exc:
-        print(f"github_ci.py: {args[0]}: cannot read ({type(exc).__name__}); run "
-              f"`make test RESULTS={args[0]}` first", file=sys.stderr)
+        print(
+            f"github_ci.py: {args[0]}: cannot read ({type(exc).__name__}); run `make test RESULTS={args[0]}` first",
+            file=sys.stderr,
+        )
         return 2
     emit(doc, legacy_classroom=legacy)
     return 0

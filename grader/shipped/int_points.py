@@ -23,6 +23,7 @@ allows. Nothing changes who gets what:
 Exact arithmetic (fractions) throughout: no float decides a point.
 Standard library only; it ships beside student code (Classroom 50's runner).
 """
+
 from fractions import Fraction
 from math import ceil, floor
 

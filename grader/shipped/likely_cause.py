@@ -15,14 +15,15 @@ When no value matches but the student's gradient has the wrong shape, a bug
 flagged `shape_tells` with that very shape names it. A bug is ruled out when
 the student passes a case it breaks.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
 
 PREFIX = "Likely cause: "
-VALUE_CHECKS = ("close", "analytic")   # a value of its own, compared entry by entry
+VALUE_CHECKS = ("close", "analytic")  # a value of its own, compared entry by entry
 NOT_IMPLEMENTED = "NotImplementedError"
-MAX_ERROR = 300   # characters of an error's text compared (the grader keeps as many of the worker's)
+MAX_ERROR = 300  # characters of an error's text compared (the grader keeps as many of the worker's)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class Result:
     """A case's result: its value, or the text of the exception its code
     raised ("ValueError: ...", without where), or neither (it never
     finished: a timeout, a crash)."""
+
     ok: bool
     value: object = None
     error: str = ""
@@ -42,9 +44,10 @@ class Result:
 @dataclass(frozen=True)
 class Known:
     """A known bug's result on one case, with the words a student acts on."""
+
     name: str
     message: str
-    result: object            # a Result, or None when the bug has none on this case
+    result: object  # a Result, or None when the bug has none on this case
     shape_tells: bool = False
 
 
@@ -88,8 +91,7 @@ def shapes(value) -> tuple:
 def ruled_out(passed) -> frozenset:
     """Names of the known bugs that break a case the student passed.
     passed: (agree, reference Result, [Known]) per case the student passed."""
-    return frozenset(k.name for agree, reference, known in passed for k in known
-                     if reaches(agree, reference, k.result))
+    return frozenset(k.name for agree, reference, known in passed for k in known if reaches(agree, reference, k.result))
 
 
 def cause(agree, student, reference, known, excluded=frozenset()) -> str:
@@ -98,6 +100,9 @@ def cause(agree, student, reference, known, excluded=frozenset()) -> str:
     reached = [k for k in known if k.name not in excluded and reaches(agree, reference, k.result)]
     causes = {k.message for k in reached if same(agree, k.result, student)}
     if not causes and student.ok and reference.ok and shapes(student.value) != shapes(reference.value):
-        causes = {k.message for k in reached
-                  if k.shape_tells and k.result.ok and shapes(k.result.value) == shapes(student.value)}
+        causes = {
+            k.message
+            for k in reached
+            if k.shape_tells and k.result.ok and shapes(k.result.value) == shapes(student.value)
+        }
     return next(iter(causes)) if len(causes) == 1 else ""

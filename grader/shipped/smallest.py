@@ -8,12 +8,13 @@ Choice: among a failing case's smaller inputs, smallest first, the first
 that fails the way the case did (a wrong value for a wrong value, the same
 exception type for an exception), else the first that fails at all.
 """
+
 import numpy as np
 
 PREFIX = "Smallest failing input: "
 HIDDEN_NOTE = " (values are shown for public cases only)"
-MAX_VALUE = 240   # characters of one shown value
-VALUE = "value"   # how a case fails when its value is wrong (else: the exception's type)
+MAX_VALUE = 240  # characters of one shown value
+VALUE = "value"  # how a case fails when its value is wrong (else: the exception's type)
 
 
 def pick(failures, how):
@@ -27,14 +28,15 @@ def pick(failures, how):
 def value_text(value) -> str:
     """An array, a list of them or a number, on one line, capped."""
     if isinstance(value, np.ndarray):
-        text = np.array2string(value, separator=", ", precision=6, suppress_small=True, max_line_width=10 ** 6,
-                               threshold=64)
+        text = np.array2string(
+            value, separator=", ", precision=6, suppress_small=True, max_line_width=10**6, threshold=64
+        )
         text = " ".join(text.split())
     elif isinstance(value, list):
         text = "[" + ", ".join(value_text(v) for v in value) + "]"
     else:
         text = str(value)
-    return text if len(text) <= MAX_VALUE else text[:MAX_VALUE - 3] + "..."
+    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 3] + "..."
 
 
 def shown(value):
@@ -52,8 +54,10 @@ def public_line(call, inputs, out_grad, expected, got=None, error="") -> str:
     exception it raised ("ValueError: ...")."""
     grad = f", out_grad {value_text(out_grad)}" if out_grad is not None else ""
     result = f"raised {error}" if error else value_text(shown(got))
-    return (f"{PREFIX}{call}: inputs {', '.join(value_text(a) for a in inputs)}{grad}; "
-            f"expected {value_text(shown(expected))}, got {result}")
+    return (
+        f"{PREFIX}{call}: inputs {', '.join(value_text(a) for a in inputs)}{grad}; "
+        f"expected {value_text(shown(expected))}, got {result}"
+    )
 
 
 def hidden_line(call) -> str:

@@ -14,6 +14,7 @@ Standard library only: the grader's sandboxed worker and the handout's
 sees the same line in both. `student_code.json` beside each says which files
 are the student's and which of their functions are given.
 """
+
 import json
 import linecache
 import os
@@ -39,7 +40,7 @@ def load_code(path):
 
 
 def qualname(frame):
-    """"Summation.gradient" for a frame of that method; nested functions keep
+    """ "Summation.gradient" for a frame of that method; nested functions keep
     their outer names ("nn_epoch.step"), comprehensions are their function's."""
     name = getattr(frame.f_code, "co_qualname", None)
     if name is None:  # before Python 3.11: the class whose attribute holds this code
@@ -71,13 +72,13 @@ def _show(place, text=True):
         return f"{os.path.basename(rel)}:{line} in {qualname(frame)}"
     source = linecache.getline(frame.f_code.co_filename, line).strip()
     if len(source) > MAX_LINE:
-        source = source[:MAX_LINE - 3] + "..."
+        source = source[: MAX_LINE - 3] + "..."
     return f"{rel}:{line} in {qualname(frame)}" + (f": {source}" if source else "")
 
 
 def _caller(own, place):
     """The student's own frame that led to `place` from another function, if any."""
-    before = own[:own.index(place)]
+    before = own[: own.index(place)]
     return next((f for f in reversed(before) if qualname(f[0]) != qualname(place[0])), None)
 
 
@@ -88,8 +89,7 @@ def _relative(path, root, cache):
             cache[path] = None
             return None
         real = os.path.realpath(path)
-        cache[path] = os.path.relpath(real, root).replace(os.sep, "/") \
-            if real.startswith(root + os.sep) else None
+        cache[path] = os.path.relpath(real, root).replace(os.sep, "/") if real.startswith(root + os.sep) else None
     return cache[path]
 
 

@@ -27,6 +27,7 @@ file (SPEC, written by the trusted side: smaller inputs for failing cases,
 as plain data) with the cases package's calls.evaluate, each candidate's
 value written like a case's under the candidate's id.
 """
+
 import importlib
 import json
 import os
@@ -132,8 +133,9 @@ def shrink(out_dir):
 
     modules = imported(out_dir, spec["imports"])
     if modules is not None:
-        run_each(out_dir, [(c["id"], c["description"], lambda c=c: evaluate(modules[0], c))
-                           for c in spec["candidates"]])
+        run_each(
+            out_dir, [(c["id"], c["description"], lambda c=c: evaluate(modules[0], c)) for c in spec["candidates"]]
+        )
 
 
 def record_draws(out_dir):
@@ -143,7 +145,7 @@ def record_draws(out_dir):
 
         requests = getattr(assignment_cases, "draw_requests", None)
         if requests is not None:
-            write(out_dir, DRAWS[:-len(".json")], {"requests": requests()})
+            write(out_dir, DRAWS[: -len(".json")], {"requests": requests()})
     except BaseException:  # noqa: B036  (only the reference's run on public inputs is ever read)
         pass
 
@@ -153,6 +155,7 @@ def main():
     sys.path.insert(0, RUNNER)
     import numpy  # noqa: F401  (ours, before any student code runs)
     import where  # noqa: F401  (likewise)
+
     if question == SHRINK:
         return shrink(out_dir)
     from assignment_cases import CASES, QUESTIONS
@@ -167,7 +170,7 @@ def main():
     modules = imported(out_dir, list(dict.fromkeys(name for q in chosen for name in q.imports)))
     if modules is None:
         return
-    args = (modules + [None, None])[:max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
+    args = (modules + [None, None])[: max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
     run_each(out_dir, [(c.name, c.description, lambda c=c: c.fn(*args)) for c in cases])
     record_draws(out_dir)
 

@@ -18,6 +18,7 @@ are followed too, transitively. Bindings this cannot resolve
 (`setattr(C, name, g)` with a computed name, `globals()[...] = g`, `exec`)
 are reported as dynamic.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,19 +30,19 @@ DYNAMIC_NAMES = frozenset({"globals", "locals", "vars", "__dict__", "__code__", 
 
 @dataclass(frozen=True)
 class Rebinding:
-    target: str      # the graded qualname, e.g. "EWiseDiv.gradient"
-    sources: tuple   # qualnames of the functions it now runs, and ("lambda", first, last) ranges
-    line: int        # where the binding is
-    how: str         # "assignment", "setattr", "decorator"
+    target: str  # the graded qualname, e.g. "EWiseDiv.gradient"
+    sources: tuple  # qualnames of the functions it now runs, and ("lambda", first, last) ranges
+    line: int  # where the binding is
+    how: str  # "assignment", "setattr", "decorator"
 
 
 @dataclass(frozen=True)
 class Bindings:
-    rebound: dict    # graded qualname -> Rebinding (only those no longer their own def)
+    rebound: dict  # graded qualname -> Rebinding (only those no longer their own def)
     decorated: dict  # graded qualname -> qualnames of functions its decorators name
-    calls: dict      # function qualname -> qualnames of functions it names (calls, references)
-    spans: dict      # function qualname -> (first line, last line) of its def (decorators included)
-    dynamic: tuple   # lines of bindings that cannot be resolved without running the file
+    calls: dict  # function qualname -> qualnames of functions it names (calls, references)
+    spans: dict  # function qualname -> (first line, last line) of its def (decorators included)
+    dynamic: tuple  # lines of bindings that cannot be resolved without running the file
 
 
 def parse(text: str):
@@ -74,7 +75,7 @@ class _Reader:
         return found
 
     def name_refs(self, name: str, owner: str) -> tuple:
-        for q in ((f"{owner}.{name}", name) if owner else (name,)):
+        for q in (f"{owner}.{name}", name) if owner else (name,):
             if q in self.alias:
                 return self.alias[q]
             if q in self.defs:
@@ -102,7 +103,7 @@ class _Reader:
         q = f"{owner}.{node.name}" if owner else node.name
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         self.defs[q] = (first, node.end_lineno)
-        self.calls[q] = (node, owner)   # resolved once the whole file is read (Python looks names up late)
+        self.calls[q] = (node, owner)  # resolved once the whole file is read (Python looks names up late)
         self.bind(q, (q,), node.lineno, "def")
         decorator_refs = tuple(r for d in node.decorator_list for r in self.refs(d, owner) if isinstance(r, str))
         if q in self.graded and node.decorator_list:
@@ -165,8 +166,12 @@ class _Reader:
     def other(self, node, owner: str):
         """setattr(C, "f", g) resolves; other dynamic bindings are noted."""
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "setattr" \
-                    and len(sub.args) == 3:
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Name)
+                and sub.func.id == "setattr"
+                and len(sub.args) == 3
+            ):
                 cls, attr, value = sub.args
                 if isinstance(cls, ast.Name) and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
                     self.bind(f"{cls.id}.{attr.value}", value, sub.lineno, "setattr", owner)
@@ -182,8 +187,12 @@ class _Reader:
                 self.dynamic.append(getattr(sub, "lineno", line))
             elif isinstance(sub, ast.Attribute) and sub.attr in DYNAMIC_NAMES:
                 self.dynamic.append(sub.lineno)
-            elif not skip_setattr and isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) \
-                    and sub.func.id == "setattr":
+            elif (
+                not skip_setattr
+                and isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Name)
+                and sub.func.id == "setattr"
+            ):
                 self.dynamic.append(sub.lineno)
 
 
@@ -195,18 +204,18 @@ def read_bindings(text: str, graded) -> Bindings:
         for node in tree.body if tree is not None else ():
             reader.statement(node)
         calls = {q: reader.named_by(q) for q in reader.calls}
-    except RecursionError:   # an expression nested past Python's stack: read as unresolved
-        return Bindings({}, {}, {}, {}, (0,))   # line 0: the whole file
-    return Bindings(dict(reader.bound), dict(reader.decorated), calls, dict(reader.defs),
-                    tuple(sorted(set(reader.dynamic))))
+    except RecursionError:  # an expression nested past Python's stack: read as unresolved
+        return Bindings({}, {}, {}, {}, (0,))  # line 0: the whole file
+    return Bindings(
+        dict(reader.bound), dict(reader.decorated), calls, dict(reader.defs), tuple(sorted(set(reader.dynamic)))
+    )
 
 
 def running(bindings: Bindings, graded) -> frozenset:
     """What runs as some graded function (its def or its rebinding's sources)."""
     found = set()
     for q in graded:
-        found.update(s for s in (bindings.rebound[q].sources if q in bindings.rebound else (q,))
-                     if isinstance(s, str))
+        found.update(s for s in (bindings.rebound[q].sources if q in bindings.rebound else (q,)) if isinstance(s, str))
     return frozenset(found)
 
 

@@ -22,35 +22,40 @@ lines of a file the handout lacks that no graded function's code holds
 (helpers never called, module-level code) are one more block per file,
 "other code", so that nothing a student wrote goes unfingerprinted.
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from grader.similarity import tokens
-from grader.similarity.bindings import read_bindings, reached, running
+from grader.similarity.bindings import reached, read_bindings, running
 from grader.similarity.template import SEP, Template, TemplateFile, marker_lines
 
 MARKERS, PARTIAL, BY_NAME = "markers", "damaged markers", "function name"
 REBOUND, OTHER_HOW = "rebinding", "lines the handout lacks"
-JOINED = 12   # tokens from which a line is looked for inside the handout's token stream
+JOINED = 12  # tokens from which a line is looked for inside the handout's token stream
 REBOUND_FLAG = "{target} runs {sources} (bound at line {line} by {how}), not its own solution block"
 DECORATED_FLAG = "{target} is decorated with the student's {sources}: what runs may not be its block"
 TOO_DEEP_FLAG = "its code nests too deep to follow what runs for each graded function: read it"
 DYNAMIC_FLAG = "line {line} binds names in a way only running it would tell: `{code}`"
-PARTIAL_NOTE = ("{where}: one solution marker is missing; the block runs to the function's "
-                "{side}, and only lines that differ from the handout count")
-BY_NAME_NOTE = ("{where}: solution markers missing; matched by function name against the handout "
-                "(only lines that differ from it count)")
+PARTIAL_NOTE = (
+    "{where}: one solution marker is missing; the block runs to the function's "
+    "{side}, and only lines that differ from the handout count"
+)
+BY_NAME_NOTE = (
+    "{where}: solution markers missing; matched by function name against the handout "
+    "(only lines that differ from it count)"
+)
 
 
 @dataclass(frozen=True)
 class Block:
-    id: str          # the template's name for it, e.g. "EWiseDiv.gradient"
-    file: str        # handout-relative path of the student file
-    lines: tuple     # line numbers of the student's file whose tokens count
-    how: str         # MARKERS, PARTIAL or BY_NAME
-    tokens: tuple    # (normalised token, line) pairs
+    id: str  # the template's name for it, e.g. "EWiseDiv.gradient"
+    file: str  # handout-relative path of the student file
+    lines: tuple  # line numbers of the student's file whose tokens count
+    how: str  # MARKERS, PARTIAL or BY_NAME
+    tokens: tuple  # (normalised token, line) pairs
     breaks: tuple = ()  # indices in tokens where another function's (or run's) code starts
 
     def segments(self) -> tuple:
@@ -109,15 +114,15 @@ def find_blocks(text: str, rel: str, tfile: TemplateFile, template: Template, wh
 
 @dataclass(frozen=True)
 class FileBlocks:
-    blocks: tuple    # Block: the graded functions' code, then the file's other code
-    notes: tuple     # how blocks were found where markers were damaged, functions missing
-    flags: tuple     # why the file asks for a look whatever it scores (Flag)
-    filled: int      # graded functions whose own solution block holds code
+    blocks: tuple  # Block: the graded functions' code, then the file's other code
+    notes: tuple  # how blocks were found where markers were damaged, functions missing
+    flags: tuple  # why the file asks for a look whatever it scores (Flag)
+    filled: int  # graded functions whose own solution block holds code
 
 
 @dataclass(frozen=True)
 class Flag:
-    name: str        # the submission
+    name: str  # the submission
     file: str
     reason: str
 
@@ -208,8 +213,13 @@ def read_file(text: str, rel: str, tfile: TemplateFile, template: Template, wher
         if rebound is not None:
             sources, how = rebound.sources, REBOUND
             segments = [f.body(s, qualname) for s in sources]
-            flags.append(Flag(where, rel, REBOUND_FLAG.format(target=qualname, sources=_shown(sources),
-                                                              line=rebound.line, how=rebound.how)))
+            flags.append(
+                Flag(
+                    where,
+                    rel,
+                    REBOUND_FLAG.format(target=qualname, sources=_shown(sources), line=rebound.line, how=rebound.how),
+                )
+            )
         else:
             lines, how, note = _own_block(f, qualname, where, rel)
             filled += any(f.by_line.get(n) for n in lines)
@@ -220,7 +230,7 @@ def read_file(text: str, rel: str, tfile: TemplateFile, template: Template, wher
         helpers = reached(f.bindings, [s for s in sources if isinstance(s, str)], f.own, f.running)
         segments += [f.body(h, qualname) for h in helpers]
         found = f.block(template.block_id(rel, qualname), segments, how)
-        used.update(n for s in (*sources[1 if rebound is None else 0:], *helpers) for n in f.span(s))
+        used.update(n for s in (*sources[1 if rebound is None else 0 :], *helpers) for n in f.span(s))
         used.update([rebound.line] if rebound else [])
         if found:
             blocks.append(found)
@@ -232,8 +242,13 @@ def read_file(text: str, rel: str, tfile: TemplateFile, template: Template, wher
     if rest:
         blocks.append(rest)
     for line in f.bindings.dynamic:
-        flags.append(Flag(where, rel, DYNAMIC_FLAG.format(line=line, code=f.scanned.lines[line - 1].strip()[:80])
-                          if line else TOO_DEEP_FLAG))
+        flags.append(
+            Flag(
+                where,
+                rel,
+                DYNAMIC_FLAG.format(line=line, code=f.scanned.lines[line - 1].strip()[:80]) if line else TOO_DEEP_FLAG,
+            )
+        )
     if missing:
         notes.append(f"{where}: {rel}: no function {', '.join(missing)}: left out")
     return FileBlocks(tuple(blocks), tuple(notes), tuple(flags), filled)

@@ -7,6 +7,7 @@ flagged pairs (class and public solutions alike); its shared blocks are the
 blocks that at least two linked members share at or above BLOCK_SHOWN, with
 how many members share each. Pure functions of the ranked pairs.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -17,10 +18,10 @@ from grader.similarity.scoring import BLOCK_SHOWN
 
 @dataclass(frozen=True)
 class Cluster:
-    number: int        # 1 for the largest (then the most similar)
-    members: tuple     # names: the most linked first, then by name
-    links: tuple       # the flagged scoring.Pair within it, ranked
-    blocks: tuple      # (block id, members sharing it, best block figure), most shared first
+    number: int  # 1 for the largest (then the most similar)
+    members: tuple  # names: the most linked first, then by name
+    links: tuple  # the flagged scoring.Pair within it, ranked
+    blocks: tuple  # (block id, members sharing it, best block figure), most shared first
 
     def linked(self, name: str) -> tuple:
         """The members `name` is flagged with, most similar first."""
@@ -52,8 +53,9 @@ def _shared_blocks(links) -> tuple:
             if score >= BLOCK_SHOWN:
                 sharing[bid].update((p.a, p.b))
                 best[bid] = max(best[bid], score)
-    return tuple(sorted(((bid, len(who), best[bid]) for bid, who in sharing.items()),
-                        key=lambda t: (-t[1], -t[2], t[0])))
+    return tuple(
+        sorted(((bid, len(who), best[bid]) for bid, who in sharing.items()), key=lambda t: (-t[1], -t[2], t[0]))
+    )
 
 
 def find_clusters(pairs) -> tuple:

@@ -8,6 +8,7 @@ atomically and only once everything was computed. Exit status: 0 done
 (submissions that could not be read are named on stderr and left out), 1
 nothing to compare or the handout is unusable, 2 usage error.
 """
+
 from __future__ import annotations
 
 import sys
@@ -16,9 +17,9 @@ from pathlib import Path
 from grader.core.assignment import Assignment, AssignmentError
 from grader.core.files import write_atomic
 from grader.similarity import report
+from grader.similarity.analysis import Settings, analyse
 from grader.similarity.cluster_report import clusters_csv
 from grader.similarity.decisions import DISMISSED, STALE, DecisionsError, decisions_csv, read_decisions
-from grader.similarity.analysis import Settings, analyse
 from grader.similarity.template import TemplateError, load_template
 
 CSV, HTML, PRINTS, CLUSTERS = "similarity.csv", "index.html", "fingerprints.json", "clusters.csv"
@@ -44,8 +45,12 @@ def _usage_error(args):
 
 def write_report(analysis, out: Path) -> None:
     """The four files, each replaced atomically once all four are rendered."""
-    texts = {CSV: report.csv_text(analysis), HTML: report.html_text(analysis),
-             PRINTS: report.fingerprints_json(analysis), CLUSTERS: clusters_csv(analysis)}
+    texts = {
+        CSV: report.csv_text(analysis),
+        HTML: report.html_text(analysis),
+        PRINTS: report.fingerprints_json(analysis),
+        CLUSTERS: clusters_csv(analysis),
+    }
     out.mkdir(parents=True, exist_ok=True)
     for name, text in texts.items():
         write_atomic(out / name, text)
@@ -57,13 +62,24 @@ def _summary(analysis, out: Path) -> str:
     best = f"; most similar: {top.a} and {top.b}, {top.similarity:.2f}" if top else ""
     odd = len({f.name for f in analysis.flags})
     decided = [p for p in analysis.pairs if p.decision]
-    kept = (f"{sum(p.decision == DISMISSED for p in decided)} dismissed, {sum(p.decision == STALE for p in decided)} "
-            "decided on older code; ") if decided else ""
-    groups = f"{len(analysis.clusters)} clusters (largest {len(analysis.clusters[0].members)}); " \
-        if analysis.clusters else ""
-    return (f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
-            f"{kept}{groups}{odd} submissions to review whatever they score; "
-            f"open {out / HTML}")
+    kept = (
+        (
+            f"{sum(p.decision == DISMISSED for p in decided)} dismissed, {sum(p.decision == STALE for p in decided)} "
+            "decided on older code; "
+        )
+        if decided
+        else ""
+    )
+    groups = (
+        f"{len(analysis.clusters)} clusters (largest {len(analysis.clusters[0].members)}); "
+        if analysis.clusters
+        else ""
+    )
+    return (
+        f"{len(analysis.pairs)} pairs compared, {len(flagged)} flagged for review{best}; "
+        f"{kept}{groups}{odd} submissions to review whatever they score; "
+        f"open {out / HTML}"
+    )
 
 
 def similarity_command(args) -> int:
@@ -90,15 +106,19 @@ def similarity_command(args) -> int:
         return 2
     out = Path(args.out)
     against = Path(args.against) if args.against else None
-    analysis = analyse(Path(args.folder), against, template, Settings(threshold=args.threshold),
-                       exclude=[out], decided=decided)
+    analysis = analyse(
+        Path(args.folder), against, template, Settings(threshold=args.threshold), exclude=[out], decided=decided
+    )
     for note in analysis.notes:
         print(note, file=sys.stderr)
     for flag in analysis.flags:
         print(report.flag_line(flag), file=sys.stderr)
     if not analysis.pairs:
-        print(f"grader similarity: {args.folder}: fewer than two readable submissions (and no public one "
-              "to compare with); nothing written", file=sys.stderr)
+        print(
+            f"grader similarity: {args.folder}: fewer than two readable submissions (and no public one "
+            "to compare with); nothing written",
+            file=sys.stderr,
+        )
         return 1
     write_report(analysis, out)
     if decisions_path is not None:

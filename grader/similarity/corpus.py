@@ -6,6 +6,7 @@ a temporary folder, the student files are found by `submission.locate` (no
 links, size caps), and nothing is run. A submission that cannot be read
 gives one note and is left out; the others are still compared.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -20,23 +21,28 @@ CLASS, PUBLIC = "class", "public"
 
 @dataclass(frozen=True)
 class Submission:
-    name: str       # as grade-batch names its result folder
-    kind: str       # CLASS or PUBLIC
-    files: dict     # handout-relative path -> text
+    name: str  # as grade-batch names its result folder
+    kind: str  # CLASS or PUBLIC
+    files: dict  # handout-relative path -> text
 
 
 def _texts(root: Path, student_files, name: str):
     """(files, notes) of one submission folder."""
     located = locate(root, student_files)  # its notes speak of grading: ours say what is compared
     files = {}
-    notes = [f"{name}: {rel} not found in the submission: its blocks are not compared"
-             for rel in student_files if rel not in located.files]
+    notes = [
+        f"{name}: {rel} not found in the submission: its blocks are not compared"
+        for rel in student_files
+        if rel not in located.files
+    ]
     for rel, path in located.files.items():
         try:
             files[rel] = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            notes.append(f"{name}: {path.relative_to(root.resolve())}: not UTF-8 text (byte {exc.start}); "
-                         "left out: save it as UTF-8")
+            notes.append(
+                f"{name}: {path.relative_to(root.resolve())}: not UTF-8 text (byte {exc.start}); "
+                "left out: save it as UTF-8"
+            )
     return files, notes
 
 

@@ -14,6 +14,7 @@ A missing FILE is created with the header (and the pins) after the run;
 a FILE that cannot be read as decisions stops the command before anything
 is written, naming the line, the field and the fix.
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,9 +41,9 @@ class DecisionsError(ValueError):
 class Decision:
     submission: str
     other: str
-    decision: str      # CONFIRMED or DISMISSED
+    decision: str  # CONFIRMED or DISMISSED
     note: str
-    codes: tuple       # (submission_code, other_code), "" when not pinned yet
+    codes: tuple  # (submission_code, other_code), "" when not pinned yet
     line: int
 
     def key(self) -> frozenset:
@@ -67,27 +68,35 @@ def parse_decisions(text: str, path: str) -> tuple:
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in DECISIONS_HEADER[:3] if c not in (reader.fieldnames or ())]
     if missing:
-        raise DecisionsError(f"{path}:1: no column {', '.join(missing)}; the header must name "
-                             f"{','.join(DECISIONS_HEADER)}")
+        raise DecisionsError(
+            f"{path}:1: no column {', '.join(missing)}; the header must name {','.join(DECISIONS_HEADER)}"
+        )
     found, seen = [], {}
     for row in reader:
         line = reader.line_num
         get = {c: (row.get(c) or "").strip() for c in DECISIONS_HEADER}
         a, b = _unquote(get["submission"]), _unquote(get["other"])
         if not a or not b or a == b:
-            raise DecisionsError(f"{path}:{line}: submission, other: two different names needed; "
-                                 "copy the pair's row from similarity.csv")
+            raise DecisionsError(
+                f"{path}:{line}: submission, other: two different names needed; copy the pair's row from similarity.csv"
+            )
         if get["decision"] not in CHOICES:
-            raise DecisionsError(f"{path}:{line}: decision: {get['decision']!r} is not one of "
-                                 f"{', '.join(CHOICES)}; write one of them")
+            raise DecisionsError(
+                f"{path}:{line}: decision: {get['decision']!r} is not one of {', '.join(CHOICES)}; write one of them"
+            )
         for field in ("submission_code", "other_code"):
             if get[field] and not HEX64.match(get[field]):
-                raise DecisionsError(f"{path}:{line}: {field}: not a sha256; copy it from similarity.csv "
-                                     "or leave it blank to pin this run's code")
-        decision = Decision(a, b, get["decision"], _unquote(get["note"]), (get["submission_code"], get["other_code"]), line)
+                raise DecisionsError(
+                    f"{path}:{line}: {field}: not a sha256; copy it from similarity.csv "
+                    "or leave it blank to pin this run's code"
+                )
+        decision = Decision(
+            a, b, get["decision"], _unquote(get["note"]), (get["submission_code"], get["other_code"]), line
+        )
         if decision.key() in seen:
-            raise DecisionsError(f"{path}:{line}: {a} and {b}: decided already on line {seen[decision.key()]}; "
-                                 "keep one row per pair")
+            raise DecisionsError(
+                f"{path}:{line}: {a} and {b}: decided already on line {seen[decision.key()]}; keep one row per pair"
+            )
         seen[decision.key()] = line
         found.append(decision)
     return tuple(found)
@@ -131,16 +140,21 @@ def apply(pairs, decisions, codes: dict):
             continue
         used.add(d.key())
         if _codes_match(d, p, codes):
-            out.append(dataclasses.replace(p, decision=d.decision, note=d.note,
-                                           flagged=p.flagged and d.decision != DISMISSED))
+            out.append(
+                dataclasses.replace(p, decision=d.decision, note=d.note, flagged=p.flagged and d.decision != DISMISSED)
+            )
         else:
             out.append(dataclasses.replace(p, decision=STALE, note=f"{d.decision} on older code: {d.note}"))
-    notes = [f"decision on line {d.line} ({d.submission} and {d.other}): no such pair in this run; kept"
-             for d in decisions if d.key() not in used]
+    notes = [
+        f"decision on line {d.line} ({d.submission} and {d.other}): no such pair in this run; kept"
+        for d in decisions
+        if d.key() not in used
+    ]
     return tuple(out), notes
 
 
 def decisions_csv(decisions) -> str:
     """The decisions file's text (pure)."""
-    return csvsafe.render([DECISIONS_HEADER, *((d.submission, d.other, d.decision, d.note, *d.codes)
-                                               for d in decisions)])
+    return csvsafe.render(
+        [DECISIONS_HEADER, *((d.submission, d.other, d.decision, d.note, *d.codes) for d in decisions)]
+    )

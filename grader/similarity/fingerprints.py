@@ -13,13 +13,14 @@ is salted per process), so fingerprints written once can be compared with
 next semester's. K, W, HASH and tokens.NORMALISATION are recorded beside
 them: fingerprints taken with others do not compare.
 """
+
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 
-K = 5          # tokens per k-gram: hw1's blocks are short (a one-line compute is 5 to 10 tokens)
-W = 4          # k-grams per window: a shared run of W + K - 1 = 8 tokens is always seen
+K = 5  # tokens per k-gram: hw1's blocks are short (a one-line compute is 5 to 10 tokens)
+W = 4  # k-grams per window: a shared run of W + K - 1 = 8 tokens is always seen
 HASH = "blake2b-64"
 SEPARATOR = "\x1f"  # between tokens in the hashed text: no token contains it
 
@@ -27,8 +28,8 @@ SEPARATOR = "\x1f"  # between tokens in the hashed text: no token contains it
 @dataclass(frozen=True)
 class Print:
     hash: int
-    first: int   # the student file's line of the k-gram's first token
-    last: int    # and of its last
+    first: int  # the student file's line of the k-gram's first token
+    last: int  # and of its last
 
 
 def stable_hash(tokens) -> int:
@@ -47,7 +48,7 @@ def winnow(hashes: list, w: int = W) -> list:
         return [max(i for i, h in enumerate(hashes) if h == low)]
     kept = []
     for start in range(len(hashes) - w + 1):
-        window = hashes[start:start + w]
+        window = hashes[start : start + w]
         low = min(window)
         pick = start + max(i for i, h in enumerate(window) if h == low)
         if not kept or kept[-1] != pick:
@@ -63,7 +64,7 @@ def fingerprint(stream, k: int = K, w: int = W) -> tuple:
     texts = [t for t, _ in stream]
     if len(stream) < k:
         return (Print(stable_hash(texts), stream[0][1], stream[-1][1]),)
-    hashes = [stable_hash(texts[i:i + k]) for i in range(len(stream) - k + 1)]
+    hashes = [stable_hash(texts[i : i + k]) for i in range(len(stream) - k + 1)]
     return tuple(Print(hashes[i], stream[i][1], stream[i + k - 1][1]) for i in winnow(hashes, w))
 
 

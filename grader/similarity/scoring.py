@@ -22,6 +22,7 @@ are weighed by the class's frequencies (a popular public repository,
 forked many times, must not hide the students who copied it) and compared
 with each class submission, not with each other.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,16 +33,16 @@ from grader.similarity.blocks import Block
 from grader.similarity.corpus import CLASS, PUBLIC
 from grader.similarity.template import is_other
 
-THRESHOLD = 0.7     # a pair at or above it is flagged for review (never a verdict)
-MAX_SHARE = 0.5     # a fingerprint in more of the class than this weighs nothing
-MIN_CLASS = 10      # below this many submissions, frequencies say too little for MAX_SHARE
-BLOCK_SHOWN = 0.5   # a block at or above it is listed among a pair's shared blocks
+THRESHOLD = 0.7  # a pair at or above it is flagged for review (never a verdict)
+MAX_SHARE = 0.5  # a fingerprint in more of the class than this weighs nothing
+MIN_CLASS = 10  # below this many submissions, frequencies say too little for MAX_SHARE
+BLOCK_SHOWN = 0.5  # a block at or above it is listed among a pair's shared blocks
 
 
 @dataclass(frozen=True)
 class BlockPrints:
     block: Block
-    prints: tuple        # fingerprints.Print
+    prints: tuple  # fingerprints.Print
     hashes: frozenset
 
 
@@ -49,18 +50,18 @@ class BlockPrints:
 class Fingerprinted:
     name: str
     kind: str
-    blocks: dict         # block id -> BlockPrints
+    blocks: dict  # block id -> BlockPrints
 
 
 @dataclass(frozen=True)
 class Pair:
-    a: str               # a class submission
-    b: str               # another, or a public solution (kind PUBLIC)
+    a: str  # a class submission
+    b: str  # another, or a public solution (kind PUBLIC)
     kind: str
     similarity: float
     flagged: bool
-    blocks: tuple        # (block id, block similarity), strongest first, those sharing anything
-    decision: str = ""   # an instructor's (decisions.py): confirmed, dismissed (then not flagged) or stale
+    blocks: tuple  # (block id, block similarity), strongest first, those sharing anything
+    decision: str = ""  # an instructor's (decisions.py): confirmed, dismissed (then not flagged) or stale
     note: str = ""
 
 
@@ -109,7 +110,7 @@ def _shared_class(index: dict, weights: dict) -> dict:
         if w <= 0 or len(subs) < 2:
             continue
         for x, i in enumerate(subs):
-            for j in subs[x + 1:]:
+            for j in subs[x + 1 :]:
                 shared[(i, j)][key[0]] += w
     return shared
 
@@ -171,9 +172,12 @@ def _pair(a, b, kind, shared: dict, totals_a: dict, totals_b: dict, threshold: f
     for one_way in cross:
         for bid, w in one_way.items():
             crossed[bid] += w
-    both = sum(v for bid, v in totals_a.items() if not is_other(bid)) + sum(
-        v for bid, v in totals_b.items() if not is_other(bid)) + 2 * sum(
-        v for bid, v in shared.items() if is_other(bid)) + sum(crossed.values())
+    both = (
+        sum(v for bid, v in totals_a.items() if not is_other(bid))
+        + sum(v for bid, v in totals_b.items() if not is_other(bid))
+        + 2 * sum(v for bid, v in shared.items() if is_other(bid))
+        + sum(crossed.values())
+    )
     similarity = min(1.0, 2 * (sum(shared.values()) + sum(crossed.values())) / both) if both > 0 else 0.0
     merged = {bid: shared.get(bid, 0.0) + crossed.get(bid, 0.0) for bid in {*shared, *crossed}}
     blocks = []
@@ -196,11 +200,31 @@ def score_pairs(class_subs, public_subs, weights: dict, threshold: float = THRES
     pairs = []
     for i, a in enumerate(class_subs):
         for j in range(i + 1, len(class_subs)):
-            pairs.append(_pair(a, class_subs[j], CLASS, in_class.get((i, j), {}), totals[i], totals[j], threshold,
-                               (cross.get((i, j), {}), cross.get((j, i), {}))))
+            pairs.append(
+                _pair(
+                    a,
+                    class_subs[j],
+                    CLASS,
+                    in_class.get((i, j), {}),
+                    totals[i],
+                    totals[j],
+                    threshold,
+                    (cross.get((i, j), {}), cross.get((j, i), {})),
+                )
+            )
         for p, b in enumerate(public_subs):
-            pairs.append(_pair(a, b, PUBLIC, against.get((i, p), {}), totals[i], public_totals[p], threshold,
-                               (cross_out.get((i, p), {}), cross_in.get((p, i), {}))))
+            pairs.append(
+                _pair(
+                    a,
+                    b,
+                    PUBLIC,
+                    against.get((i, p), {}),
+                    totals[i],
+                    public_totals[p],
+                    threshold,
+                    (cross_out.get((i, p), {}), cross_in.get((p, i), {})),
+                )
+            )
     pairs.sort(key=lambda p: (-p.similarity, p.kind, p.a, p.b))
     return pairs
 
@@ -212,8 +236,19 @@ def matched_lines(a: BlockPrints, b: BlockPrints, weights: dict):
 
     def lines(bp):
         return frozenset(n for p in bp.prints if p.hash in shared for n in range(p.first, p.last + 1))
+
     return lines(a), lines(b)
 
 
-__all__ = ["BlockPrints", "Fingerprinted", "Pair", "weigh", "score_pairs", "matched_lines",
-           "THRESHOLD", "MAX_SHARE", "CLASS", "PUBLIC"]
+__all__ = [
+    "BlockPrints",
+    "Fingerprinted",
+    "Pair",
+    "weigh",
+    "score_pairs",
+    "matched_lines",
+    "THRESHOLD",
+    "MAX_SHARE",
+    "CLASS",
+    "PUBLIC",
+]

@@ -2,6 +2,7 @@
 block (what students write), the names it gives everyone (kept when
 normalising), and each function's lines (what a student whose markers are
 gone was given, so it does not count as theirs)."""
+
 from __future__ import annotations
 
 import re
@@ -20,14 +21,15 @@ def _lenient(marker: str) -> re.Pattern:
     return re.compile(r"#+\s*" + r"\s+".join(map(re.escape, words)) + r"\b", re.IGNORECASE)
 
 
-SEP = "\x1f"   # between tokens in TemplateFile.token_text: no token contains it
-OTHER = "other code"   # a file's lines the handout lacks, outside every graded function's code
+SEP = "\x1f"  # between tokens in TemplateFile.token_text: no token contains it
+OTHER = "other code"  # a file's lines the handout lacks, outside every graded function's code
 BEGIN = _lenient(BEGIN_SOLUTION)
 
 
 def is_other(block_id: str) -> bool:
     """Whether a block id names a file's other code (TemplateFile.other_id)."""
     return block_id.endswith(f":{OTHER}")
+
 
 END = _lenient(END_SOLUTION)
 
@@ -38,15 +40,15 @@ class TemplateError(ValueError):
 
 @dataclass(frozen=True)
 class TemplateFile:
-    rel: str                 # handout-relative path, e.g. python/needle/autograd.py
-    known: frozenset         # names kept when normalising
-    blocks: tuple            # qualnames of the functions holding a solution block, in file order
-    given: dict              # qualname -> Counter of the function's stripped lines in the handout
-    given_tokens: dict       # block qualname -> the handout's whole function, normalised (weighs nothing)
-    file_lines: frozenset = frozenset()   # every stripped line of the handout's file
+    rel: str  # handout-relative path, e.g. python/needle/autograd.py
+    known: frozenset  # names kept when normalising
+    blocks: tuple  # qualnames of the functions holding a solution block, in file order
+    given: dict  # qualname -> Counter of the function's stripped lines in the handout
+    given_tokens: dict  # block qualname -> the handout's whole function, normalised (weighs nothing)
+    file_lines: frozenset = frozenset()  # every stripped line of the handout's file
     line_tokens: frozenset = frozenset()  # every line's normalised tokens, as a tuple (layout and names aside)
-    file_tokens: tuple = ()               # the handout's whole file, normalised (weighs nothing in other code)
-    token_text: str = SEP                 # those tokens joined by SEP and bounded by it, to find runs in
+    file_tokens: tuple = ()  # the handout's whole file, normalised (weighs nothing in other code)
+    token_text: str = SEP  # those tokens joined by SEP and bounded by it, to find runs in
 
     @property
     def other_id(self) -> str:
@@ -56,7 +58,7 @@ class TemplateFile:
 
 @dataclass(frozen=True)
 class Template:
-    files: tuple             # TemplateFile, in the assignment's student_files order
+    files: tuple  # TemplateFile, in the assignment's student_files order
 
     def block_id(self, rel: str, qualname: str) -> str:
         """How a block is named in reports: its qualname, with its file when
@@ -67,7 +69,8 @@ class Template:
     def block_ids(self) -> tuple:
         """Every graded function's block, then each file's other code."""
         return tuple(self.block_id(f.rel, q) for f in self.files for q in f.blocks) + tuple(
-            f.other_id for f in self.files)
+            f.other_id for f in self.files
+        )
 
 
 def marker_lines(scanned: tokens.Scanned) -> list:
@@ -103,15 +106,22 @@ def read_template_file(handout: Path, rel: str) -> TemplateFile:
         scope = innermost(scanned.scopes, line)
         if kind == "begin" and scope is not None and scope.qualname not in blocks:
             blocks.append(scope.qualname)
-    given = {s.qualname: Counter(ln.strip() for ln in scanned.lines[s.first - 1:s.last])
-             for s in scanned.scopes}
+    given = {s.qualname: Counter(ln.strip() for ln in scanned.lines[s.first - 1 : s.last]) for s in scanned.scopes}
     known = tokens.module_names(scanned)
     normalised = tokens.normalise(scanned, known)
     scopes = {s.qualname: s for s in scanned.scopes}
-    given_tokens = {q: tuple(t for t in normalised if scopes[q].first <= t[1] <= scopes[q].last)
-                    for q in blocks}
-    return TemplateFile(rel, known, tuple(blocks), given, given_tokens, frozenset(ln.strip() for ln in scanned.lines),
-                        line_token_set(normalised), normalised, SEP + SEP.join(t for t, _ in normalised) + SEP)
+    given_tokens = {q: tuple(t for t in normalised if scopes[q].first <= t[1] <= scopes[q].last) for q in blocks}
+    return TemplateFile(
+        rel,
+        known,
+        tuple(blocks),
+        given,
+        given_tokens,
+        frozenset(ln.strip() for ln in scanned.lines),
+        line_token_set(normalised),
+        normalised,
+        SEP + SEP.join(t for t, _ in normalised) + SEP,
+    )
 
 
 def line_token_set(normalised) -> frozenset:
@@ -126,6 +136,8 @@ def load_template(handout: Path, student_files) -> Template:
     """The template of every student file; TemplateError if none holds a block."""
     files = tuple(read_template_file(Path(handout), rel) for rel in student_files)
     if not any(f.blocks for f in files):
-        raise TemplateError(f"{handout}: no `{BEGIN_SOLUTION}` marker in {', '.join(student_files)}; "
-                            "pass the handout folder the students were given")
+        raise TemplateError(
+            f"{handout}: no `{BEGIN_SOLUTION}` marker in {', '.join(student_files)}; "
+            "pass the handout folder the students were given"
+        )
     return Template(files)

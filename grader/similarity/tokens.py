@@ -14,6 +14,7 @@ statements (the handout's stubs, in any course's wording) are dropped too.
 
 Changing any of this changes every fingerprint: bump NORMALISATION then.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -25,8 +26,7 @@ from typing import NamedTuple
 
 NORMALISATION = "tokens-v1"  # recorded with the fingerprints: a change makes old ones incomparable
 NAME_MARK, NUMBER_MARK, STRING_MARK, END_MARK = "V", "#", '"', ";"
-SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
-           tokenize.ENCODING, tokenize.ENDMARKER}
+SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
 CLOSERS = {")", "]", "}"}
 # f-strings are one STRING token before Python 3.12 and a run of tokens
 # from 3.12: both normalise to one string mark, so fingerprints do not
@@ -50,6 +50,7 @@ class Token(NamedTuple):  # a tuple, not a dataclass: files have thousands, made
 class Scope:
     """A def or class: where it starts, where its header (the `:` line)
     ends, and the last line of its body (trailing comments included)."""
+
     qualname: str
     first: int
     header_end: int
@@ -58,9 +59,9 @@ class Scope:
 
 @dataclass(frozen=True)
 class Scanned:
-    tokens: tuple      # Token, in file order
-    scopes: tuple      # Scope of every def and class, in order of their first line
-    lines: tuple       # the file's lines without line endings (line n is lines[n - 1])
+    tokens: tuple  # Token, in file order
+    scopes: tuple  # Scope of every def and class, in order of their first line
+    lines: tuple  # the file's lines without line endings (line n is lines[n - 1])
 
 
 def _raw_tokens(text: str, path: str):
@@ -78,7 +79,7 @@ class _Scopes:
     the INDENT after it; the DEDENT back to its depth closes it."""
 
     def __init__(self):
-        self.open, self.done = [], []    # open: [qualname, depth, first, header_end]
+        self.open, self.done = [], []  # open: [qualname, depth, first, header_end]
         self.depth, self.last_line = 0, 0
         self.line_start, self.header, self.waiting = True, None, None
 
@@ -91,7 +92,8 @@ class _Scopes:
                 self.waiting = None
             return
         if kind in (tokenize.DEDENT, tokenize.ENDMARKER) or (
-                self.waiting and kind not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)):
+            self.waiting and kind not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE)
+        ):
             self._one_line()
         if kind == tokenize.DEDENT:
             self.depth -= 1
@@ -111,8 +113,9 @@ class _Scopes:
         elif kind == tokenize.NEWLINE and self.header:
             self.waiting, self.header = (self.header[0], self.header[1], line), None
         if kind not in (tokenize.COMMENT, tokenize.NL):
-            self.line_start = kind == tokenize.NEWLINE or (kind == tokenize.NAME and text == "async"
-                                                           and self.line_start)
+            self.line_start = kind == tokenize.NEWLINE or (
+                kind == tokenize.NAME and text == "async" and self.line_start
+            )
 
     def _one_line(self):
         """A header followed by no indented body (`def f(): return 1`)."""
@@ -167,7 +170,7 @@ def normalise(scanned: Scanned, known: frozenset) -> tuple:
         if text in CLOSERS and len(out) > statement and out[-1][0] == ",":
             out.pop()
         if len(out) == statement + 1 and out[-1][0] == "raise" and tok.text == "NotImplementedError":
-            stub = True   # a stub statement: dropped when it ends
+            stub = True  # a stub statement: dropped when it ends
         out.append((text, tok.line))
         if text in (END_MARK, ":"):
             if stub:

@@ -1,4 +1,5 @@
 """The student client `grader/shipped/mugrade.py` on its own: encoding, HTTP behaviour, standalone imports."""
+
 import ast
 import datetime
 import http.server
@@ -19,8 +20,9 @@ ALLOWED_IMPORTS = {"argparse", "datetime", "json", "os", "random", "sys", "time"
 
 def test_module_imports_only_stdlib_numpy_requests_pytest():
     tree = ast.parse(SOURCE.read_text())
-    names = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-             for alias in node.names}
+    names = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    }
     names |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert names <= ALLOWED_IMPORTS, names - ALLOWED_IMPORTS
 
@@ -30,17 +32,20 @@ class FakeTensor:
         return np.array([1.0, 2.0], dtype=np.float32)
 
 
-@pytest.mark.parametrize("value, wire", [
-    (np.arange(4).reshape(2, 2), {"_encoded_type": "np.ndarray", "data": [[0, 1], [2, 3]]}),
-    (np.float32(0.5), 0.5),
-    (np.int64(7), 7),
-    (np.bool_(True), True),
-    ((1, [2.5, None]), [1, [2.5, None]]),
-    ({"a": np.zeros(1)}, {"a": {"_encoded_type": "np.ndarray", "data": [0.0]}}),
-    (datetime.datetime(2026, 1, 2, 3, 4, 5), {"_encoded_type": "datetime", "data": "2026-01-02T03:04:05"}),
-    (np.dtype("float32"), {"_encoded_type": "type", "data": "dtype('float32')"}),
-    (FakeTensor(), {"_encoded_type": "np.ndarray", "data": [1.0, 2.0]}),
-])
+@pytest.mark.parametrize(
+    "value, wire",
+    [
+        (np.arange(4).reshape(2, 2), {"_encoded_type": "np.ndarray", "data": [[0, 1], [2, 3]]}),
+        (np.float32(0.5), 0.5),
+        (np.int64(7), 7),
+        (np.bool_(True), True),
+        ((1, [2.5, None]), [1, [2.5, None]]),
+        ({"a": np.zeros(1)}, {"a": {"_encoded_type": "np.ndarray", "data": [0.0]}}),
+        (datetime.datetime(2026, 1, 2, 3, 4, 5), {"_encoded_type": "datetime", "data": "2026-01-02T03:04:05"}),
+        (np.dtype("float32"), {"_encoded_type": "type", "data": "dtype('float32')"}),
+        (FakeTensor(), {"_encoded_type": "np.ndarray", "data": [1.0, 2.0]}),
+    ],
+)
 def test_encode(value, wire):
     encoded = mugrade.encode(value)
     assert encoded == wire
@@ -60,6 +65,7 @@ def test_submit_outside_a_run_says_how_to_run():
 
 class Scripted(http.server.BaseHTTPRequestHandler):
     """Answers POSTs from a script of (status, headers, body); records what it saw."""
+
     script, seen = [], []
 
     def do_POST(self):
@@ -136,9 +142,27 @@ def test_a_web_page_instead_of_a_grading_server_is_reported(scripted, fast_retri
 
 def test_tls_certificates_are_verified(tmp_path, scripted, fast_retries):
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     scripted.socket = context.wrap_socket(scripted.socket, server_side=True)
@@ -148,12 +172,15 @@ def test_tls_certificates_are_verified(tmp_path, scripted, fast_retries):
     assert Scripted.seen == []  # nothing, not even the key, went over the unverified connection
 
 
-@pytest.mark.parametrize("sent, shown", [
-    ("2026-02-01T23:59:00+00:00", "2026-02-01 23:59 UTC"),
-    ("2026-02-02T00:59:00+01:00", "2026-02-01 23:59 UTC"),  # any zone, shown in UTC
-    ("2026-02-01T23:59:00", "2026-02-01 23:59 UTC"),        # no zone: the server's times are UTC
-    ("soon" * 20, "soon" * 10),                             # not a time: shown as sent, cut short
-    (None, "None"),
-])
+@pytest.mark.parametrize(
+    "sent, shown",
+    [
+        ("2026-02-01T23:59:00+00:00", "2026-02-01 23:59 UTC"),
+        ("2026-02-02T00:59:00+01:00", "2026-02-01 23:59 UTC"),  # any zone, shown in UTC
+        ("2026-02-01T23:59:00", "2026-02-01 23:59 UTC"),  # no zone: the server's times are UTC
+        ("soon" * 20, "soon" * 10),  # not a time: shown as sent, cut short
+        (None, "None"),
+    ],
+)
 def test_the_late_line_shows_the_servers_deadline_in_utc(sent, shown):
     assert mugrade._utc(sent) == shown

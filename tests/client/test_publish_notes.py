@@ -1,6 +1,7 @@
 """`grader publish` describes each case to the server (name and code), and the
 server's reasons then name the case and its op. Against a real server, with a
 small project of its own."""
+
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,7 @@ from server_harness import REPO, Server, add_user, child_env, enc, sqlite_rows  
 
 pytestmark = pytest.mark.server
 
-TESTS = '''
+TESTS = """
 import numpy as np
 import mugrade
 
@@ -38,7 +39,7 @@ def submit_alpha():
                           2.0))
     mugrade.submit(helper(x))
     mugrade.submit(ndl.exp(y))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +52,24 @@ def srv(tmp_path_factory):
     (project / "tests" / "tiny").mkdir(parents=True)
     (project / "tests" / "tiny" / "test_alpha.py").write_text(textwrap.dedent(TESTS))
     server.publish = subprocess.run(
-        [sys.executable, "-m", "grader", "publish", "--server", server.url, "--dir", str(project),
-         "--assignment", "tiny"], cwd=REPO, env=child_env(MUGRADE_KEY=server.keys["prof"]),
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "publish",
+            "--server",
+            server.url,
+            "--dir",
+            str(project),
+            "--assignment",
+            "tiny",
+        ],
+        cwd=REPO,
+        env=child_env(MUGRADE_KEY=server.keys["prof"]),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     yield server
     server.stop()
 
@@ -61,7 +77,9 @@ def srv(tmp_path_factory):
 def test_publish_stores_a_name_and_the_code_of_each_case(srv):
     assert srv.publish.returncode == 0, srv.publish.stdout + srv.publish.stderr
     assert srv.keys["prof"] not in srv.publish.stdout + srv.publish.stderr
-    notes = sqlite_rows(srv.db_path, "select test_case_index, name, description from case_notes order by test_case_index")
+    notes = sqlite_rows(
+        srv.db_path, "select test_case_index, name, description from case_notes order by test_case_index"
+    )
     assert notes == [
         (0, "exp", "x = np.ones(2); y = x + 1; submit ndl.exp(x)"),
         (1, "alpha 1", "submit np.zeros(size) (with size=2)"),
@@ -78,6 +96,7 @@ def test_wrong_answers_name_the_case_and_op(srv):
     answer = srv.post("submit_test", key, enc([1.0, 1.0]), submission_id=sid, test_case_index=3).json()
     assert answer == {"correct": False, "reason": "divide_scalar: value: expected an np.ndarray, got a list"}
     import numpy as np
+
     answer = srv.post("submit_test", key, enc(np.exp(np.ones(2))), submission_id=sid, test_case_index=0).json()
     assert answer == {"correct": True}
 
@@ -95,13 +114,14 @@ def test_notes_endpoint_refuses_students_and_bad_ids(srv):
 
 def test_a_server_without_notes_still_publishes(monkeypatch, capsys):
     """The course's own server answers 404 to /publish_notes: the publish goes on, with one line."""
-    from grader.shipped import mugrade
     from grader.client import publish_notes
+    from grader.shipped import mugrade
 
     def post(self, path, params, body=None):
         if path == "publish_notes":
             raise mugrade.RefusedByServer(404, "Not Found")
         return {"publication_id": 7, "num_cases": len(body)}
+
     monkeypatch.setattr(mugrade.Client, "post", post)
     publish_notes._cases["beta"] = [("exp", "submit ndl.exp(x)"), ("", "submit x")]
     client = publish_notes.NotingClient("http://127.0.0.1:9/", "k")
@@ -112,9 +132,12 @@ def test_a_server_without_notes_still_publishes(monkeypatch, capsys):
 
 def test_notes_are_sent_only_when_they_match_the_published_cases():
     from grader.client import publish_notes
+
     publish_notes._cases["gamma"] = [("exp", "a"), ("exp", "b"), ("", "c")]
-    assert publish_notes.notes_for("gamma", 3) == [{"name": "exp", "description": "a"},
-                                                   {"name": "exp #2", "description": "b"},
-                                                   {"name": "gamma 2", "description": "c"}]
+    assert publish_notes.notes_for("gamma", 3) == [
+        {"name": "exp", "description": "a"},
+        {"name": "exp #2", "description": "b"},
+        {"name": "gamma 2", "description": "c"},
+    ]
     publish_notes._cases["gamma"] = [("exp", "a")]
     assert publish_notes.notes_for("gamma", 2) == []  # a case went unrecorded: better no notes than wrong ones

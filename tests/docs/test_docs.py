@@ -1,6 +1,7 @@
 """The docs site and the README front page: the site builds with --strict, the
 generated pages are fresh, the example outputs are what the commands print,
 and the README stays a short front page with the two commands."""
+
 import os
 import re
 import subprocess
@@ -17,16 +18,22 @@ PY = sys.executable
 
 def run(*args, timeout=600, **env):
     clean = {k: v for k, v in os.environ.items() if k not in ("MUGRADE_KEY", "MUGRADE_SERVER")}
-    return subprocess.run([PY, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**clean, "NO_MKDOCS_2_WARNING": "1", **env})
+    return subprocess.run(
+        [PY, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**clean, "NO_MKDOCS_2_WARNING": "1", **env},
+    )
 
 
 def test_readme_is_a_front_page_of_at_most_150_lines_with_both_commands():
     text = README.read_text()
     assert len(text.splitlines()) <= 150, len(text.splitlines())
-    assert "make grade SUBMISSION=" in text   # the main job: grading one submission, embedded defaults
+    assert "make grade SUBMISSION=" in text  # the main job: grading one submission, embedded defaults
     assert "make test" in text
-    assert "docs/img/gradebook.png" in text   # the screenshot of the gradebook
+    assert "docs/img/gradebook.png" in text  # the screenshot of the gradebook
     for target in re.findall(r"\]\(((?:docs|CHANGELOG)[^)#]*)", text):  # where to go next: every link resolves
         assert (ROOT / target).exists(), target
 
@@ -51,6 +58,7 @@ def test_the_commands_page_is_generated_from_the_parser_and_fresh():
     page = (DOCS / "reference" / "commands.md").read_text()
     sys.path.insert(0, str(ROOT))
     from grader.cli import COMMANDS
+
     for command in COMMANDS:  # every command has its section, never an empty placeholder
         section = page.split(f"\n## {command}\n", 1)[1].split("\n## ", 1)[0]
         assert "usage: grader " + command in section
@@ -58,20 +66,29 @@ def test_the_commands_page_is_generated_from_the_parser_and_fresh():
 
 
 def test_the_commands_page_never_holds_the_environments_key(tmp_path):
-    proc = run("tools/docs_reference.py", "--check", timeout=120, MUGRADE_KEY="mg_secret_in_env",
-               MUGRADE_SERVER="http://secret.example/")
+    proc = run(
+        "tools/docs_reference.py",
+        "--check",
+        timeout=120,
+        MUGRADE_KEY="mg_secret_in_env",
+        MUGRADE_SERVER="http://secret.example/",
+    )
     assert proc.returncode == 0, proc.stderr  # the page is the same whatever the environment holds
 
 
 def test_the_cheap_examples_are_what_the_code_prints():
-    proc = run("tools/docs_examples.py", "--check", "--only", "handout-full-marks", "--only", "classroom50-points",
-               timeout=120)
+    proc = run(
+        "tools/docs_examples.py", "--check", "--only", "handout-full-marks", "--only", "classroom50-points", timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
 
 
 def test_every_example_block_has_a_maker():
-    blocks = [name for page in [README, *DOCS.rglob("*.md")]
-              for name in re.findall(r"<!-- example: ([a-z0-9-]+) -->", page.read_text())]
+    blocks = [
+        name
+        for page in [README, *DOCS.rglob("*.md")]
+        for name in re.findall(r"<!-- example: ([a-z0-9-]+) -->", page.read_text())
+    ]
     assert {"make-grade", "handout-full-marks", "classroom50-points"} <= set(blocks)
     proc = run("tools/docs_examples.py", "--check", "--only", "classroom50-points", timeout=120)
     assert "unknown example blocks" not in proc.stderr

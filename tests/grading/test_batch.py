@@ -1,5 +1,6 @@
 """`grader grade-batch`: parallel grading into a gradebook, resumable, and
 one bad submission never stops the batch."""
+
 import csv
 import io
 import json
@@ -13,20 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from grader import HANDOUT, REFERENCE, ROOT
-from grader.grading.batch import run as batch
+from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.grading.batch import book as batch_book
 from grader.grading.batch import names as batch_names
-from grader import cli
+from grader.grading.batch import run as batch
 from grader.shipped.cases import QUESTIONS
 
 # The CLI runs in a subprocess: it needs the real handout.
-needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
-                                   reason="handout/ not generated yet: run `make handout`")
+needs_handout = pytest.mark.skipif(
+    not (HANDOUT / "python").is_dir(), reason="handout/ not generated yet: run `make handout`"
+)
 
 
 def sandboxed(test):
     return pytest.mark.slow(pytest.mark.sandbox(needs_handout(test)))
+
 
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -50,10 +52,10 @@ def zip_of(src: Path, dest: Path) -> Path:
 def subs(tmp_path_factory):
     root = tmp_path_factory.mktemp("subs")
     library_copy(REFERENCE, root / "alice")
-    zip_of(HANDOUT, root / "alice.zip")           # same stem as a folder
+    zip_of(HANDOUT, root / "alice.zip")  # same stem as a folder
     library_copy(HANDOUT, root / "bob")
     (root / "carol.zip").write_bytes(b"this is not a zip")
-    zip_of(REFERENCE, root / "carol.ZIP")         # differs only in the case of the suffix
+    zip_of(REFERENCE, root / "carol.ZIP")  # differs only in the case of the suffix
     zip_of(REFERENCE, root / "gradebook.csv.zip")  # would be the gradebook's own name
     (root / "notes.txt").write_text("not a submission")
     return root
@@ -61,8 +63,14 @@ def subs(tmp_path_factory):
 
 def grade_batch_cli(*args):
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade-batch", *map(str, args)],
-                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade-batch", *map(str, args)],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return proc, time.monotonic() - start
 
 
@@ -90,9 +98,18 @@ def test_batch_grades_each_submission_into_a_gradebook(first_run, subs):
     by_entry = {path.name: name for name, path in batch_names.find_submissions(subs)}
     carol_zip, carol_ZIP = by_entry["carol.zip"], by_entry["carol.ZIP"]
     assert sorted(book) == sorted(["alice", "alice.zip", "bob", carol_zip, carol_ZIP, "gradebook.csv.zip"])
-    assert list(book["alice"])[1:] == ["forward", "backward", "topo_sort", "compute_gradient",
-                                       "softmax_loss_ndl", "nn_epoch_ndl", "total", "reason",
-                                       "submission_sha256", "commit"]
+    assert list(book["alice"])[1:] == [
+        "forward",
+        "backward",
+        "topo_sort",
+        "compute_gradient",
+        "softmax_loss_ndl",
+        "nn_epoch_ndl",
+        "total",
+        "reason",
+        "submission_sha256",
+        "commit",
+    ]
     assert book["alice"]["submission_sha256"] == results(out, "alice")["extra_data"]["provenance"]["submission_sha256"]
     assert book["alice.zip"]["submission_sha256"] == book["bob"]["submission_sha256"]  # the same handout files
     assert book["alice"]["total"] == "100" and book["alice"]["backward"] == "25"
@@ -143,9 +160,16 @@ def test_batch_second_run_skips_all_and_force_regrades(first_run, subs):
 def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
     out = tmp_path / "out"
     (out / "dave").mkdir(parents=True)
-    (out / "dave" / "results.json").write_text(json.dumps({
-        "score": 42.5, "output": "header", "tests": [{"name": "x"}],
-        "extra_data": {"questions": {"backward": {"score": 25}, "forward": {"score": 17.5}}}}))
+    (out / "dave" / "results.json").write_text(
+        json.dumps(
+            {
+                "score": 42.5,
+                "output": "header",
+                "tests": [{"name": "x"}],
+                "extra_data": {"questions": {"backward": {"score": 25}, "forward": {"score": 17.5}}},
+            }
+        )
+    )
     (out / "broken").mkdir()
     (out / "broken" / "results.json").write_text("{not json")
     (out / "empty").mkdir()  # no results.json: not a row
@@ -159,16 +183,24 @@ def test_resumed_batch_gradebook_keeps_earlier_submissions(tmp_path):
 
 
 def test_gradebook_reason_for_refused_failed_and_ungraded(tmp_path):
-    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
-               "x.zip: not a readable zip file\nzip it again"}
-    assert batch_book.row_from_results("x", refused, QUESTIONS)[-4:-2] == ["0", "x.zip: not a readable zip file | zip it again"]
+    refused = {
+        "score": 0,
+        "tests": [],
+        "output": "needle hw1: 0 / 100 (sandbox: none)\nx.zip: not a readable zip file\nzip it again",
+    }
+    assert batch_book.row_from_results("x", refused, QUESTIONS)[-4:-2] == [
+        "0",
+        "x.zip: not a readable zip file | zip it again",
+    ]
     graded = {**refused, "tests": [{"name": "a"}]}
     assert batch_book.row_from_results("x", graded, QUESTIONS)[-3] == ""
     assert batch_book.row_from_results("x", {"score": 0, "tests": []}, QUESTIONS)[-3] == "no case was run"
     row = batch_book.ungraded_row("y", "not graded: lost\nwith its worker", QUESTIONS)
     assert row == ["y", *[""] * 7, "not graded: lost | with its worker", "", ""]
     text = batch_book.render({"y": row, "b": batch_book.row_from_results("b", graded, QUESTIONS)}, QUESTIONS)
-    assert text.splitlines()[0].endswith(",total,reason,submission_sha256,commit") and text.splitlines()[1].startswith("b,")
+    assert text.splitlines()[0].endswith(",total,reason,submission_sha256,commit") and text.splitlines()[1].startswith(
+        "b,"
+    )
 
 
 GOLDEN_BOOK = Path(__file__).parents[1] / "golden" / "batch" / "gradebook.csv"
@@ -176,31 +208,55 @@ GOLDEN_BOOK = Path(__file__).parents[1] / "golden" / "batch" / "gradebook.csv"
 
 def test_gradebook_writer_matches_golden():
     """Regenerate after an intended change with UPDATE_GOLDEN=1, then review the diff."""
-    graded = {"score": 72.5, "output": "needle hw1: 72.50 / 100 (sandbox: bwrap)", "tests": [{"name": "a"}],
-              "extra_data": {"questions": {"forward": {"score": 10}, "backward": {"score": 12.5},
-                                           "topo_sort": {"score": 20}, "compute_gradient": {"score": 25},
-                                           "softmax_loss_ndl": {"score": 5}},
-                             "provenance": {"submission_sha256": "5e" * 32, "git_commit": "c0ffee" + "0" * 34}}}
-    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
-               "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again",
-               "extra_data": {"provenance": {"submission_sha256": "0b" * 32}}}
-    failed = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
-              "grader error: the grading process died on this submission"}
-    rows = {"alice": batch_book.row_from_results("alice", graded, QUESTIONS),
-            "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused, QUESTIONS),
-            "carol": batch_book.row_from_results("carol", failed, QUESTIONS),
-            "dave": batch_book.ungraded_row("dave", batch_book.PENDING, QUESTIONS),
-            "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers", QUESTIONS)}
+    graded = {
+        "score": 72.5,
+        "output": "needle hw1: 72.50 / 100 (sandbox: bwrap)",
+        "tests": [{"name": "a"}],
+        "extra_data": {
+            "questions": {
+                "forward": {"score": 10},
+                "backward": {"score": 12.5},
+                "topo_sort": {"score": 20},
+                "compute_gradient": {"score": 25},
+                "softmax_loss_ndl": {"score": 5},
+            },
+            "provenance": {"submission_sha256": "5e" * 32, "git_commit": "c0ffee" + "0" * 34},
+        },
+    }
+    refused = {
+        "score": 0,
+        "tests": [],
+        "output": "needle hw1: 0 / 100 (sandbox: none)\n"
+        "bob.zip: not a readable zip file (File is not a zip file); zip the handout folder again",
+        "extra_data": {"provenance": {"submission_sha256": "0b" * 32}},
+    }
+    failed = {
+        "score": 0,
+        "tests": [],
+        "output": "needle hw1: 0 / 100 (sandbox: none)\ngrader error: the grading process died on this submission",
+    }
+    rows = {
+        "alice": batch_book.row_from_results("alice", graded, QUESTIONS),
+        "bob.zip-1a2b3c4d": batch_book.row_from_results("bob.zip-1a2b3c4d", refused, QUESTIONS),
+        "carol": batch_book.row_from_results("carol", failed, QUESTIONS),
+        "dave": batch_book.ungraded_row("dave", batch_book.PENDING, QUESTIONS),
+        "erin": batch_book.ungraded_row("erin", "not graded: KilledWorker: it killed 4 workers", QUESTIONS),
+    }
     text = batch_book.render(rows, QUESTIONS)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN_BOOK.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN_BOOK.write_text(text, encoding="utf-8")
-    assert text == GOLDEN_BOOK.read_text(encoding="utf-8"), \
+    assert text == GOLDEN_BOOK.read_text(encoding="utf-8"), (
         f"{GOLDEN_BOOK} differs from the writer's output; if intended, run UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
-FORMULA_NAMES = {'=HYPERLINK("x.example","click").zip': b"", "@SUM(1).zip": b"not a zip", "-1.zip": b"",
-                 "+1+1": None}  # None: an empty folder
+FORMULA_NAMES = {
+    '=HYPERLINK("x.example","click").zip': b"",
+    "@SUM(1).zip": b"not a zip",
+    "-1.zip": b"",
+    "+1+1": None,
+}  # None: an empty folder
 
 
 def test_formula_names_are_text_in_the_gradebook_and_a_rerun_still_skips_them(tmp_path):
@@ -221,26 +277,45 @@ def test_formula_names_are_text_in_the_gradebook_and_a_rerun_still_skips_them(tm
     assert proc.returncode == 0, proc.stderr
     text = (out / "gradebook.csv").read_text(encoding="utf-8")
     header, *rows = list(csv.reader(text.splitlines()))
-    assert [row[0] for row in rows] == ["'+1+1", "'-1", "'=HYPERLINK(\"x.example\",\"click\")", "'@SUM(1)"]
+    assert [row[0] for row in rows] == ["'+1+1", "'-1", '\'=HYPERLINK("x.example","click")', "'@SUM(1)"]
     assert all(row[1:-3] == ["0"] * (len(header) - 4) for row in rows)  # numbers, not quoted
     assert all(row[-3] and row[-3][0] not in "=+-@\t\r" for row in rows)
-    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["+1+1", "-1", '=HYPERLINK("x.example","click")',
-                                                                   "@SUM(1)"]  # folders keep the real names
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [
+        "+1+1",
+        "-1",
+        '=HYPERLINK("x.example","click")',
+        "@SUM(1)",
+    ]  # folders keep the real names
     again, _ = grade_batch_cli(subs, "--jobs", "2", "--out", out)
     assert again.returncode == 0 and "skipped 4 already graded" in again.stderr
     assert (out / "gradebook.csv").read_text(encoding="utf-8") == text
 
 
 def test_gradebook_rows_quote_a_formula_name_and_reason_but_not_scores():
-    refused = {"score": 0, "tests": [], "output": "needle hw1: 0 / 100 (sandbox: none)\n"
-               "@SUM(1).zip: not a readable zip file"}
-    graded = {"score": 72.5, "output": "", "tests": [{"name": "a"}],
-              "extra_data": {"questions": {"forward": {"score": 10}}}}
-    text = batch_book.render({"@SUM(1)": batch_book.row_from_results("@SUM(1)", refused, QUESTIONS),
-                              "-1": batch_book.row_from_results("-1", graded, QUESTIONS),
-                              "=x": batch_book.ungraded_row("=x", "-lost", QUESTIONS)}, QUESTIONS)
-    assert text.splitlines()[1:] == ["'-1,10,0,0,0,0,0,72.50,,,", "'=x,,,,,,,,'-lost,,",
-                                     "'@SUM(1),0,0,0,0,0,0,0,'@SUM(1).zip: not a readable zip file,,"]
+    refused = {
+        "score": 0,
+        "tests": [],
+        "output": "needle hw1: 0 / 100 (sandbox: none)\n@SUM(1).zip: not a readable zip file",
+    }
+    graded = {
+        "score": 72.5,
+        "output": "",
+        "tests": [{"name": "a"}],
+        "extra_data": {"questions": {"forward": {"score": 10}}},
+    }
+    text = batch_book.render(
+        {
+            "@SUM(1)": batch_book.row_from_results("@SUM(1)", refused, QUESTIONS),
+            "-1": batch_book.row_from_results("-1", graded, QUESTIONS),
+            "=x": batch_book.ungraded_row("=x", "-lost", QUESTIONS),
+        },
+        QUESTIONS,
+    )
+    assert text.splitlines()[1:] == [
+        "'-1,10,0,0,0,0,0,72.50,,,",
+        "'=x,,,,,,,,'-lost,,",
+        "'@SUM(1),0,0,0,0,0,0,0,'@SUM(1).zip: not a readable zip file,,",
+    ]
 
 
 def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
@@ -252,11 +327,21 @@ def test_find_submissions_names_and_excludes_the_out_folder(tmp_path):
     assert [name for name, _ in found] == ["D", "a", "a.zip", "b", "c"]
 
 
-@pytest.mark.parametrize("entries", [
-    ["alice.zip", "alice.ZIP"], ["alice/", "alice.zip"], ["alice/", "Alice.zip", "ALICE.ZIP"],
-    ["Bob/", "bob/"], ["gradebook.csv.zip"], ["gradebook.csv/"], ["GRADEBOOK.CSV.zip", "gradebook.csv.ZIP"],
-    ["a\nb.zip", "a\rb/"], ["x" * 250 + ".zip", "x" * 250 + "/"], [os.fsdecode(b"\xff\xfe.zip"), "\xff\xfe.zip"],
-])
+@pytest.mark.parametrize(
+    "entries",
+    [
+        ["alice.zip", "alice.ZIP"],
+        ["alice/", "alice.zip"],
+        ["alice/", "Alice.zip", "ALICE.ZIP"],
+        ["Bob/", "bob/"],
+        ["gradebook.csv.zip"],
+        ["gradebook.csv/"],
+        ["GRADEBOOK.CSV.zip", "gradebook.csv.ZIP"],
+        ["a\nb.zip", "a\rb/"],
+        ["x" * 250 + ".zip", "x" * 250 + "/"],
+        [os.fsdecode(b"\xff\xfe.zip"), "\xff\xfe.zip"],
+    ],
+)
 def test_output_names_never_collide_nor_take_the_gradebook(tmp_path, entries):
     for entry in entries:
         if entry.endswith("/"):
@@ -317,18 +402,25 @@ def test_progress_on_a_tty_redraws_one_line_with_eta():
     assert "ETA 0:00" in stream.getvalue().rsplit("\r", 1)[1]
 
 
-@pytest.mark.parametrize("args, words", [
-    (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
-    (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
-    (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: use at least 1"),
-    (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
-    (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
-    (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
+        (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
+        (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: use at least 1"),
+        (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
+        (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
+        (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, args, words):
     (tmp_path / "empty").mkdir()
-    args = [a.replace("EMPTY", str(tmp_path / "empty")).replace("OUT", str(tmp_path / "out"))
-            .replace("OLD", str(tmp_path / "old")) for a in args]
+    args = [
+        a.replace("EMPTY", str(tmp_path / "empty"))
+        .replace("OUT", str(tmp_path / "out"))
+        .replace("OLD", str(tmp_path / "old"))
+        for a in args
+    ]
     (tmp_path / "old" / "gradebook.csv").mkdir(parents=True)
     if "--jobs" in args or "--no-worker-timeout" in args or args[2] in (str(tmp_path / "empty"), str(tmp_path / "old")):
         (tmp_path / "empty" / "alice").mkdir()
@@ -351,8 +443,14 @@ def test_feedback_values_are_built_once_before_the_pool(tmp_path):
         m = next(m for m in mutants.MUTANTS if m.name == name)
         build.write_submission(subs / name, build.apply_edits(build.reference_sources(), canonical.BASE + m.edits))
     env = {**ENV, "GRADER_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade-batch", subs, "--jobs", "2", "--out", tmp_path / "out"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)  # a hang guard only
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade-batch", subs, "--jobs", "2", "--out", tmp_path / "out"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )  # a hang guard only
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("known bugs of the likely-cause catalogue") == 1, proc.stderr
     assert proc.stderr.count("smaller inputs of the smallest-failing-input step") == 1, proc.stderr

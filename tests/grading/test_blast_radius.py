@@ -1,11 +1,11 @@
 """A broken file costs the questions that use it, and is reported once, at
 its own file and line."""
+
 import pytest
+from catalogue import build
 
 from grader.grading.report import results as report_mod
 from grader.grading.report.orchestrate import grade_submission
-
-from catalogue import build
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -20,8 +20,14 @@ def _lost(report):
 
 
 def test_an_import_error_in_simple_ml_costs_q5_and_q6_only(tmp_path):
-    report = _grade(tmp_path, [build.Replace(build.SIMPLE_ML, "import needle as ndl\n",
-                                             "import needle as ndl\nimport not_a_module_anywhere\n")])
+    report = _grade(
+        tmp_path,
+        [
+            build.Replace(
+                build.SIMPLE_ML, "import needle as ndl\n", "import needle as ndl\nimport not_a_module_anywhere\n"
+            )
+        ],
+    )
     assert _lost(report) == {"softmax_loss_ndl", "nn_epoch_ndl"}
     notes = [n for n in report.notes if "importing the submission failed" in n]
     assert len(notes) == 1, report.notes
@@ -34,8 +40,16 @@ def test_an_import_error_in_simple_ml_costs_q5_and_q6_only(tmp_path):
 def test_a_syntax_error_in_autograd_is_reported_once_at_its_line(tmp_path):
     text = build.reference_sources()[build.AUTOGRAD]
     line = text.splitlines().index("def find_topo_sort(node_list: List[Value]) -> List[Value]:") + 1
-    report = _grade(tmp_path, [build.Replace(build.AUTOGRAD, "def find_topo_sort(node_list: List[Value]) -> "
-                                             "List[Value]:\n", "def find_topo_sort(node_list:\n")])
+    report = _grade(
+        tmp_path,
+        [
+            build.Replace(
+                build.AUTOGRAD,
+                "def find_topo_sort(node_list: List[Value]) -> List[Value]:\n",
+                "def find_topo_sort(node_list:\n",
+            )
+        ],
+    )
     assert report.score == 0
     notes = [n for n in report.notes if "importing the submission failed" in n]
     assert len(notes) == 1 and f"python/needle/autograd.py:{line}" in notes[0], report.notes

@@ -3,6 +3,7 @@ values on the course's inputs are kept on disk across batches, regrades and
 single grades, keyed so that a change of any input rebuilds them; one build
 even with concurrent graders; per-submission entries pruned, least recently
 used first. Builds are faked here: what is tested is which folder is used."""
+
 import dataclasses
 import io
 import json
@@ -137,8 +138,9 @@ def test_concurrent_graders_build_a_folder_once(tmp_path):
         time.sleep(0.3)
         (folder / "done").write_text("1")
 
-    threads = [threading.Thread(target=cache.built_once, args=(tmp_path / "entry", "done", build, "", ""))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=cache.built_once, args=(tmp_path / "entry", "done", build, "", "")) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -159,8 +161,10 @@ def _entry(root, name, size, age, now):
 
 def test_pruning_drops_the_least_recently_used_submissions_beyond_the_limit(tmp_path):
     now, hour = time.time(), 3600
-    old = [_entry(tmp_path, "sub-inputs-k-old1.npz", 100, 9 * hour, now),
-           _entry(tmp_path, "sub-expected-k-old1", 400, 9 * hour, now)]
+    old = [
+        _entry(tmp_path, "sub-inputs-k-old1.npz", 100, 9 * hour, now),
+        _entry(tmp_path, "sub-expected-k-old1", 400, 9 * hour, now),
+    ]
     mid = _entry(tmp_path, "sub-expected-k-mid", 500, 5 * hour, now)
     new = _entry(tmp_path, "sub-expected-k-new", 500, 2 * hour, now)
     course_entry = _entry(tmp_path, "expected-k-course", 10_000, 99 * hour, now)
@@ -204,6 +208,7 @@ def test_the_setup_builds_as_wide_as_the_batch(monkeypatch):
     monkeypatch.setattr(expected, "expected_dir", lambda config: widths.append(("answers", config.jobs)))
     monkeypatch.setattr(causes_store, "prepare", lambda config: widths.append(("bugs", config.jobs)))
     from grader.grading.explain.shrink import reference as shrink_reference
+
     monkeypatch.setattr(shrink_reference, "prepare", lambda config: widths.append(("smaller", config.jobs)))
     batch_setup.build(RunConfig(jobs=1, seed=SECRET_A), 3)
     assert widths == [("answers", 3), ("bugs", 3), ("smaller", 3)]
@@ -236,6 +241,13 @@ def test_a_batch_grades_while_its_setup_builds(tmp_path):
             time.sleep(0.05)
         raise AssertionError("no submission was graded while the setup ran")
 
-    done, _ = batch.grade_batch(tmp_path / "subs", out, jobs=2, grade_fn=graded_quickly, stream=io.StringIO(),
-                                config=RunConfig(jobs=1, seed=seeds.PUBLIC), setup_fn=setup_waiting_for_a_result)
+    done, _ = batch.grade_batch(
+        tmp_path / "subs",
+        out,
+        jobs=2,
+        grade_fn=graded_quickly,
+        stream=io.StringIO(),
+        config=RunConfig(jobs=1, seed=seeds.PUBLIC),
+        setup_fn=setup_waiting_for_a_result,
+    )
     assert sorted(d.name for d in done) == ["alice", "bob"] and seen == [2]

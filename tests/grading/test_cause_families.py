@@ -6,6 +6,7 @@ Each planted bug runs through the sandboxed worker on the public inputs
 (Q2, and Q6's ReLU case only); its failing cases are diagnosed by the
 grader's rule against the catalogue's values (built once per seed, cached).
 """
+
 import pytest
 
 from grader import REFERENCE
@@ -26,8 +27,15 @@ def test_every_op_gets_every_family_that_fits_it():
         assert legacy.get((op, "pass_through"), f"{op.lower()}_pass_through") in names, op
         if "detached" not in skip:
             assert f"numpy_{op.lower()}" in names, op
-    for name in ("exp_pass_through", "relu_pass_through", "relu_sign", "relu_no_out_grad",
-                 "matmul_transposed_a", "matmul_b_transposed", "matmul_a_no_transpose"):
+    for name in (
+        "exp_pass_through",
+        "relu_pass_through",
+        "relu_sign",
+        "relu_no_out_grad",
+        "matmul_transposed_a",
+        "matmul_b_transposed",
+        "matmul_a_no_transpose",
+    ):
         assert name in names, name
     relu = [m for m in catalogue.MUTANTS if m.name.startswith("relu_")]
     assert relu and all(m.questions == ("nn_epoch_ndl",) and m.cases == families.RELU_CASES for m in relu)
@@ -49,27 +57,36 @@ STUDENT_BUGS = {
     "exp_out_grad_through": ((gradient("Exp", "return out_grad"),), {"exp_pass_through"}),
     "relu_out_grad_through": ((gradient("ReLU", "return out_grad"),), {"relu_pass_through"}),
     "relu_mask_only": ((gradient("ReLU", "return Tensor(node.inputs[0].numpy() > 0)"),), {"relu_no_out_grad"}),
-    "matmul_a_forgets_transpose": ((gradient("MatMul", "a, b = node.inputs\n"
-                                             "return out_grad @ b, transpose(a) @ out_grad"),),
-                                   {"matmul_a_no_transpose"}),
+    "matmul_a_forgets_transpose": (
+        (gradient("MatMul", "a, b = node.inputs\nreturn out_grad @ b, transpose(a) @ out_grad"),),
+        {"matmul_a_no_transpose"},
+    ),
     "log_negative": ((gradient("Log", "return -out_grad / node.inputs[0]"),), {"log_sign"}),
-    "power_scalar_sign": ((gradient("PowerScalar", "return -out_grad * self.scalar * "
-                                    "node.inputs[0] ** (self.scalar - 1)"),), {"powerscalar_sign"}),
+    "power_scalar_sign": (
+        (gradient("PowerScalar", "return -out_grad * self.scalar * node.inputs[0] ** (self.scalar - 1)"),),
+        {"powerscalar_sign"},
+    ),
     # no family: no line
     "exp_doubled": ((gradient("Exp", "return out_grad * node * 2"),), set()),
 }
 # Correct rewrites: never diagnosed.
 CORRECT = {
     "exp_via_node": (gradient("Exp", "return out_grad * node"),),
-    "relu_via_divide": (gradient("ReLU", "x = node.inputs[0].numpy()\n"
-                                 "return out_grad * Tensor((x > 0).astype(x.dtype))"),),
-    "matmul_via_operators": (gradient("MatMul", "a, b = node.inputs\n"
-                                      "ga, gb = out_grad @ b.transpose(), a.transpose() @ out_grad\n"
-                                      "while len(ga.shape) > len(a.shape):\n"
-                                      "    ga = ga.sum((0,))\n"
-                                      "while len(gb.shape) > len(b.shape):\n"
-                                      "    gb = gb.sum((0,))\n"
-                                      "return ga, gb"),),
+    "relu_via_divide": (
+        gradient("ReLU", "x = node.inputs[0].numpy()\nreturn out_grad * Tensor((x > 0).astype(x.dtype))"),
+    ),
+    "matmul_via_operators": (
+        gradient(
+            "MatMul",
+            "a, b = node.inputs\n"
+            "ga, gb = out_grad @ b.transpose(), a.transpose() @ out_grad\n"
+            "while len(ga.shape) > len(a.shape):\n"
+            "    ga = ga.sum((0,))\n"
+            "while len(gb.shape) > len(b.shape):\n"
+            "    gb = gb.sum((0,))\n"
+            "return ga, gb",
+        ),
+    ),
     "log_via_power": (gradient("Log", "return out_grad * power_scalar(node.inputs[0], -1)"),),
 }
 QUESTIONS = ("backward", "nn_epoch_ndl")
@@ -91,8 +108,13 @@ def _diagnoses(tmp_path, setting, edits) -> dict:
         (tmp_path / rel).write_text(text)
         files[rel] = tmp_path / rel
     relu = only("nn_epoch_ndl", families.RELU_CASES)
-    runs = run_all(files, config, {q: time_limits.building() for q in ("backward", relu)},
-                   base=config.assignment.reference, questions=["backward", relu])
+    runs = run_all(
+        files,
+        config,
+        {q: time_limits.building() for q in ("backward", relu)},
+        base=config.assignment.reference,
+        questions=["backward", relu],
+    )
     student = {name: o for run in runs.values() for name, o in run.outcomes.items()}
     ruled_out = diagnose.refuted(registry.cases, student, answers, values)
     out = {}

@@ -4,22 +4,23 @@ reaches the 80% bar, and the matching rule names exactly one cause or none.
 
 The mutants' runs through the real grader are in test_verdicts.py (slow).
 """
+
 import numpy as np
 import pytest
+from catalogue import causes, mutants
 
 from grader import REFERENCE
-from grader.grading.report import results as report
 from grader.grading.explain.causes import catalogue, diagnose, edits
+from grader.grading.report import results as report
 from grader.grading.run.outcomes import Outcome
 from grader.shipped.cases import CASES
-
-from catalogue import causes, mutants
 
 CASE = {c.name: c for c in CASES}
 SOURCES = {edits.OPS: (REFERENCE / edits.OPS).read_text()}
 
 
 # ---------------------------------------------------------------- the catalogue
+
 
 @pytest.mark.parametrize("mutant", catalogue.MUTANTS, ids=lambda m: m.name)
 def test_catalogue_edits_apply_and_parse(mutant):
@@ -41,6 +42,7 @@ def test_a_stale_anchor_fails_naming_the_catalogue():
 
 # ---------------------------------------------------------------- the proof table
 
+
 def test_proof_table_names_real_entries_and_reaches_the_bar():
     known = {m.name for m in mutants.MUTANTS}
     entries = {m.name for m in catalogue.MUTANTS}
@@ -56,9 +58,15 @@ def test_proof_table_names_real_entries_and_reaches_the_bar():
 
 # ---------------------------------------------------------------- the matching rule
 
+
 def _grad(*arrays):
-    return Outcome(True, value={"analytic": [np.asarray(a, dtype=np.float64) for a in arrays],
-                                "numeric": [np.asarray(a, dtype=np.float64) for a in arrays]})
+    return Outcome(
+        True,
+        value={
+            "analytic": [np.asarray(a, dtype=np.float64) for a in arrays],
+            "numeric": [np.asarray(a, dtype=np.float64) for a in arrays],
+        },
+    )
 
 
 X = np.arange(1.0, 13.0).reshape(3, 4)
@@ -95,7 +103,9 @@ def test_errors_match_by_text_without_the_place():
     case = CASE["backward_summation_one_axis"]
     text = "ValueError: could not broadcast input array from shape (3,2) into shape (3,4,2)"
     mutant = Outcome(False, problem=text + " (at ops_mathematic.py:260)", error_type="ValueError")
-    student = Outcome(False, problem=text + " (at python/needle/ops/ops_mathematic.py:99 in f)", error_type="ValueError")
+    student = Outcome(
+        False, problem=text + " (at python/needle/ops/ops_mathematic.py:99 in f)", error_type="ValueError"
+    )
     got = diagnose.cause_of(case, student, _grad(X), {"summation_no_reshape": {case.name: mutant}})
     assert got == catalogue.NO_RESHAPE
 
@@ -110,14 +120,20 @@ def test_advisory_stub_and_timeout_are_never_diagnosed():
 
 
 def test_the_cause_shows_under_its_case_in_report_md():
-    case = report.CaseResult("backward_negate", "backward", "Q2.19", 0.0, 1.0, False,
-                             diagnose.with_cause("Negate.gradient: (3,4): wrong values", "Likely cause: negate it"),
-                             False)
+    case = report.CaseResult(
+        "backward_negate",
+        "backward",
+        "Q2.19",
+        0.0,
+        1.0,
+        False,
+        diagnose.with_cause("Negate.gradient: (3,4): wrong values", "Likely cause: negate it"),
+        False,
+    )
     md = report.markdown(report.Report("s", (case,), report.question_scores((case,), ()), "bwrap", 1.0))
     lines = report._case_lines(case)
     assert lines[0].endswith("wrong values") and lines[1] == "  - Likely cause: negate it"
-    assert "Likely cause: negate it" in report.gradescope_json(
-        report.Report("s", (case,), (), "bwrap", 1.0))
+    assert "Likely cause: negate it" in report.gradescope_json(report.Report("s", (case,), (), "bwrap", 1.0))
     assert md
 
 
@@ -127,8 +143,10 @@ def test_a_bug_the_student_passes_is_ruled_out():
     fwd, bwd = CASE["forward_divide_scalar"], CASE["backward_divide_scalar"]
     y = Outcome(True, value=np.ones((3, 4), dtype=np.float32))
     product = _grad(2.5 * X)
-    values = {"divide_scalar_compute_product": {fwd.name: Outcome(True, value=6.25 * y.value), bwd.name: product},
-              "divide_scalar_product": {fwd.name: y, bwd.name: product}}
+    values = {
+        "divide_scalar_compute_product": {fwd.name: Outcome(True, value=6.25 * y.value), bwd.name: product},
+        "divide_scalar_product": {fwd.name: y, bwd.name: product},
+    }
     answers = {fwd.name: y, bwd.name: _grad(X / 2.5)}
     assert diagnose.cause_of(bwd, product, answers[bwd.name], values) == ""  # ambiguous
     ruled_out = diagnose.refuted([fwd, bwd], {fwd.name: y, bwd.name: product}, answers, values)

@@ -4,20 +4,20 @@ golden annotations, job summary and Classroom result, and the rules they keep.
 Regenerate the goldens after an intended change with
 `UPDATE_GOLDEN=1 pytest tests/grading/test_ci.py`, then review the diff.
 """
+
 import base64
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
+from test_report import VARIANTS, check_golden, sample_report  # tests/grading is on sys.path
 
+from grader.grading.explain.student_lines import def_line, raised_where
 from grader.grading.platforms import ci
 from grader.grading.report import results as report
-from grader.grading.explain.student_lines import def_line, raised_where
 from grader.shipped import github_ci
 from grader.shipped.cases import QUESTIONS
-from test_report import VARIANTS, check_golden, sample_report  # tests/grading is on sys.path
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "ci"
 
@@ -67,8 +67,20 @@ def test_annotations_point_at_the_students_lines_and_skip_advisories():
 
 def test_at_most_ten_annotations_then_a_notice():
     C = report.CaseResult
-    cases = tuple(C(f"forward_{i}", "forward", f"Q1.{i}", 0.0, 1.0, False, f"case {i} failed", False,
-                    where=f"python/needle/ops/ops_mathematic.py:{100 + i}") for i in range(13))
+    cases = tuple(
+        C(
+            f"forward_{i}",
+            "forward",
+            f"Q1.{i}",
+            0.0,
+            1.0,
+            False,
+            f"case {i} failed",
+            False,
+            where=f"python/needle/ops/ops_mathematic.py:{100 + i}",
+        )
+        for i in range(13)
+    )
     rep = report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
     lines = ci.annotations(rep).splitlines()
     assert len(lines) == 11 and all(line.startswith("::error ") for line in lines[:10])
@@ -78,8 +90,19 @@ def test_at_most_ten_annotations_then_a_notice():
 def test_student_text_never_becomes_a_workflow_command():
     C = report.CaseResult
     evil = "boom\n::error::forged\r\n::add-mask::x %0A"
-    cases = (C("forward_evil", "forward", "Q1.1", 0.0, 10.0, False, evil, False,
-               where="python/needle/ops/ops_mathematic.py:7"),)
+    cases = (
+        C(
+            "forward_evil",
+            "forward",
+            "Q1.1",
+            0.0,
+            10.0,
+            False,
+            evil,
+            False,
+            where="python/needle/ops/ops_mathematic.py:7",
+        ),
+    )
     rep = report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
     lines = ci.annotations(rep).splitlines()
     assert len(lines) == 1 and lines[0].endswith("::boom%0A::error::forged%0D%0A::add-mask::x %250A")
@@ -93,8 +116,10 @@ def test_annotation_keeps_the_explaining_lines():
     cases = (C("backward_log", "backward", "Q2.1", 0.0, 10.0, False, output, False, where="a.py:3"),)
     rep = report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
     (line,) = ci.annotations(rep).splitlines()
-    assert line.endswith("::" + "x" * github_ci.MAX_MESSAGE + "%0ALikely cause: the sign"
-                         "%0ASmallest failing input: Log.gradient (): inputs 2.")
+    assert line.endswith(
+        "::" + "x" * github_ci.MAX_MESSAGE + "%0ALikely cause: the sign"
+        "%0ASmallest failing input: Log.gradient (): inputs 2."
+    )
 
 
 def test_escaping_follows_the_runner():
@@ -110,7 +135,7 @@ def test_emit_writes_the_runners_files(tmp_path):
     ci.emit_github(sample_report(), env, out)
     assert out.getvalue() == ci.annotations(sample_report())
     assert (tmp_path / "summary").read_text() == ci.step_summary(sample_report())
-    assert (tmp_path / "output").read_text() == "earlier=1\n"   # no GitHub Classroom result (discontinued)
+    assert (tmp_path / "output").read_text() == "earlier=1\n"  # no GitHub Classroom result (discontinued)
 
 
 def test_the_github_classroom_result_is_written_only_when_asked_for_as_legacy(tmp_path):
@@ -130,8 +155,15 @@ def test_commands_stopped_brackets_with_a_fresh_token():
     assert len(token) > 30 and end == f"::{token}::" and text == "::error::from a student"
 
 
-@pytest.mark.parametrize("fmt,env,expected", [("github", {}, True), ("plain", {"GITHUB_ACTIONS": "true"}, False),
-                                              ("auto", {"GITHUB_ACTIONS": "true"}, True), ("auto", {}, False)])
+@pytest.mark.parametrize(
+    "fmt,env,expected",
+    [
+        ("github", {}, True),
+        ("plain", {"GITHUB_ACTIONS": "true"}, False),
+        ("auto", {"GITHUB_ACTIONS": "true"}, True),
+        ("auto", {}, False),
+    ],
+)
 def test_github_format_on_a_runner_or_when_asked(fmt, env, expected):
     assert ci.wanted(fmt, env) is expected
 
@@ -158,16 +190,28 @@ def softmax_loss(Z, y_one_hot):
 '''
 
 
-@pytest.mark.parametrize("name,line", [("Log", 5), ("Log.compute", 5), ("Log.gradient", 8),
-                                       ("softmax_loss", 17), ("Exp", None), ("Log.nope", 1), ("gradient", None)])
+@pytest.mark.parametrize(
+    "name,line",
+    [
+        ("Log", 5),
+        ("Log.compute", 5),
+        ("Log.gradient", 8),
+        ("softmax_loss", 17),
+        ("Exp", None),
+        ("Log.nope", 1),
+        ("gradient", None),
+    ],
+)
 def test_def_line_finds_the_students_code_by_text(name, line):
     assert def_line(SOURCE, name) == line
 
 
 def test_raised_where_maps_to_the_submissions_path():
     problem = "ValueError: bad (at python/needle/autograd.py:12 in find_topo_sort: x)"
-    assert raised_where(problem, {"python/needle/autograd.py": "hw1/python/needle/autograd.py"}) == \
-        "hw1/python/needle/autograd.py:12"
+    assert (
+        raised_where(problem, {"python/needle/autograd.py": "hw1/python/needle/autograd.py"})
+        == "hw1/python/needle/autograd.py:12"
+    )
     assert raised_where("no value", {}) == ""
 
 
@@ -177,6 +221,7 @@ def test_grade_on_a_runner_annotates_the_bug_and_fails_under(tmp_path, monkeypat
     annotation on the bug's line, the summary's total the results.json
     score, the Classroom result, and --fail-under's exit status."""
     from catalogue import build, mutants
+
     from grader import cli
 
     mutant = next(m for m in mutants.MUTANTS if m.name == "log_gradient_sign")
@@ -189,12 +234,12 @@ def test_grade_on_a_runner_annotates_the_bug_and_fails_under(tmp_path, monkeypat
     status = cli.main(["grade", str(submission), "--out", str(tmp_path / "out"), "--fail-under", "95"])
     out, err = capsys.readouterr()
     score = json.loads((tmp_path / "out/results.json").read_text())["score"]
-    assert status == 1 and f"below --fail-under 95" in err and score < 95
+    assert status == 1 and "below --fail-under 95" in err and score < 95
     first = out.splitlines()[0]
     assert first.startswith(f"::error file={build.OPS},line={bug_line},title=Q2 backward"), first
     summary = (tmp_path / "GITHUB_STEP_SUMMARY").read_text()
     assert summary.startswith(f"## needle hw1: {score:.2f} / 100".replace(".00 ", " "))
-    assert not (tmp_path / "GITHUB_OUTPUT").exists()   # no GitHub Classroom result (discontinued)
+    assert not (tmp_path / "GITHUB_OUTPUT").exists()  # no GitHub Classroom result (discontinued)
     table = out.split("::stop-commands::", 1)[1]  # everything after the annotations is bracketed
     assert "| total |" in table and table.rstrip().splitlines()[-1].startswith("::stop-")
     monkeypatch.delenv("GITHUB_ACTIONS")

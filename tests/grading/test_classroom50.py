@@ -17,6 +17,7 @@ submit/ tag, non-empty strings, non-negative integers that are not bools,
 score <= max-score, tests' shapes) and the contract's sums (wiki,
 Advanced-Autograding: score / max-score are the sums of the tests').
 """
+
 import json
 import os
 import re
@@ -27,14 +28,14 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from catalogue import build, mutants
 
 from grader import DATA, HANDOUT, ROOT
-from catalogue import build, mutants
 
 SCHEMA = "classroom50/result/v1"
 FORGED = 'print("::error file=README.md,line=1::forged by student code")'
-BUG = "power_scalar_gradient_off_by_one"   # one wrong line in Q2 backward
-PUBLIC_POINTS = 61                          # 60.6947 public points, rounded
+BUG = "power_scalar_gradient_off_by_one"  # one wrong line in Q2 backward
+PUBLIC_POINTS = 61  # 60.6947 public points, rounded
 
 
 def _nonneg_int(value) -> bool:
@@ -104,8 +105,13 @@ def runner_python() -> str:
 
 
 def _git(repo: Path, *args, env=None) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=s", "-c", "user.email=s@example.com", *args],
-                          check=True, capture_output=True, text=True, env=env).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=s", "-c", "user.email=s@example.com", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.strip()
 
 
 def student_repo(path: Path, sources) -> Path:
@@ -128,8 +134,9 @@ def student_repo(path: Path, sources) -> Path:
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("classroom50") / "hw1"
-    proc = subprocess.run([sys.executable, "-m", "grader", "classroom50", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "classroom50", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -145,24 +152,45 @@ def run_autograder(bundle: Path, repo: Path, tmp: Path, owner="alice", env_drop=
         path.touch()
     (tmp / "runner").mkdir(exist_ok=True)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTHON", "VIRTUAL_ENV"))}
-    env = {**base, **{k: str(v) for k, v in files.items()},
-           "GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_REPOSITORY": repository, "GITHUB_SHA": sha,
-           "GITHUB_SERVER_URL": server, "GITHUB_ACTOR": owner, "GITHUB_ACTOR_ID": "12345",
-           "GITHUB_WORKSPACE": str(repo), "RUNNER_TEMP": str(tmp / "runner"),
-           # the grade job's env (autograde-runner.yaml)
-           "PAGES_BASE_URL": "https://dl-course.github.io/classroom50", "CLASSROOM": "dl", "ASSIGNMENT": "hw1",
-           "SUBMISSION_TAG": tag, "SECRET": "", "MODE": "individual", "ALLOWED_FILES": "[]", "RELEASE_ASSETS": "[]",
-           # what run_entrypoint adds
-           "CLASSROOM50_BUNDLE_DIR": str(bundle), "USERNAME": owner, "OWNER": owner,
-           "ASSIGNMENT_TYPE": "individual", "COMMIT_URL": f"{server}/{repository}/commit/{sha}",
-           "RELEASE_URL": f"{server}/{repository}/releases/tag/{urllib.parse.quote(tag, safe='')}",
-           "REVIEW_URL": f"{server}/{repository}/compare/{_git(repo, 'rev-parse', 'HEAD~1')}...{sha}",
-           # the cases' interpreter and data, as `make test PYTHON=... MNIST_DIR=...`
-           "PYTHON": cases_python, "MNIST_DIR": str(DATA), "OPENBLAS_NUM_THREADS": "1"}
+    env = {
+        **base,
+        **{k: str(v) for k, v in files.items()},
+        "GITHUB_ACTIONS": "true",
+        "CI": "true",
+        "GITHUB_REPOSITORY": repository,
+        "GITHUB_SHA": sha,
+        "GITHUB_SERVER_URL": server,
+        "GITHUB_ACTOR": owner,
+        "GITHUB_ACTOR_ID": "12345",
+        "GITHUB_WORKSPACE": str(repo),
+        "RUNNER_TEMP": str(tmp / "runner"),
+        # the grade job's env (autograde-runner.yaml)
+        "PAGES_BASE_URL": "https://dl-course.github.io/classroom50",
+        "CLASSROOM": "dl",
+        "ASSIGNMENT": "hw1",
+        "SUBMISSION_TAG": tag,
+        "SECRET": "",
+        "MODE": "individual",
+        "ALLOWED_FILES": "[]",
+        "RELEASE_ASSETS": "[]",
+        # what run_entrypoint adds
+        "CLASSROOM50_BUNDLE_DIR": str(bundle),
+        "USERNAME": owner,
+        "OWNER": owner,
+        "ASSIGNMENT_TYPE": "individual",
+        "COMMIT_URL": f"{server}/{repository}/commit/{sha}",
+        "RELEASE_URL": f"{server}/{repository}/releases/tag/{urllib.parse.quote(tag, safe='')}",
+        "REVIEW_URL": f"{server}/{repository}/compare/{_git(repo, 'rev-parse', 'HEAD~1')}...{sha}",
+        # the cases' interpreter and data, as `make test PYTHON=... MNIST_DIR=...`
+        "PYTHON": cases_python,
+        "MNIST_DIR": str(DATA),
+        "OPENBLAS_NUM_THREADS": "1",
+    }
     for name in env_drop:
         env.pop(name)
-    proc = subprocess.run([runner_python(), str(bundle / "autograder.py")], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [runner_python(), str(bundle / "autograder.py")], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+    )
     return proc.returncode, proc.stdout + proc.stderr, files["GITHUB_OUTPUT"].read_text()
 
 
@@ -181,10 +209,10 @@ def buggy(bundle, tmp_path_factory):
     bad = mutant.edits[0].code.strip()
     lines = sources[build.OPS].splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip() == bad)
-    indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
-    lines[at:at] = [indent + FORGED]   # a student's print of a forged workflow command, just above the bug
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines[at:at] = [indent + FORGED]  # a student's print of a forged workflow command, just above the bug
     sources[build.OPS] = "\n".join(lines) + "\n"
-    bug_line = at + 2   # 1-based: the print is line at + 1
+    bug_line = at + 2  # 1-based: the print is line at + 1
     repo = student_repo(tmp / "dl-hw1-bob", sources)
     return repo, run_autograder(bundle, repo, tmp, owner="bob"), {bug_line - 1, bug_line}
 
@@ -194,16 +222,27 @@ def result_of(repo: Path) -> dict:
 
 
 def test_the_folder_holds_the_autograder_the_modules_and_the_pristine_handout(bundle):
-    assert (bundle / "autograder.py").read_text().startswith(
-        "# Generated from grader/grading/platforms/classroom50.py by `grader classroom50 OUTDIR`; do not edit.")
+    assert (
+        (bundle / "autograder.py")
+        .read_text()
+        .startswith(
+            "# Generated from grader/grading/platforms/classroom50.py by `grader classroom50 OUTDIR`; do not edit."
+        )
+    )
     for name in ("classroom50_autograde.py", "classroom50_result.py", "int_points.py", "github_ci.py"):
-        assert (bundle / "needle_autograde" / name).read_text().startswith(
-            f"# Generated from grader/shipped/{name} by `grader classroom50 OUTDIR`")
+        assert (
+            (bundle / "needle_autograde" / name)
+            .read_text()
+            .startswith(f"# Generated from grader/shipped/{name} by `grader classroom50 OUTDIR`")
+        )
     assert (bundle / "handout/conftest.py").read_bytes() == (HANDOUT / "conftest.py").read_bytes()
-    assert not (bundle / "handout/.github").exists()   # the runner, not the handout's workflow, runs it
+    assert not (bundle / "handout/.github").exists()  # the runner, not the handout's workflow, runs it
     config = json.loads((bundle / "bundle.json").read_text())
-    assert config["student_files"] == ["python/needle/autograd.py", "python/needle/ops/ops_mathematic.py",
-                                       "apps/simple_ml.py"]
+    assert config["student_files"] == [
+        "python/needle/autograd.py",
+        "python/needle/ops/ops_mathematic.py",
+        "apps/simple_ml.py",
+    ]
 
 
 def test_a_correct_checkout_gets_every_public_point(correct):
@@ -212,9 +251,14 @@ def test_a_correct_checkout_gets_every_public_point(correct):
     result = result_of(repo)
     validate_result(result, "dl", "hw1", "alice")
     assert result["score"] == result["max-score"] == PUBLIC_POINTS == sum(t["score"] for t in result["tests"])
-    assert [t["test-name"] for t in result["tests"]] == ["Q1 forward", "Q2 backward", "Q3 topo_sort",
-                                                         "Q4 compute_gradient", "Q5 softmax_loss_ndl",
-                                                         "Q6 nn_epoch_ndl"]
+    assert [t["test-name"] for t in result["tests"]] == [
+        "Q1 forward",
+        "Q2 backward",
+        "Q3 topo_sort",
+        "Q4 compute_gradient",
+        "Q5 softmax_loss_ndl",
+        "Q6 nn_epoch_ndl",
+    ]
     assert all(t["passed"] for t in result["tests"])
     assert not [c for c in commands(log) if c[0] == "error"], log
 
@@ -236,9 +280,9 @@ def test_annotations_land_on_the_bugs_line_and_student_commands_stay_text(buggy)
     errors = [props for name, props, _ in commands(log) if name == "error"]
     assert errors and all(p["file"] == build.OPS and int(p["line"]) in bug_lines for p in errors), errors
     assert errors[0]["title"].startswith("Q2 backward%3A 1 case fails")
-    assert "::error file=README.md,line=1::forged by student code" in log   # shown, as text
+    assert "::error file=README.md,line=1::forged by student code" in log  # shown, as text
     assert not any("forged" in message for _, _, message in commands(log))
-    assert "result=" not in outputs   # no GitHub Classroom reporter output on this path
+    assert "result=" not in outputs  # no GitHub Classroom reporter output on this path
 
 
 def test_the_release_body_has_the_points_table_and_the_likely_cause(buggy):
@@ -249,7 +293,7 @@ def test_the_release_body_has_the_points_table_and_the_likely_cause(buggy):
     q2 = next(t for t in result["tests"] if t["test-name"] == "Q2 backward")
     assert f"| Q2 backward | {q2['cases-passed']} FAIL | {q2['score']}/{q2['max-score']} |" in body
     assert "| Q1 forward | 25/25 PASS | 6/6 | 6.25/6.25 |" in body
-    assert "39.31 more points" in body   # the hidden cases: said, never run
+    assert "39.31 more points" in body  # the hidden cases: said, never run
     # make test's own feedback in the log, and in the annotation as the GitHub path words it
     assert "Likely cause: PowerScalar.gradient keeps the exponent" in log
     (annotation,) = [m for name, _, m in commands(log) if name == "error"]
@@ -260,7 +304,7 @@ def test_the_student_cannot_change_the_tests_that_grade_them(bundle, tmp_path):
     repo = student_repo(tmp_path / "dl-hw1-eve", build.reference_sources())
     points = repo / "tests/hw1/hw1_cases/points.json"
     points.write_text(points.read_text().replace('"forward_', '"renamed_'))
-    (repo / "python/needle/autograd.py").unlink()   # and a student file gone: its stub is graded
+    (repo / "python/needle/autograd.py").unlink()  # and a student file gone: its stub is graded
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "edit the tests")
     status, log, _ = run_autograder(bundle, repo, tmp_path, owner="eve")
@@ -277,7 +321,8 @@ def test_without_the_runners_variables_it_writes_nothing_and_says_which(bundle, 
     assert status == 2
     assert log.strip().splitlines() == [
         "autograder.py: CLASSROOM, SUBMISSION_TAG not set: run it from Classroom 50's runner, which sets them "
-        "(see docs/instructor/ci/classroom50.md)"]
+        "(see docs/instructor/ci/classroom50.md)"
+    ]
     assert not (repo / "result.json").exists() and not (repo / "release-body.md").exists()
 
 
@@ -322,26 +367,39 @@ def test_a_submission_that_hangs_is_stopped_and_scored_0(bundle, tmp_path):
     assert result["score"] == 0 and result["max-score"] == PUBLIC_POINTS
     assert any("did not finish within 5 s" in m for name, _, m in commands(log) if name == "error")
     running = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert str(tmp_path / "runner") not in running   # make, pytest and the student's loop are gone
+    assert str(tmp_path / "runner") not in running  # make, pytest and the student's loop are gone
 
 
 def test_grader_classroom50_refuses_a_folder_in_use(tmp_path):
     out = tmp_path / "hw1"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    proc = subprocess.run([sys.executable, "-m", "grader", "classroom50", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "classroom50", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"grader classroom50: {out}: exists and is not an empty folder; remove it or name a new one\n"
     assert [p.name for p in out.iterdir()] == ["keep.txt"] and not list(tmp_path.glob(".hw1.*"))
 
 
-VALID = {"schema": SCHEMA, "classroom": "dl", "assignment": "hw1", "assignment_type": "individual",
-         "owner": "alice", "submission": "submit/2026-11-26T19-00-00Z-abcdef0", "commit": "https://x/commit/1",
-         "release": "https://x/releases/tag/1", "review": "https://x/commit/1", "datetime": "2026-11-26T19:00:00Z",
-         "score": 3, "max-score": 5,
-         "tests": [{"test-name": "Q1", "passed": True, "score": 2, "max-score": 2},
-                   {"test-name": "Q2", "passed": False, "score": 1, "max-score": 3}]}
+VALID = {
+    "schema": SCHEMA,
+    "classroom": "dl",
+    "assignment": "hw1",
+    "assignment_type": "individual",
+    "owner": "alice",
+    "submission": "submit/2026-11-26T19-00-00Z-abcdef0",
+    "commit": "https://x/commit/1",
+    "release": "https://x/releases/tag/1",
+    "review": "https://x/commit/1",
+    "datetime": "2026-11-26T19:00:00Z",
+    "score": 3,
+    "max-score": 5,
+    "tests": [
+        {"test-name": "Q1", "passed": True, "score": 2, "max-score": 2},
+        {"test-name": "Q2", "passed": False, "score": 1, "max-score": 3},
+    ],
+}
 
 
 def _changed(path, value):
@@ -354,20 +412,23 @@ def _changed(path, value):
     return payload
 
 
-@pytest.mark.parametrize("path, value, why", [
-    (("owner",), "mallory", "owner"),
-    (("classroom",), "other", "classroom"),
-    (("schema",), "classroom50/result/v2", "schema"),
-    (("submission",), "v1.0", "submission"),
-    (("review",), "", "review"),
-    (("score",), 3.0, "score"),
-    (("max-score",), True, "max-score"),
-    (("tests", 1, "score"), 1.5, "non-negative integers"),
-    (("tests", 1, "passed"), "no", "boolean"),
-    (("tests", 0, "score"), 3, "score > max-score"),
-    (("score",), 4, "sums"),
-])
+@pytest.mark.parametrize(
+    "path, value, why",
+    [
+        (("owner",), "mallory", "owner"),
+        (("classroom",), "other", "classroom"),
+        (("schema",), "classroom50/result/v2", "schema"),
+        (("submission",), "v1.0", "submission"),
+        (("review",), "", "review"),
+        (("score",), 3.0, "score"),
+        (("max-score",), True, "max-score"),
+        (("tests", 1, "score"), 1.5, "non-negative integers"),
+        (("tests", 1, "passed"), "no", "boolean"),
+        (("tests", 0, "score"), 3, "score > max-score"),
+        (("score",), 4, "sums"),
+    ],
+)
 def test_the_validator_rejects_what_collect_scores_rejects(path, value, why):
-    validate_result(VALID, "dl", "hw1", "alice")   # the unchanged payload passes
+    validate_result(VALID, "dl", "hw1", "alice")  # the unchanged payload passes
     with pytest.raises(ValueError, match=why):
         validate_result(_changed(path, value), "dl", "hw1", "alice")

@@ -8,9 +8,9 @@ stand-in `gh` answering from fixture release lists (through the step's own
 jq filter, as `gh api --jq` applies it) and a `git` that clones local
 repositories instead of GitHub's.
 """
+
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -64,8 +64,9 @@ def repo_with_tags(path: Path, tags: dict) -> dict:
         subprocess.run([*git, "add", "-A"], check=True)
         subprocess.run([*git, "commit", "-qm", f"work {i}"], check=True)
         subprocess.run([*git, "tag", tag], check=True)
-        commits[tag] = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True,
-                                      text=True).stdout.strip()
+        commits[tag] = subprocess.run(
+            [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+        ).stdout.strip()
     return commits
 
 
@@ -74,34 +75,64 @@ def picked(tmp_path):
     fixtures, bin_dir, work = tmp_path / "fixtures", tmp_path / "bin", tmp_path / "work"
     for folder in (fixtures, bin_dir, work):
         folder.mkdir()
-    alice = repo_with_tags(fixtures / "dl-hw1-alice", [
-        "submit/2026-02-01T20-00-00Z-aaaaaaa", "submit/2026-02-01T23-00-00Z-bbbbbbb",
-        "submit/2026-01-01T00-00-00Z-early", "v1", "submit/draft"])
+    alice = repo_with_tags(
+        fixtures / "dl-hw1-alice",
+        [
+            "submit/2026-02-01T20-00-00Z-aaaaaaa",
+            "submit/2026-02-01T23-00-00Z-bbbbbbb",
+            "submit/2026-01-01T00-00-00Z-early",
+            "v1",
+            "submit/draft",
+        ],
+    )
     carol = repo_with_tags(fixtures / "dl-hw1-carol", ["submit/2026-02-02T00-05-00Z-ccccccc"])
     (fixtures / "members.json").write_text(json.dumps([{"login": "Alice"}, {"login": "bob"}, {"login": "carol"}]))
-    (fixtures / "dl-hw1-alice.releases.json").write_text(json.dumps([
-        release("submit/2026-02-01T20-00-00Z-aaaaaaa", "2026-02-01T20:01:10Z"),
-        release("submit/2026-02-01T23-00-00Z-bbbbbbb", "2026-02-01T23:04:00Z"),
-        # a hand-pushed tag whose name claims January, published after the deadline and the grace
-        release("submit/2026-01-01T00-00-00Z-early", "2026-02-02T03:00:00Z"),
-        release("v1", "2026-02-01T23:30:00Z"),
-        release("submit/draft", None, draft=True),
-    ]))
+    (fixtures / "dl-hw1-alice.releases.json").write_text(
+        json.dumps(
+            [
+                release("submit/2026-02-01T20-00-00Z-aaaaaaa", "2026-02-01T20:01:10Z"),
+                release("submit/2026-02-01T23-00-00Z-bbbbbbb", "2026-02-01T23:04:00Z"),
+                # a hand-pushed tag whose name claims January, published after the deadline and the grace
+                release("submit/2026-01-01T00-00-00Z-early", "2026-02-02T03:00:00Z"),
+                release("v1", "2026-02-01T23:30:00Z"),
+                release("submit/draft", None, draft=True),
+            ]
+        )
+    )
     # pushed at 23:58, published after its grading run: inside the 20-minute grace
-    (fixtures / "dl-hw1-carol.releases.json").write_text(json.dumps([
-        release("submit/2026-02-02T00-05-00Z-ccccccc", "2026-02-02T00:10:00Z")]))
+    (fixtures / "dl-hw1-carol.releases.json").write_text(
+        json.dumps([release("submit/2026-02-02T00-05-00Z-ccccccc", "2026-02-02T00:10:00Z")])
+    )
     for name, text in (("gh", FAKE_GH), ("git", FAKE_GIT)):
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
     the_step = step(STEP)
     script = tmp_path / "step.sh"
     script.write_text(the_step["run"])
-    env = {**os.environ, **{k: v for k, v in the_step["env"].items() if not v.startswith("${{")},
-           "PATH": f"{bin_dir}:{os.environ['PATH']}", "FIXTURES": str(fixtures), "REAL_GIT": shutil.which("git"),
-           "GH_TOKEN": "token", "CLASSROOM": "dl", "ASSIGNMENT": "hw1", "DEADLINE": "2026-02-01T23:59:00Z",
-           "GRACE_MINUTES": "20", "STUDENTS": "", "ORG": "", "TEAM": "", "GITHUB_REPOSITORY_OWNER": "dl-course"}
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        **{k: v for k, v in the_step["env"].items() if not v.startswith("${{")},
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "FIXTURES": str(fixtures),
+        "REAL_GIT": shutil.which("git"),
+        "GH_TOKEN": "token",
+        "CLASSROOM": "dl",
+        "ASSIGNMENT": "hw1",
+        "DEADLINE": "2026-02-01T23:59:00Z",
+        "GRACE_MINUTES": "20",
+        "STUDENTS": "",
+        "ORG": "",
+        "TEAM": "",
+        "GITHUB_REPOSITORY_OWNER": "dl-course",
+    }
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = [line.split("\t") for line in (work / "out/submissions.tsv").read_text().splitlines()]
     return work, rows, alice, carol
@@ -113,31 +144,45 @@ def test_the_last_release_published_before_the_deadline_is_graded(picked):
     by_student = {row[0]: row for row in rows[1:]}
     tag = "submit/2026-02-01T23-00-00Z-bbbbbbb"
     assert by_student["Alice"] == ["Alice", "dl-hw1-alice", tag, alice[tag], "2026-02-01T23:04:00Z"]
-    head = subprocess.run(["git", "-C", str(work / "submissions/Alice"), "rev-parse", "HEAD"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    assert head == alice[tag]   # the checkout is that tag's commit, not the repository's last
+    head = subprocess.run(
+        ["git", "-C", str(work / "submissions/Alice"), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert head == alice[tag]  # the checkout is that tag's commit, not the repository's last
 
 
 def test_a_release_published_within_the_grace_counts_and_a_missing_repository_is_said(picked):
     _, rows, _, carol = picked
     by_student = {row[0]: row for row in rows[1:]}
-    assert by_student["carol"][2:4] == ["submit/2026-02-02T00-05-00Z-ccccccc", carol["submit/2026-02-02T00-05-00Z-ccccccc"]]
+    assert by_student["carol"][2:4] == [
+        "submit/2026-02-02T00-05-00Z-ccccccc",
+        carol["submit/2026-02-02T00-05-00Z-ccccccc"],
+    ]
     assert by_student["bob"] == ["bob", "dl-hw1-bob", "", "", "no submission published before the deadline"]
 
 
 def test_a_deadline_not_in_utc_is_refused(tmp_path):
     script = tmp_path / "step.sh"
     script.write_text(step(STEP)["run"])
-    proc = subprocess.run(["bash", "-eo", "pipefail", str(script)], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "DEADLINE": "2026-02-01 23:59", "GRACE_MINUTES": "20"}, timeout=60)
+    proc = subprocess.run(
+        ["bash", "-eo", "pipefail", str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DEADLINE": "2026-02-01 23:59", "GRACE_MINUTES": "20"},
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stdout == "::error::deadline 2026-02-01 23:59: write it in UTC as 2026-02-01T23:59:00Z\n"
     assert not (tmp_path / "out").exists()
 
 
 def test_the_template_is_a_valid_workflow_without_github_classroom():
-    proc = subprocess.run([str(CHECK_JSONSCHEMA), "--builtin-schema", "vendor.github-workflows", str(TEMPLATE)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [str(CHECK_JSONSCHEMA), "--builtin-schema", "vendor.github-workflows", str(TEMPLATE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = TEMPLATE.read_text()
     assert "gh classroom" not in text and "gh-classroom" not in text
@@ -157,10 +202,12 @@ def test_the_docs_default_path_has_no_github_classroom():
         for page in default:
             assert gone not in page.read_text(), (gone, page)
     nav = (ROOT / "mkdocs.yml").read_text()
-    section = nav[nav.index("      - CI:"):]
+    section = nav[nav.index("      - CI:") :]
     ci_entries = []
     for line in section.splitlines()[1:]:
         if not line.startswith("          "):
             break
         ci_entries.append(line)
-    assert ci_entries[-1].endswith("instructor/ci/legacy-github-classroom.md")  # the legacy note is the section's last part
+    assert ci_entries[-1].endswith(
+        "instructor/ci/legacy-github-classroom.md"
+    )  # the legacy note is the section's last part

@@ -1,5 +1,6 @@
 """Whole points by largest remainder (grader/shipped/int_points.py): hw1's
 maxima, and the rules that keep who gets what."""
+
 import random
 from fractions import Fraction
 
@@ -8,8 +9,14 @@ import pytest
 from grader.shipped.int_points import apportion, half_up, whole_maxima, whole_scores
 
 # hw1's public worth per question (points.json): 6.25, 15.278, 12.5, 12.5, 7.5, 6.6667
-HW1 = [Fraction(62500, 10_000), Fraction(152780, 10_000), Fraction(125000, 10_000), Fraction(125000, 10_000),
-       Fraction(75000, 10_000), Fraction(66667, 10_000)]
+HW1 = [
+    Fraction(62500, 10_000),
+    Fraction(152780, 10_000),
+    Fraction(125000, 10_000),
+    Fraction(125000, 10_000),
+    Fraction(75000, 10_000),
+    Fraction(66667, 10_000),
+]
 
 
 def test_hw1_maxima_round_each_question_down_or_up_and_add_up_to_the_rounded_total():
@@ -39,7 +46,7 @@ def test_whole_scores_keep_who_gets_what():
         earned = _sample(rng)
         scores = whole_scores(earned, HW1, maxima)
         for e, x, s, m in zip(earned, HW1, scores, maxima):
-            assert (s == m) == (e == x), (earned, scores)   # full marks exactly for a question passed in full
+            assert (s == m) == (e == x), (earned, scores)  # full marks exactly for a question passed in full
             if e == 0:
                 assert s == 0
         scaled = [e * m / x for e, x, m in zip(earned, HW1, maxima)]

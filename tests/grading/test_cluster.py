@@ -3,6 +3,7 @@ process group on 127.0.0.1. One of two workers is killed mid-batch: no
 submission is lost, none is graded twice into the gradebook, and the batch
 stays resumable. Losing every worker or the scheduler ends the batch with
 the reason; TLS keeps strangers (and networked student code) out."""
+
 import csv
 import os
 import shutil
@@ -18,18 +19,19 @@ try:
 except ImportError:  # a dependency the tests need fails the run, naming the fix, never skips it
     pytest.fail("distributed is not installed: run `.venv/bin/pip install -e '.[server,dev]'`", pytrace=False)
 
+from benchmarks.local_dask import LocalDask  # noqa: E402
 from grader import HANDOUT, REFERENCE, ROOT, cli, sandbox  # noqa: E402
 from grader.core.assignment import Assignment
-from grader.grading.run import expected
-from grader.grading.batch import run as batch
-from grader.grading.batch import cluster
-from grader.grading.batch.jobs import Job  # noqa: E402
-from benchmarks.local_dask import LocalDask  # noqa: E402
 from grader.core.blas import ONE_THREAD  # noqa: E402
+from grader.grading.batch import cluster
+from grader.grading.batch import run as batch
+from grader.grading.batch.jobs import Job  # noqa: E402
+from grader.grading.run import expected
 from grader.grading.run.workers import RunConfig  # noqa: E402
 
-needs_handout = pytest.mark.skipif(not (HANDOUT / "python").is_dir(),
-                                   reason="handout/ not generated yet: run `make handout`")
+needs_handout = pytest.mark.skipif(
+    not (HANDOUT / "python").is_dir(), reason="handout/ not generated yet: run `make handout`"
+)
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +51,8 @@ def sandboxed(test):
 
 
 ENV = {**os.environ, **ONE_THREAD}
-REFS = [f"ref{k}" for k in range(2)]     # about 4 s each: long enough to be killed mid-way
-STUBS = [f"stub{k}" for k in range(3)]   # the handout: about 1 s each
+REFS = [f"ref{k}" for k in range(2)]  # about 4 s each: long enough to be killed mid-way
+STUBS = [f"stub{k}" for k in range(3)]  # the handout: about 1 s each
 
 
 def library_copy(src: Path, dest: Path) -> Path:
@@ -77,8 +79,14 @@ def subs(tmp_path_factory):
 
 
 def grade_batch_cli(*args, wait=True, env=ENV):
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade-batch", *map(str, args)], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade-batch", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if not wait:
         return proc
     out, err = proc.communicate(timeout=180)
@@ -171,13 +179,11 @@ def test_cluster_batch_resumes_and_grades_only_what_is_missing(killed_run, dask_
 @sandboxed
 def test_a_networked_tier_on_a_cluster_without_tls_grades_nothing(dask_cluster, subs, tmp_path):
     out = tmp_path / "out"
-    status, stdout, stderr = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address,
-                                             "--tier", "rlimit")
+    status, stdout, stderr = grade_batch_cli(subs, "--out", out, "--cluster", dask_cluster.address, "--tier", "rlimit")
     assert status == 1 and "5 not graded (run again to retry them)" in stdout
     rows = gradebook_rows(out)
     assert [row["submission"] for row in rows] == sorted(REFS + STUBS)
-    assert all(row["total"] == "" and "(rlimit) lets student code reach the network" in row["reason"]
-               for row in rows)
+    assert all(row["total"] == "" and "(rlimit) lets student code reach the network" in row["reason"] for row in rows)
     assert not any((out / name / "results.json").exists() for name in REFS + STUBS)  # retried next run
 
 
@@ -190,8 +196,9 @@ def test_losing_every_worker_ends_the_batch_and_a_rerun_grades_the_rest(tmp_path
     with LocalDask(tmp_path / "dask", workers=1) as local:
         with local.client() as watcher:
             victim = local.worker_address(watcher, "w1")
-            proc = grade_batch_cli(subs, "--out", out, "--cluster", local.address, "--no-worker-timeout", "3",
-                                   wait=False)
+            proc = grade_batch_cli(
+                subs, "--out", out, "--cluster", local.address, "--no-worker-timeout", "3", wait=False
+            )
             wait_until(lambda: watcher.processing(workers=[victim]).get(victim), 60, "w1 to get a task")
             local.kill_worker(0)
             stdout, stderr = proc.communicate(timeout=60)  # ends: does not wait for a worker forever
@@ -230,9 +237,28 @@ def self_signed(folder: Path) -> dict:
     """One certificate for 127.0.0.1, its own CA, used by every party."""
     folder.mkdir(exist_ok=True)
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
-                    "-out", str(cert), "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     key.chmod(0o600)  # as in production: no sandbox uid may read it
     return {"ca": cert, "cert": cert, "key": key}
 
@@ -240,15 +266,22 @@ def self_signed(folder: Path) -> dict:
 @sandboxed
 def test_a_tls_cluster_grades_in_a_networked_tier_and_refuses_clients_without_the_key(tmp_path):
     if shutil.which("openssl") is None:  # a missing dependency fails, naming the fix
-        pytest.fail("openssl is not installed: run `make system-deps` (or `apt-get install -y openssl`)",
-                    pytrace=False)
+        pytest.fail("openssl is not installed: run `make system-deps` (or `apt-get install -y openssl`)", pytrace=False)
     subs = tmp_path / "subs"
     library_copy(REFERENCE, subs / "ref")
     library_copy(HANDOUT, subs / "stub")
     with LocalDask(tmp_path / "dask", workers=1, tls=self_signed(tmp_path)) as local:
         assert local.address.startswith("tls://")
-        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out", "--cluster", local.address,
-                                                 "--tier", "rlimit", env={**ENV, **local.client_env()})
+        status, stdout, stderr = grade_batch_cli(
+            subs,
+            "--out",
+            tmp_path / "out",
+            "--cluster",
+            local.address,
+            "--tier",
+            "rlimit",
+            env={**ENV, **local.client_env()},
+        )
         assert status == 0 and "graded 2 submission(s)" in stdout, stderr
         rows = {row["submission"]: row for row in gradebook_rows(tmp_path / "out")}
         assert rows["ref"]["total"] == "100" and rows["stub"]["total"] != "100"
@@ -256,15 +289,25 @@ def test_a_tls_cluster_grades_in_a_networked_tier_and_refuses_clients_without_th
         status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address)
         assert status == 1 and "a TLS scheduler needs this client's certificate" in stderr
         other = self_signed(tmp_path / "other")  # a certificate the cluster does not trust
-        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address,
-                                                 env={**ENV, **LocalDask(tmp_path, tls=other).client_env()})
+        status, stdout, stderr = grade_batch_cli(
+            subs,
+            "--out",
+            tmp_path / "out2",
+            "--cluster",
+            local.address,
+            env={**ENV, **LocalDask(tmp_path, tls=other).client_env()},
+        )
         assert status == 1 and "no Dask scheduler answered" in stderr, stderr
         assert len(stderr.strip().splitlines()) == 1 and not (tmp_path / "out2").exists()
         # knowing the (public) CA is not enough: the scheduler wants a client key it trusts
-        stranger = {**local.client_env(), "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(other["cert"]),
-                    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(other["key"])}
-        status, stdout, stderr = grade_batch_cli(subs, "--out", tmp_path / "out2", "--cluster", local.address,
-                                                 env={**ENV, **stranger})
+        stranger = {
+            **local.client_env(),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(other["cert"]),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(other["key"]),
+        }
+        status, stdout, stderr = grade_batch_cli(
+            subs, "--out", tmp_path / "out2", "--cluster", local.address, env={**ENV, **stranger}
+        )
         assert status == 1 and "no Dask scheduler answered" in stderr, stderr
         assert not (tmp_path / "out2").exists()
 
@@ -281,8 +324,7 @@ def test_no_scheduler_is_one_line_exit_1_and_no_output(tmp_path, capsys, monkeyp
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
     (tmp_path / "subs" / "alice").mkdir(parents=True)
     address = f"tcp://127.0.0.1:{free_port()}"
-    assert cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"),
-                     "--cluster", address]) == 1
+    assert cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--cluster", address]) == 1
     err = capsys.readouterr().err
     assert f"--cluster {address}: no Dask scheduler answered" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "gradebook.csv").exists() and not (tmp_path / "out" / "alice").exists()
@@ -290,8 +332,10 @@ def test_no_scheduler_is_one_line_exit_1_and_no_output(tmp_path, capsys, monkeyp
 
 def test_a_cluster_address_without_a_scheme_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "subs" / "alice").mkdir(parents=True)
-    assert cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"),
-                     "--cluster", "localhost:8786"]) == 2
+    assert (
+        cli.main(["grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--cluster", "localhost:8786"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "--cluster localhost:8786: not a scheduler address; pass e.g. tcp://HOST:8786" in err
     assert not (tmp_path / "out").exists()
@@ -321,8 +365,10 @@ def test_grade_remote_returns_the_reports_and_refuses_what_it_cannot_grade(tmp_p
 
 
 def test_save_writes_only_the_report_files(tmp_path):
-    graded = cluster.Graded(batch.Done("a", 1.0, True, 0.0),
-                            (("report.md", "# r"), ("results.json", "{}"), ("../escape", "x"), ("x.sh", "x")))
+    graded = cluster.Graded(
+        batch.Done("a", 1.0, True, 0.0),
+        (("report.md", "# r"), ("results.json", "{}"), ("../escape", "x"), ("x.sh", "x")),
+    )
     cluster.save(graded, tmp_path / "a")
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["report.md", "results.json"]
     assert not (tmp_path / "escape").exists()
@@ -331,7 +377,7 @@ def test_save_writes_only_the_report_files(tmp_path):
 def test_deadline_projection_counts_whole_waves():
     from benchmarks.batch import deadline_line, deadline_minutes
 
-    assert deadline_minutes(6.0, 1) == 100.0           # 1,000 x 6 s on one worker
+    assert deadline_minutes(6.0, 1) == 100.0  # 1,000 x 6 s on one worker
     assert deadline_minutes(6.0, 2) == 50.0
     assert deadline_minutes(6.0, 3) == 334 * 6.0 / 60  # the last, partial wave takes as long as a full one
     assert deadline_minutes(6.0, 1000) == 0.1
@@ -339,14 +385,17 @@ def test_deadline_projection_counts_whole_waves():
     assert deadline_line(6.0).endswith("32 workers 3.2 min, 100 workers 1.0 min")
 
 
-@pytest.mark.parametrize("tier, address, unsafe", [
-    ("bwrap", "tcp://127.0.0.1:1234", False),
-    ("unshare", "tcp://10.0.0.2:1234", False),
-    ("rlimit", "tls://10.0.0.2:1234", False),
-    ("rlimit", "tcp://127.0.0.1:1234", True),
-    ("rlimit", "", True),
-    ("some-new-tier", "tcp://127.0.0.1:1234", True),  # unknown: assumed to reach the network
-])
+@pytest.mark.parametrize(
+    "tier, address, unsafe",
+    [
+        ("bwrap", "tcp://127.0.0.1:1234", False),
+        ("unshare", "tcp://10.0.0.2:1234", False),
+        ("rlimit", "tls://10.0.0.2:1234", False),
+        ("rlimit", "tcp://127.0.0.1:1234", True),
+        ("rlimit", "", True),
+        ("some-new-tier", "tcp://127.0.0.1:1234", True),  # unknown: assumed to reach the network
+    ],
+)
 def test_a_networked_sandbox_on_a_cluster_without_tls_is_refused(tier, address, unsafe):
     problem = cluster.network_problem(tier, address)
     assert bool(problem) == unsafe

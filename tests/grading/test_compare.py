@@ -1,4 +1,5 @@
 """The parent's comparisons pass right values and fail wrong ones."""
+
 import numpy as np
 import pytest
 
@@ -14,25 +15,30 @@ def mnist_test_set():
 
 
 def _case(**kw):
-    return Case(name="forward_x", question="forward", contract="negate", description="d",
-                fn=lambda ndl, sm: None, **kw)
+    return Case(name="forward_x", question="forward", contract="negate", description="d", fn=lambda ndl, sm: None, **kw)
 
 
-@pytest.mark.parametrize("actual", [
-    np.array([1.0, 2.0]) * (1 + 1e-7),
-    np.array([1.0, 2.0], dtype=np.float32),   # float width never matters, as in the course
-    np.array([1, 2]),                         # nor the kind, when the values are right
-])
+@pytest.mark.parametrize(
+    "actual",
+    [
+        np.array([1.0, 2.0]) * (1 + 1e-7),
+        np.array([1.0, 2.0], dtype=np.float32),  # float width never matters, as in the course
+        np.array([1, 2]),  # nor the kind, when the values are right
+    ],
+)
 def test_close_values_pass(actual):
     assert compare_close(_case(), np.array([1.0, 2.0]), actual).passed
 
 
-@pytest.mark.parametrize("expected, actual", [
-    (np.array(2.0), 2.0),                      # 0-d given as a plain number
-    (np.array(2.0), np.array([2.0])),          # 0-d and one-element arrays compare as scalars
-    (np.array([2.0]), np.array(2.0)),
-    (2.0, np.array([2.0], dtype=np.float32)),  # a number given as a one-element array
-])
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        (np.array(2.0), 2.0),  # 0-d given as a plain number
+        (np.array(2.0), np.array([2.0])),  # 0-d and one-element arrays compare as scalars
+        (np.array([2.0]), np.array(2.0)),
+        (2.0, np.array([2.0], dtype=np.float32)),  # a number given as a one-element array
+    ],
+)
 def test_scalars_compare_like_assert_allclose(expected, actual):
     assert compare_close(_case(), expected, actual).passed
 
@@ -42,15 +48,18 @@ def test_scalar_like_values_still_fail_when_wrong():
     assert not compare_close(_case(), np.array(2.0), np.array([2.0, 2.0])).passed
 
 
-@pytest.mark.parametrize("actual, fragment", [
-    (np.array([1.0, 2.001]), "wrong values"),
-    (np.array([1.0, 2.0, 3.0]), "wrong shape"),
-    (np.array([[1.0, 2.0]]), "wrong shape"),
-    (np.array([1.0 + 0j, 2.0]), "expected numbers"),
-    (np.array([1.0, np.nan]), "non-finite"),
-    ([1.0, 2.0], "expected an array"),
-    (3.0, "wrong shape"),
-])
+@pytest.mark.parametrize(
+    "actual, fragment",
+    [
+        (np.array([1.0, 2.001]), "wrong values"),
+        (np.array([1.0, 2.0, 3.0]), "wrong shape"),
+        (np.array([[1.0, 2.0]]), "wrong shape"),
+        (np.array([1.0 + 0j, 2.0]), "expected numbers"),
+        (np.array([1.0, np.nan]), "non-finite"),
+        ([1.0, 2.0], "expected an array"),
+        (3.0, "wrong shape"),
+    ],
+)
 def test_wrong_values_fail_with_reason(actual, fragment):
     verdict = compare_close(_case(), np.array([1.0, 2.0]), actual)
     assert not verdict.passed and fragment in verdict.message
@@ -91,8 +100,7 @@ def test_drawn_inputs_show_the_error_but_not_the_answer():
 
 def test_hidden_topo_feedback_names_the_property_only():
     inputs, want = [[], [0], [1], [0, 2]], [0, 1, 2, 3]
-    for order, kind in (([0, 1, 1, 2, 3], "twice"), ([1, 0, 2, 3], "before one of its inputs"),
-                        ([0, 1, 3], "missing")):
+    for order, kind in (([0, 1, 1, 2, 3], "twice"), ([1, 0, 2, 3], "before one of its inputs"), ([0, 1, 3], "missing")):
         message = topo_problem(want, inputs, order, "hidden")
         assert kind in message and not any(ch.isdigit() for ch in message), message
     for order, kind in (([1, 0, 2], "not the post-order"),):  # two leaves, then their sum
@@ -110,9 +118,9 @@ def test_exact_gradients_refuse_central_differences_in_float64():
     numeric = g * (np.exp(x + h) - np.exp(x - h)) / (2 * h)
     case = _case(exact=1e-13)
     assert compare_close(case, analytic, g * np.exp(x) * (1 + 1e-16)).passed
-    assert compare_close(case, analytic, np.exp(x) * g).passed            # another operation order
+    assert compare_close(case, analytic, np.exp(x) * g).passed  # another operation order
     assert not compare_close(case, analytic, numeric).passed
-    assert compare_close(_case(), analytic, numeric).passed               # the usual tolerance would pass it
+    assert compare_close(_case(), analytic, numeric).passed  # the usual tolerance would pass it
     assert compare_close(case, analytic, numeric.astype(np.float32)).passed  # float32: the usual tolerance
 
 
@@ -156,14 +164,17 @@ def test_weights_and_test_error_checks_fail_on_wrong_weights():
     assert not verdict.passed and "not trained from the given starting weights" in verdict.message
 
 
-@pytest.mark.parametrize("actual", [
-    [np.zeros((784, 10), np.float32), np.array(1.5, np.float32)],       # the 0-d loss returned as W2
-    [np.zeros((784, 100000), np.float32), np.zeros((100000, 10))],    # shapes that would allocate GBs
-    [np.zeros((784, 10), complex), np.zeros((10, 10))],
-    [np.zeros((784, 10))],
-    "W1",
-    [np.full((784, 10), 1e300), np.zeros((10, 10))],                    # float64, diverged past float32's range
-])
+@pytest.mark.parametrize(
+    "actual",
+    [
+        [np.zeros((784, 10), np.float32), np.array(1.5, np.float32)],  # the 0-d loss returned as W2
+        [np.zeros((784, 100000), np.float32), np.zeros((100000, 10))],  # shapes that would allocate GBs
+        [np.zeros((784, 10), complex), np.zeros((10, 10))],
+        [np.zeros((784, 10))],
+        "W1",
+        [np.full((784, 10), 1e300), np.zeros((10, 10))],  # float64, diverged past float32's range
+    ],
+)
 def test_test_error_refuses_unexpected_weights_before_any_arithmetic(actual):
     W1, W2 = np.zeros((784, 10), np.float32), np.zeros((10, 10), np.float32)
     verdict = check(_case(check="test_error", threshold=0.07), [W1, W2], actual, mnist_test_set)
@@ -171,13 +182,28 @@ def test_test_error_refuses_unexpected_weights_before_any_arithmetic(actual):
 
 
 @pytest.mark.parametrize("check_kind", ["close", "weights", "analytic", "topo", "dtype"])
-@pytest.mark.parametrize("actual", [
-    np.array(1.0), 10 ** 30, float("nan"), float("inf"), True, [], {}, [[[[]]]],
-    {"analytic": np.zeros((2, 2)), "order": [10 ** 30]}, [np.zeros((2, 2))] * 4000,
-])
+@pytest.mark.parametrize(
+    "actual",
+    [
+        np.array(1.0),
+        10**30,
+        float("nan"),
+        float("inf"),
+        True,
+        [],
+        {},
+        [[[[]]]],
+        {"analytic": np.zeros((2, 2)), "order": [10**30]},
+        [np.zeros((2, 2))] * 4000,
+    ],
+)
 def test_hostile_values_fail_their_case_never_the_parent(check_kind, actual):
-    expected = {"close": [np.zeros((2, 2)), np.zeros(3)], "weights": [np.zeros((2, 2)), np.ones(3)],
-                "analytic": {"analytic": [np.zeros((2, 2))], "numeric": [np.zeros((2, 2))]},
-                "topo": {"order": [0, 1], "inputs": [[], [0]]}, "dtype": [np.zeros((2, 2))]}[check_kind]
+    expected = {
+        "close": [np.zeros((2, 2)), np.zeros(3)],
+        "weights": [np.zeros((2, 2)), np.ones(3)],
+        "analytic": {"analytic": [np.zeros((2, 2))], "numeric": [np.zeros((2, 2))]},
+        "topo": {"order": [0, 1], "inputs": [[], [0]]},
+        "dtype": [np.zeros((2, 2))],
+    }[check_kind]
     verdict = check(_case(check=check_kind), expected, actual)
     assert not verdict.passed and verdict.message

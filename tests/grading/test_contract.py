@@ -1,6 +1,7 @@
 """The case registry and the written contract agree: every scored case names
 a contract line, every advisory one the line it goes beyond, every line is
 exercised, and the handout's own docstrings promise the same thing."""
+
 import ast
 import dataclasses
 
@@ -61,15 +62,18 @@ def test_handout_docstrings_say_what_the_contract_says(line):
         assert NOT_PROMISED[line] not in doc, f"{rel}: {name}'s docstring promises more than the contract"
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(contract="not_a_line"), "is not a line of CONTRACT"),
-    (dict(advisory=True), "is not a line of BEYOND"),
-    (dict(name="Forward bad"), "names must be unique"),
-    (dict(check="exact"), "unknown question or check"),
-    (dict(fn=None), "give exactly one of fn and source"),
-    (dict(source="forward_nope"), "give exactly one of fn and source"),
-    (dict(weight=0), "weight must be positive"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(contract="not_a_line"), "is not a line of CONTRACT"),
+        (dict(advisory=True), "is not a line of BEYOND"),
+        (dict(name="Forward bad"), "names must be unique"),
+        (dict(check="exact"), "unknown question or check"),
+        (dict(fn=None), "give exactly one of fn and source"),
+        (dict(source="forward_nope"), "give exactly one of fn and source"),
+        (dict(weight=0), "weight must be positive"),
+    ],
+)
 def test_registry_refuses_an_inconsistent_case(change, message):
     good = next(c for c in CASES if c.question == "forward" and c.fn is not None)
     bad = dataclasses.replace(good, **change)
@@ -79,7 +83,14 @@ def test_registry_refuses_an_inconsistent_case(change, message):
 
 def test_registry_refuses_a_source_that_computes_nothing():
     good = next(c for c in CASES if c.question == "forward" and c.fn is not None)
-    checker = Case(name="forward_z", question="forward", contract="float_width", description="d",
-                   source="forward_missing", check="dtype", advisory=True)
+    checker = Case(
+        name="forward_z",
+        question="forward",
+        contract="float_width",
+        description="d",
+        source="forward_missing",
+        check="dtype",
+        advisory=True,
+    )
     with pytest.raises(RegistryError, match="not a computing case"):
         _validate([good, checker])

@@ -6,6 +6,7 @@ The course's files are read as the project ships them: the copies in
 tests/course/hw1/, taken from the public course repository at the commit
 SOURCE.md names, each checked against its recorded sha256.
 """
+
 import dataclasses
 import hashlib
 import json
@@ -87,7 +88,7 @@ def test_a_made_up_citation_fails():
     assert scored_cases_resting_on_missing_lines([uncited]) == {case.name: ["no citation"]}
     # a real quote in the wrong file, or words split over two lines, are not the course's line either
     assert missing_citations([("apps/simple_ml.py", "def __init__(self, scalar: int):")]) != []
-    assert missing_citations([(OPS, "class PowerScalar(TensorOp): \"\"\"Op raise")]) != []
+    assert missing_citations([(OPS, 'class PowerScalar(TensorOp): """Op raise')]) != []
     assert missing_citations([("hw1.ipynb", "- `PowerScalar`: raise input to any (scalar) power")]) != []
 
 
@@ -122,8 +123,13 @@ def test_the_record_is_machine_readable():
 
 def test_a_fractional_power_is_advisory_citing_the_courses_type_hint():
     """The course types PowerScalar(scalar: int): ** 0.5 goes beyond it (reported apart, no points)."""
-    fractional = [c for c in CASES if c.call is not None and c.call.op == "power_scalar"
-                  and any(k == "scalar" and not float(v).is_integer() for k, v in c.call.kwargs)]
+    fractional = [
+        c
+        for c in CASES
+        if c.call is not None
+        and c.call.op == "power_scalar"
+        and any(k == "scalar" and not float(v).is_integer() for k, v in c.call.kwargs)
+    ]
     assert {c.name for c in fractional} == {"forward_power_scalar_fraction", "backward_power_scalar_fraction"}
     for case in fractional:
         assert case.advisory and case.contract == "fractional_power"
@@ -135,6 +141,7 @@ def test_a_fractional_power_is_advisory_citing_the_courses_type_hint():
 def test_a_fractional_power_costs_points_only_when_advisories_are_scored():
     from grader.core.assignment import Assignment
     from grader.grading.report.scoring import max_scores
+
     registry = Assignment.hw1().registry()
     names = ("forward_power_scalar_fraction", "backward_power_scalar_fraction")
     assert [max_scores(registry)[n] for n in names] == [0.0, 0.0]
@@ -144,19 +151,24 @@ def test_a_fractional_power_costs_points_only_when_advisories_are_scored():
 def summation_int_axes(source: str, function: str) -> list:
     """The int `axes=` constants of the `ndl.summation(...)` calls inside `def function` of a course file."""
     import ast
+
     tree = ast.parse(source)
     fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function), None)
     if fn is None:
         return []
-    return [kw.value.value for call in ast.walk(fn) if isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute) and call.func.attr == "summation"
-            for kw in call.keywords if kw.arg == "axes" and isinstance(kw.value, ast.Constant)
-            and type(kw.value.value) is int]
+    return [
+        kw.value.value
+        for call in ast.walk(fn)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "summation"
+        for kw in call.keywords
+        if kw.arg == "axes" and isinstance(kw.value, ast.Constant) and type(kw.value.value) is int
+    ]
 
 
 def test_the_forward_int_axis_is_scored_because_the_courses_tests_pass_one():
     """Summation's forward over axes=1 is scored: the course's public test and its graded submission call it so."""
     from grader.shipped.cases.cites import TESTS
+
     case = BY_NAME["forward_summation_int_axis"]
     assert not case.advisory and dict(case.call.kwargs)["axes"] == 1
     source = (COURSE / TESTS).read_text()

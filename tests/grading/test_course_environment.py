@@ -6,15 +6,15 @@ grader/sandbox/env.py).
 
 Each submission is the reference with one realistic edit (catalogue/build.py).
 """
+
 import numpy as np
 import pytest
+from catalogue import build
+from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Replace
 
 from grader.core.assignment import Assignment
 from grader.grading.report.orchestrate import grade_submission
 from grader.grading.run.config import RunConfig
-
-from catalogue import build
-from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Replace
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -22,8 +22,10 @@ HW1 = Assignment.hw1()
 EARLIER_COHORT = "numpy==1.26.4 tqdm==4.66.1"  # the course's 2023-2024 environment
 NUMPY_1 = RunConfig(assignment=HW1.with_packages(EARLIER_COHORT))
 # The power ops as 2025-26 students write them: numpy.pow exists from numpy 2.0 on.
-WITH_NP_POW = (Replace(OPS, "        return array_api.power(a, self.scalar)\n", "        return array_api.pow(a, self.scalar)\n"),
-               Replace(OPS, "        return array_api.power(a, b)\n", "        return array_api.pow(a, b)\n"))
+WITH_NP_POW = (
+    Replace(OPS, "        return array_api.power(a, self.scalar)\n", "        return array_api.pow(a, self.scalar)\n"),
+    Replace(OPS, "        return array_api.power(a, b)\n", "        return array_api.pow(a, b)\n"),
+)
 
 REFERENCE_LINE = "    X = images.reshape(images.shape[0], -1).astype(np.float32) / np.float32(255)\n"
 # parse_mnist's last line as students wrote it for numpy 1, and what the
@@ -31,8 +33,10 @@ REFERENCE_LINE = "    X = images.reshape(images.shape[0], -1).astype(np.float32)
 NUMPY1_STYLE = {
     # numpy 1: copy=False means "copy only if needed"; numpy 2 raises when a
     # copy is needed (here, uint8 to float32): Q5 would lose its parse cases.
-    "copy_false": ("X = np.array(images.reshape(images.shape[0], -1), dtype=np.float32, copy=False) "
-                   "/ np.float32(255)", "ValueError"),
+    "copy_false": (
+        "X = np.array(images.reshape(images.shape[0], -1), dtype=np.float32, copy=False) / np.float32(255)",
+        "ValueError",
+    ),
     # numpy 1's value-based casting: a float64 scalar keeps a float32 array
     # float32; under NEP 50 (numpy 2) X becomes float64, and the scored
     # "X of dtype np.float32" case fails.
@@ -87,6 +91,10 @@ def test_a_stray_tkinter_import_and_a_tqdm_progress_bar_score_100(tmp_path):
         tmp_path,
         Replace(AUTOGRAD, "import numpy\n", "import numpy\nfrom tkinter import NO\n"),
         Replace(SIMPLE_ML, "import numpy as np\n", "import numpy as np\nfrom tqdm import tqdm\n"),
-        Replace(SIMPLE_ML, "    for start in range(0, X.shape[0], batch):\n",
-                "    for start in tqdm(range(0, X.shape[0], batch), desc='epoch'):\n"))
+        Replace(
+            SIMPLE_ML,
+            "    for start in range(0, X.shape[0], batch):\n",
+            "    for start in tqdm(range(0, X.shape[0], batch), desc='epoch'):\n",
+        ),
+    )
     assert rep.score == 100, failed + list(rep.notes)

@@ -1,5 +1,6 @@
 """A first-order gradient earns points only when its op's second-order case
 shows it is a needle expression (grading/derived.py)."""
+
 import numpy as np
 
 from grader.grading.run import derived

@@ -1,5 +1,6 @@
 """The expected-value cache: keyed on what answers depend on, and it refuses
 a reference that fails its own cases."""
+
 import dataclasses
 
 import numpy as np
@@ -7,9 +8,9 @@ import pytest
 
 from grader.core.assignment import Assignment
 from grader.grading.run import expected
-from grader.shipped.cases import CASES
 from grader.grading.run.outcomes import Outcome
 from grader.grading.run.workers import QuestionRun
+from grader.shipped.cases import CASES
 
 HW1 = Assignment.hw1().registry()
 
@@ -34,8 +35,11 @@ def test_right_reference_passes():
 
 
 def test_reference_gradient_off_from_central_differences_is_refused():
-    with pytest.raises(expected.ReferenceError, match=r"reference gradient 0 of backward_\w+ differs from "
-                                                      r"central differences \(max abs error 0\.001"):
+    with pytest.raises(
+        expected.ReferenceError,
+        match=r"reference gradient 0 of backward_\w+ differs from "
+        r"central differences \(max abs error 0\.001",
+    ):
         expected._check_reference(_runs(lambda c: _gradient_record(1e-3) if c.check == "analytic" else 1.0), HW1)
 
 
@@ -50,8 +54,9 @@ def test_reference_without_a_value_is_refused():
 def test_reference_that_cannot_import_is_refused():
     runs = _runs(lambda c: _gradient_record(0.0) if c.check == "analytic" else 1.0)
     run = runs["forward"]
-    runs["forward"] = QuestionRun(run.question, run.outcomes, "", "", "bwrap",
-                                  "importing the submission failed: SyntaxError")
+    runs["forward"] = QuestionRun(
+        run.question, run.outcomes, "", "", "bwrap", "importing the submission failed: SyntaxError"
+    )
     with pytest.raises(expected.ReferenceError, match="SyntaxError"):
         expected._check_reference(runs, HW1)
 
@@ -66,9 +71,11 @@ def test_cache_key_follows_numpy_version(monkeypatch):
 def test_first_build_of_the_expected_answers_says_so(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GRADER_CACHE", str(tmp_path / "cache"))
     built = []
-    monkeypatch.setattr(expected, "build", lambda config, dest: (built.append(dest),
-                                                                 (dest / "meta.json").write_text("{}")))
+    monkeypatch.setattr(
+        expected, "build", lambda config, dest: (built.append(dest), (dest / "meta.json").write_text("{}"))
+    )
     from grader.grading.run.config import RunConfig
+
     folder = expected.expected_dir(RunConfig(seed=""))  # public: no inputs to draw first
     err = capsys.readouterr().err
     assert len(built) == 1 and (folder / "meta.json").exists()

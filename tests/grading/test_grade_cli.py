@@ -1,5 +1,6 @@
 """`grader grade` as a command: exit codes, the three reports, the forms a
 submission takes (folder, zip, three flat files) and the grader's own failure."""
+
 import dataclasses
 import json
 import os
@@ -11,16 +12,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from catalogue import hostile
 
 import grader.grading.report.orchestrate
 import grader.grading.run.workers
 from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.core.assignment import Assignment
-from grader.grading.run import expected
-from grader.grading.run import time_limits
+from grader.grading.run import expected, time_limits
 from grader.shipped.cases import QUESTION
-
-from catalogue import hostile
 
 STUDENT_FILES = Assignment.hw1().student_files
 
@@ -50,24 +49,39 @@ def results(out: Path) -> dict:
 
 
 def test_missing_path_is_a_usage_error_with_one_line(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(tmp_path / "nope"), "--out",
-                           str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"grader grade: {tmp_path / 'nope'}: no such file or folder"]
     assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("command", ["grade", "grade-batch"])
-@pytest.mark.parametrize("flag, message", [
-    (["--timeout", "0"], "--timeout 0: use a positive number (or leave --timeout out to scale the limits with "
-                         "this machine)"),
-    (["--memory-mb", "64"], "--memory-mb 64: use at least 128 MB")])
+@pytest.mark.parametrize(
+    "flag, message",
+    [
+        (
+            ["--timeout", "0"],
+            "--timeout 0: use a positive number (or leave --timeout out to scale the limits with this machine)",
+        ),
+        (["--memory-mb", "64"], "--memory-mb 64: use at least 128 MB"),
+    ],
+)
 def test_nonsense_limits_are_usage_errors(tmp_path, command, flag, message):
     (tmp_path / "subs" / "a").mkdir(parents=True)
-    args = [str(tmp_path / "subs"), "--out", str(tmp_path / "out")] if command == "grade-batch" \
+    args = (
+        [str(tmp_path / "subs"), "--out", str(tmp_path / "out")]
+        if command == "grade-batch"
         else [str(REFERENCE), "--out", str(tmp_path / "out")]
-    proc = subprocess.run([sys.executable, "-m", "grader", command, *args, *flag], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", command, *args, *flag], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"grader {command}: {message}"]
     assert not (tmp_path / "out" / "results.json").exists()
@@ -96,6 +110,7 @@ def test_without_timeout_the_limits_scale_with_the_reference():
 
 def cli_args(argv):
     import argparse
+
     parser = argparse.ArgumentParser()
     parser.add_argument("command")
     parser.add_argument("submission")
@@ -149,12 +164,17 @@ def symlink_entry():
     return info, "/etc/passwd"
 
 
-@pytest.mark.parametrize("entry, words", [
-    ((zipfile.ZipInfo("alice-hw1/../../escape.py"), "x = 1"), "points outside the archive; refused"),
-    (symlink_entry(), "is a symbolic link; refused"),
-])
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ((zipfile.ZipInfo("alice-hw1/../../escape.py"), "x = 1"), "points outside the archive; refused"),
+        (symlink_entry(), "is a symbolic link; refused"),
+    ],
+)
 def test_unsafe_zip_is_refused_with_a_note(tmp_path, handout, entry, words):
-    rep, ok = grader.grading.report.orchestrate.grade_to(reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out")
+    rep, ok = grader.grading.report.orchestrate.grade_to(
+        reference_zip(tmp_path / "sub.zip", extra=[entry]), tmp_path / "out"
+    )
     doc = results(tmp_path / "out")
     assert ok and rep.score == 0 and doc["score"] == 0
     assert words in doc["output"] and words in (tmp_path / "out" / "report.md").read_text()
@@ -180,8 +200,9 @@ def test_missing_file_gets_a_note_and_loses_its_questions(tmp_path, handout):
         (sub / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REFERENCE / rel, sub / rel)
     rep, ok = grader.grading.report.orchestrate.grade_to(sub, tmp_path / "out")
-    assert ok and rep.notes == ("apps/simple_ml.py not found in the submission: graded with the "
-                                "handout's unsolved version",)
+    assert ok and rep.notes == (
+        "apps/simple_ml.py not found in the submission: graded with the handout's unsolved version",
+    )
     scores = {q.key: q.score for q in rep.questions}
     assert scores["forward"] == 10 and scores["topo_sort"] == 20 and scores["compute_gradient"] == 25
     if handout == HANDOUT:  # with the real handout, simple_ml is a stub: Q5 is lost
@@ -206,7 +227,8 @@ def test_grader_failure_still_writes_results_and_exits_1(tmp_path, handout, monk
 
 def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, monkeypatch):
     config = grader.grading.run.config.RunConfig(
-        assignment=dataclasses.replace(Assignment.hw1(), handout=tmp_path / "no-handout"))
+        assignment=dataclasses.replace(Assignment.hw1(), handout=tmp_path / "no-handout")
+    )
     rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert not ok and rep.score == 0
     assert "no-handout/python: missing" in rep.error and "run `make handout`" in rep.error
@@ -215,13 +237,14 @@ def test_missing_handout_is_a_grader_failure_that_says_what_to_run(tmp_path, mon
 
 # ---------------------------------------------------------------- unreadable submissions: exit 3, one line
 
+
 def _patch_zip(path: Path, local_offset: int, central_offset: int, value: bytes) -> None:
     """Overwrite a field in every local header and central directory entry."""
     data = bytearray(path.read_bytes())
     for sig, offset in ((b"PK\x03\x04", local_offset), (b"PK\x01\x02", central_offset)):
         at = data.find(sig)
         while at != -1:
-            data[at + offset:at + offset + len(value)] = value
+            data[at + offset : at + offset + len(value)] = value
             at = data.find(sig, at + 4)
     path.write_bytes(bytes(data))
 
@@ -230,7 +253,9 @@ def bad_crc(path):
     reference_zip(path)
     data = bytearray(path.read_bytes())
     at = data.find(b"PK\x03\x04")
-    start = at + 30 + int.from_bytes(data[at + 26:at + 28], "little") + int.from_bytes(data[at + 28:at + 30], "little")
+    start = (
+        at + 30 + int.from_bytes(data[at + 26 : at + 28], "little") + int.from_bytes(data[at + 28 : at + 30], "little")
+    )
     data[start + 5] ^= 0xFF  # a byte of the first entry's compressed data
     path.write_bytes(bytes(data))
 
@@ -262,20 +287,30 @@ def not_a_zip(path):
     path.write_text("just text")
 
 
-@pytest.mark.parametrize("make, words", [
-    (not_a_zip, "not a readable zip file"),
-    (bad_crc, "is damaged (Bad CRC-32"),
-    (encrypted, "is encrypted; zip the folder again without a password"),
-    (odd_compression, "uses compression method 99, which the grader cannot read"),
-    (long_name, "has a name too long"),
-    (file_and_folder, "both a file and a folder"),
-    (no_student_files, "none of python/needle/autograd.py, python/needle/ops/ops_mathematic.py, "
-                       "apps/simple_ml.py found"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (not_a_zip, "not a readable zip file"),
+        (bad_crc, "is damaged (Bad CRC-32"),
+        (encrypted, "is encrypted; zip the folder again without a password"),
+        (odd_compression, "uses compression method 99, which the grader cannot read"),
+        (long_name, "has a name too long"),
+        (file_and_folder, "both a file and a folder"),
+        (
+            no_student_files,
+            "none of python/needle/autograd.py, python/needle/ops/ops_mathematic.py, apps/simple_ml.py found",
+        ),
+    ],
+)
 def test_unreadable_zip_exits_3_with_one_line_and_results_say_why(tmp_path, handout, make, words):
     make(tmp_path / "sub.zip")
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(tmp_path / "sub.zip"), "--out",
-                           str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path / "sub.zip"), "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 3, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("grader grade: ") and words in lines[0], lines
@@ -286,6 +321,7 @@ def test_unreadable_zip_exits_3_with_one_line_and_results_say_why(tmp_path, hand
 def test_a_readable_zip_is_not_refused_by_these_checks(tmp_path):
     """Control for the test above: the unpatched zip extracts and locates."""
     from grader.grading.run.submission import extract_zip, locate
+
     reference_zip(tmp_path / "sub.zip")
     located = locate(extract_zip(tmp_path / "sub.zip", tmp_path / "x"), STUDENT_FILES)
     assert sorted(located.files) == sorted(STUDENT_FILES) and located.notes == ()
@@ -293,12 +329,14 @@ def test_a_readable_zip_is_not_refused_by_these_checks(tmp_path):
 
 def test_backslash_zip_is_read_as_folders(tmp_path):
     from grader.grading.run.submission import extract_zip, locate
+
     with zipfile.ZipFile(tmp_path / "ps5.zip", "w") as archive:
         for rel in STUDENT_FILES:
             archive.write(REFERENCE / rel, "alice-hw1\\" + rel.replace("/", "\\"))
     located = locate(extract_zip(tmp_path / "ps5.zip", tmp_path / "x"), STUDENT_FILES)
-    assert {rel: p.read_bytes() for rel, p in located.files.items()} == \
-        {rel: (REFERENCE / rel).read_bytes() for rel in STUDENT_FILES}
+    assert {rel: p.read_bytes() for rel, p in located.files.items()} == {
+        rel: (REFERENCE / rel).read_bytes() for rel in STUDENT_FILES
+    }
 
 
 @pytest.mark.parametrize("entry", hostile.REFUSED, ids=lambda e: e.name)
@@ -314,6 +352,7 @@ def test_links_and_special_files_in_a_folder_are_refused(tmp_path, handout, entr
 def test_links_elsewhere_are_ignored(tmp_path):
     """Control: a data link and a .venv beside real files do not refuse the folder."""
     from grader.grading.run.submission import locate
+
     for rel in STUDENT_FILES:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REFERENCE / rel, tmp_path / rel)
@@ -323,6 +362,7 @@ def test_links_elsewhere_are_ignored(tmp_path):
 
 
 # ---------------------------------------------------------------- a tier that cannot hide our files
+
 
 def test_an_insecure_tier_is_refused_without_the_flag(tmp_path, handout, monkeypatch, capsys):
     monkeypatch.setattr(grader.sandbox, "security_problem", lambda tier, secrets=None: "a tier that hides nothing")
@@ -348,10 +388,13 @@ def test_insecure_flag_grades_and_the_report_says_so(tmp_path, handout, monkeypa
     rep, ok = grader.grading.report.orchestrate.grade_to(REFERENCE, tmp_path / "out", config)
     assert ok and rep.score == 100
     assert rep.notes[0] == "INSECURE: graded with --insecure: a tier that hides nothing"
-    assert "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
+    assert (
+        "INSECURE" in (tmp_path / "out" / "report.md").read_text() and "INSECURE" in results(tmp_path / "out")["output"]
+    )
 
 
 # ---------------------------------------------------------------- the course's environment
+
 
 def course_style_submission(dest: Path) -> Path:
     """The reference as real students wrote it, run from the homework root:
@@ -363,8 +406,12 @@ def course_style_submission(dest: Path) -> Path:
     simple_ml = dest / "apps" / "simple_ml.py"
     text = simple_ml.read_text()
     text = text.replace("import needle as ndl\n", "import needle as ndl\nfrom python.needle.ops import *  # noqa\n", 1)
-    text = text.replace("    # Q6\n", "    # Q6\n    _hold = np.ones(1500 << 17)  # 1.5 GB, every page touched\n"
-                        "    with open('debug.log', 'a') as log:\n        log.write('epoch\\n')\n", 1)
+    text = text.replace(
+        "    # Q6\n",
+        "    # Q6\n    _hold = np.ones(1500 << 17)  # 1.5 GB, every page touched\n"
+        "    with open('debug.log', 'a') as log:\n        log.write('epoch\\n')\n",
+        1,
+    )
     assert text.count("_hold") == 1 and "from python.needle" in text
     simple_ml.write_text(text)
     return dest

@@ -1,6 +1,7 @@
 """`grader gradescope-bundle`: the zip's contents, and its run_autograder
 grading a submission in a fake /autograder tree (no network: the project's
 own virtualenv stands in for what setup.sh installs)."""
+
 import json
 import os
 import shutil
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from grader import DATA, HANDOUT, REFERENCE, cli
-from grader.grading.platforms import gradescope
 from grader.core.assignment import Assignment
+from grader.grading.platforms import gradescope
 
 STUDENT_FILES = Assignment.hw1().student_files
 
@@ -34,14 +35,29 @@ def test_bundle_has_the_scripts_and_the_source_only(bundle):
         infos = {i.filename: i for i in archive.infolist()}
     for script in ("setup.sh", "run_autograder"):
         assert stat.S_IMODE(infos[script].external_attr >> 16) == 0o755
-    for needed in ("pyproject.toml", "README.md", "assignment.toml", "grader/grading/report/orchestrate.py", "grader/shipped/cases/registry.py",
-                   "reference/tools/fetch_mnist.py", "reference/apps/simple_ml.py",
-                   "handout/python/needle/autograd.py"):
+    for needed in (
+        "pyproject.toml",
+        "README.md",
+        "assignment.toml",
+        "grader/grading/report/orchestrate.py",
+        "grader/shipped/cases/registry.py",
+        "reference/tools/fetch_mnist.py",
+        "reference/apps/simple_ml.py",
+        "handout/python/needle/autograd.py",
+    ):
         assert needed in infos
     for name in infos:
         parts = Path(name).parts
-        assert parts[0] in {"setup.sh", "run_autograder", "pyproject.toml", "README.md", "assignment.toml",
-                            "grader", "reference", "handout"}, name
+        assert parts[0] in {
+            "setup.sh",
+            "run_autograder",
+            "pyproject.toml",
+            "README.md",
+            "assignment.toml",
+            "grader",
+            "reference",
+            "handout",
+        }, name
         assert not {"data", ".venv", ".grader-cache", "__pycache__", ".pytest_cache"} & set(parts), name
         assert not name.endswith(".pyc") and not name.startswith(("/", "..")), name
 
@@ -86,8 +102,7 @@ def fake_autograder(tmp_path, bundle) -> Path:
 def run_autograder(root: Path, **env):
     full_env = {k: v for k, v in os.environ.items() if k not in ("GRADER_CACHE", "GRADER_SOURCE")}
     full_env.update({"AUTOGRADER_ROOT": str(root), "GRADER_PYTHON": sys.executable, **env})
-    return subprocess.run([str(root / "run_autograder")], env=full_env, capture_output=True, text=True,
-                          timeout=180)
+    return subprocess.run([str(root / "run_autograder")], env=full_env, capture_output=True, text=True, timeout=180)
 
 
 @pytest.mark.slow
@@ -99,8 +114,14 @@ def test_run_autograder_grades_the_reference_100(bundle, tmp_path):
     doc = json.loads((root / "results" / "results.json").read_text())
     assert doc["score"] == 100, doc["output"]
     assert len(doc["tests"]) > 30 and all(t["status"] == "passed" for t in doc["tests"])
-    assert set(doc["extra_data"]["questions"]) == {"forward", "backward", "topo_sort", "compute_gradient",
-                                                   "softmax_loss_ndl", "nn_epoch_ndl"}
+    assert set(doc["extra_data"]["questions"]) == {
+        "forward",
+        "backward",
+        "topo_sort",
+        "compute_gradient",
+        "softmax_loss_ndl",
+        "nn_epoch_ndl",
+    }
     # the bundle's own grader ran (its expected answers were computed in its tree)
     assert list((root / "source" / ".grader-cache").glob("expected-*/meta.json"))
 
@@ -135,7 +156,7 @@ PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def debian_layout(python: str) -> str:
-    """"" when `python` is a Debian/Ubuntu system Python (dist-packages, a
+    """ "" when `python` is a Debian/Ubuntu system Python (dist-packages, a
     patched site.py), else why not."""
     if not Path(python).is_file():
         return f"no {python} here"
@@ -161,8 +182,9 @@ def set_up(bundle, tmp_path_factory):
     shutil.copyfile(root / "source" / "run_autograder", root / "run_autograder")
     (root / "run_autograder").chmod(0o755)
     env = plain_env(root, MNIST_DIR=str(DATA.resolve()))
-    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
-                           timeout=900)
+    setup = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=900
+    )
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
     results = {}
     for name, tree in (("reference", REFERENCE), ("handout", HANDOUT)):
@@ -171,8 +193,13 @@ def set_up(bundle, tmp_path_factory):
         submission.mkdir()
         for rel in STUDENT_FILES:
             shutil.copyfile(tree / rel, submission / Path(rel).name)
-        proc = subprocess.run([str(root / "run_autograder")], env={**env, "AUTOGRADER_ROOT": str(root)},
-                              capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [str(root / "run_autograder")],
+            env={**env, "AUTOGRADER_ROOT": str(root)},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         results[name] = json.loads((root / "results" / "results.json").read_text())
     return root, results
@@ -199,9 +226,15 @@ def test_grading_works_with_debians_own_python(set_up):
     if why_not:
         pytest.skip(why_not)
     root, results = set_up
-    base = subprocess.run([str(root / "source" / ".venv" / "bin" / "python"), "-c",
-                           "import sys; print(sys._base_executable, sys.version.split()[0])"],
-                          capture_output=True, text=True).stdout.split()
+    base = subprocess.run(
+        [
+            str(root / "source" / ".venv" / "bin" / "python"),
+            "-c",
+            "import sys; print(sys._base_executable, sys.version.split()[0])",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     assert Path(base[0]).resolve() == Path("/usr/bin/python3").resolve(), base
     provenance = results["reference"]["extra_data"]["provenance"]
     assert provenance["python"] == base[1] and provenance["sandbox_packages"] == list(Assignment.hw1().packages)

@@ -2,18 +2,18 @@
 really need its op), not its whole question: the cases that reported keep
 their values, the case the worker was stopped in gets its own problem, and
 the rest run again under the same limit (at most hangs.MAX_RERUNS times)."""
+
 import numpy as np
 import pytest
+from catalogue import build
 
+from grader.grading.explain.feedback import feedback
 from grader.grading.run import expected, hangs
 from grader.grading.run.config import QuestionLimits, RunConfig
 from grader.grading.run.outcomes import Outcome
 from grader.grading.run.time_limits import TimeLimit
 from grader.grading.run.workers import QuestionRun
-from grader.grading.explain.feedback import feedback
 from grader.shipped.cases import BY_NAME
-
-from catalogue import build
 
 LIMIT = TimeLimit(8.0, "limit: 8 s, set by --timeout")
 STOP = "timeout after 8 s; limit: 8 s, set by --timeout"
@@ -28,6 +28,7 @@ def _run(values, problem="", seconds=1.0):
 
 class Worker:
     """A fake worker: each name in `hangs_on` stops it there; records what each re-run was asked."""
+
     def __init__(self, hangs_on):
         self.hangs_on, self.asked = set(hangs_on), []
 
@@ -42,8 +43,7 @@ class Worker:
         return _run(values, stopped)
 
 
-NAMES = ["forward_divide", "forward_negate", "forward_divide_scalar", "forward_negate_0d", "forward_log",
-         "forward_exp"]
+NAMES = ["forward_divide", "forward_negate", "forward_divide_scalar", "forward_negate_0d", "forward_log", "forward_exp"]
 
 
 def test_the_hung_case_alone_is_lost_and_the_rest_run_again():
@@ -62,8 +62,12 @@ def test_cases_of_the_same_op_may_hang_too_each_costing_itself():
     first = _run({"forward_divide": 1.0, **{n: None for n in NAMES[1:]}}, STOP)
     got = hangs.isolate(first, NAMES, Worker({"forward_negate", "forward_negate_0d"}), BY_NAME)
     assert got.hung == ("forward_negate", "forward_negate_0d")
-    assert [n for n in NAMES if got.outcomes[n].ok] == ["forward_divide", "forward_divide_scalar", "forward_log",
-                                                         "forward_exp"]
+    assert [n for n in NAMES if got.outcomes[n].ok] == [
+        "forward_divide",
+        "forward_divide_scalar",
+        "forward_log",
+        "forward_exp",
+    ]
 
 
 def test_the_re_runs_are_bounded():
@@ -90,8 +94,9 @@ def test_a_crash_names_the_case_without_the_students_signal_for_hidden_cases():
     problem = got.outcomes["forward_negate"].problem
     assert problem.startswith("the worker stopped while running this case: crashed")
     hidden = BY_NAME["forward_negate_0d"]
-    assert feedback(hidden, got.outcomes["forward_negate"], got).endswith(": the worker stopped while running "
-                                                                          "this case")
+    assert feedback(hidden, got.outcomes["forward_negate"], got).endswith(
+        ": the worker stopped while running this case"
+    )
 
 
 def test_the_checker_fails_when_the_whole_question_is_lost():
@@ -104,8 +109,9 @@ def test_the_checker_fails_when_the_whole_question_is_lost():
 
 # ---------------------------------------------------------------- in the sandbox
 
-NEVER_RETURNS = build.Replace(build.OPS, "        return array_api.negative(a)\n",
-                              "        while True:\n            pass\n")
+NEVER_RETURNS = build.Replace(
+    build.OPS, "        return array_api.negative(a)\n", "        while True:\n            pass\n"
+)
 
 
 @pytest.mark.slow

@@ -2,14 +2,12 @@
 arrays: no process that runs student code gets the seed (argv, environment,
 a file it can read); keys per course or per submission; the arrays replay
 exactly the calls the cases make (a worker looks each up by its call)."""
+
 import numpy as np
 import pytest
 
-from grader.grading.run import expected
-from grader.grading.run import inputs
-from grader.grading.run import seeds
-from grader.grading.run import workers
 from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run import expected, inputs, seeds, workers
 from grader.grading.run.config import RunConfig
 from grader.shipped.cases import util
 
@@ -42,7 +40,7 @@ def test_drawn_arrays_replay_each_recorded_call_under_the_key():
     assert [n for n, _ in requests] == [N1, N2] and len(requests[0][1]) == 2
     drawn = inputs.draw(inputs.key(SEED, inputs.COURSE), requests)
     other = inputs.draw(inputs.key(SEED, inputs.SUBMISSION, DIGEST_A), requests)
-    names = [util.call_key(n, calls[:k + 1]) for n, calls in requests for k in range(len(calls))]
+    names = [util.call_key(n, calls[: k + 1]) for n, calls in requests for k in range(len(calls))]
     assert sorted(drawn) == sorted(names) == sorted(other)
     shapes = [drawn[name].shape for name in names]
     assert shapes == [p.shape for p in public]
@@ -84,8 +82,9 @@ def test_no_worker_gets_the_seed(monkeypatch, tmp_path):
     real = workers.sandbox.run
 
     def spy(script, args, **kwargs):
-        files = [p.read_bytes() for top in (script.parent, kwargs["student_dir"]) for p in top.rglob("*")
-                 if p.is_file()]
+        files = [
+            p.read_bytes() for top in (script.parent, kwargs["student_dir"]) for p in top.rglob("*") if p.is_file()
+        ]
         seen.append((list(args), files))
         return real(script, args, **kwargs)
 

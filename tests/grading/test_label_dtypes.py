@@ -1,16 +1,17 @@
 """parse_mnist's labels: the course's docstring says np.int8 ("Values should
 be of type np.int8") and its tests only index with y, so any integer dtype
 holding the right labels passes; X stays exactly float32."""
+
 import json
 
 import numpy as np
 import pytest
 
 from grader import HANDOUT
-from grader.shipped.checks import check
-from grader.shipped.compare import compare_dtypes
 from grader.shipped.cases import BY_NAME, CONTRACT
 from grader.shipped.cases.registry import Case
+from grader.shipped.checks import check
+from grader.shipped.compare import compare_dtypes
 
 CASE = BY_NAME["softmax_loss_ndl_parse_mnist_dtypes"]
 EXPECTED = HANDOUT / "tests" / "hw1" / "hw1_cases" / "expected"  # the committed copy
@@ -59,7 +60,8 @@ def test_images_stay_exactly_float32():
 
 
 def test_float_width_is_still_exact_for_float_arrays():
-    case = Case(name="forward_x", question="forward", contract="negate", description="d",
-                fn=lambda ndl, sm: None, check="dtype")
+    case = Case(
+        name="forward_x", question="forward", contract="negate", description="d", fn=lambda ndl, sm: None, check="dtype"
+    )
     assert not compare_dtypes(case, [np.zeros(3, np.float32)], [np.zeros(3, np.float64)]).passed
     assert compare_dtypes(case, [np.zeros(3, np.uint8)], [np.zeros(3, np.int64)]).passed

@@ -6,6 +6,7 @@ running git on the student's repository; otherwise it is
 
 The repositories here are made by git itself (our own, in tmp folders):
 loose, packed by `git gc`, repacked with REF deltas; then forged ones."""
+
 import os
 import shutil
 import subprocess
@@ -22,8 +23,19 @@ from grader.grading.run.git_objects import GitObjectError, ObjectStore, apply_de
 from grader.shipped.cases import QUESTIONS
 
 FILES = Assignment.hw1().student_files
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "core.hooksPath=/dev/null",
-       "-c", "init.defaultBranch=main", "-c", "gc.auto=0"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.org",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "gc.auto=0",
+]
 GOLDEN = Path(__file__).parents[1] / "golden" / "batch" / "gradebook-commits.csv"
 
 
@@ -76,23 +88,30 @@ def test_a_loose_repository_s_commit_is_verified(repo):
     assert provenance.checked_commit(repo, FILES) == head
 
 
-@pytest.mark.parametrize("repack", [["gc", "-q", "--aggressive"],
-                                    ["-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq"]],
-                         ids=["gc OFS deltas", "repack REF deltas"])
+@pytest.mark.parametrize(
+    "repack",
+    [["gc", "-q", "--aggressive"], ["-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq"]],
+    ids=["gc OFS deltas", "repack REF deltas"],
+)
 def test_packed_objects_read_like_git_s_own_deltas_included(repo, repack):
     head, first = git(repo, "rev-parse", "HEAD"), git(repo, "rev-parse", "HEAD~2")
     old = {rel: (REFERENCE / rel).read_bytes() for rel in FILES}
     git(repo, *repack)
     git(repo, "prune-packed")
     assert loose_count(repo) == 0
-    verify = subprocess.run([*GIT, "verify-pack", "-v", *map(str, (repo / ".git/objects/pack").glob("*.idx"))],
-                            cwd=repo, check=True, capture_output=True, text=True).stdout
+    verify = subprocess.run(
+        [*GIT, "verify-pack", "-v", *map(str, (repo / ".git/objects/pack").glob("*.idx"))],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "chain length = " in verify, "the pack holds deltas: the test reads them"
     store = ObjectStore(repo / ".git")
     expected = all_objects(repo)
     assert {name: store.read(name) for name in expected} == expected
     assert provenance.checked_commit(repo, FILES) == head
-    assert check_commit(repo / ".git", first, old) == ""          # an older commit: its blobs are deltas
+    assert check_commit(repo / ".git", first, old) == ""  # an older commit: its blobs are deltas
     assert check_commit(repo / ".git", first, graded(repo)).startswith("the graded ")
 
 
@@ -115,9 +134,9 @@ def forged(tmp_path: Path, commit: str) -> Path:
 
 
 def test_a_forged_git_with_only_head_and_packed_refs_is_claimed(tmp_path, repo):
-    commit = git(repo, "rev-parse", "HEAD")   # a real commit, of a real solution: only not in this folder
+    commit = git(repo, "rev-parse", "HEAD")  # a real commit, of a real solution: only not in this folder
     sub = forged(tmp_path, commit)
-    assert provenance.git_commit(sub) == commit                    # what the files claim
+    assert provenance.git_commit(sub) == commit  # what the files claim
     assert provenance.checked_commit(sub, FILES) == f"claimed:{commit}"
     assert check_commit(sub / ".git", commit, graded(sub)) == f"object {commit} is not in the repository"
 
@@ -165,17 +184,24 @@ def test_deltas_copy_and_insert_and_refuse_a_wrong_base():
         apply_delta(base + b"!", delta)
     with pytest.raises(GitObjectError, match="past its base"):
         apply_delta(base, bytes([16, 40, 0x80 | 0x01 | 0x10, 2, 40]))
-    assert object_id(b"blob", b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"   # git's empty blob
+    assert object_id(b"blob", b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # git's empty blob
 
 
 def test_the_gradebook_shows_a_claimed_commit_as_claimed():
     """Regenerate after an intended change with UPDATE_GOLDEN=1, then review the diff."""
+
     def result(commit):
-        return {"score": 100, "tests": [{"name": "a"}], "extra_data": {"questions": {}, "provenance": {
-            "submission_sha256": "ab" * 32, "git_commit": commit}}}
-    rows = {"verified": batch_book.row_from_results("verified", result("c0ffee" + "0" * 34), QUESTIONS),
-            "forged": batch_book.row_from_results("forged", result("claimed:" + "d" * 40), QUESTIONS),
-            "plain": batch_book.row_from_results("plain", result(""), QUESTIONS)}
+        return {
+            "score": 100,
+            "tests": [{"name": "a"}],
+            "extra_data": {"questions": {}, "provenance": {"submission_sha256": "ab" * 32, "git_commit": commit}},
+        }
+
+    rows = {
+        "verified": batch_book.row_from_results("verified", result("c0ffee" + "0" * 34), QUESTIONS),
+        "forged": batch_book.row_from_results("forged", result("claimed:" + "d" * 40), QUESTIONS),
+        "plain": batch_book.row_from_results("plain", result(""), QUESTIONS),
+    }
     text = batch_book.render(rows, QUESTIONS)
     if os.environ.get("UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(text, encoding="utf-8")
@@ -193,6 +219,7 @@ def test_results_record_the_forged_commit_as_claimed_and_the_real_one_as_is(tmp_
 
 def test_objects_past_the_inflating_budget_are_refused_not_followed(repo, monkeypatch):
     from grader.grading.run import git_objects
+
     git(repo, "gc", "-q", "--aggressive")
     git(repo, "prune-packed")
     head = git(repo, "rev-parse", "HEAD")

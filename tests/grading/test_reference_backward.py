@@ -1,5 +1,6 @@
 """Every reference gradient against central differences in float64, through
 the whole reverse pass (Tensor.backward), then gradients of gradients."""
+
 import numpy as np
 import pytest
 
@@ -22,6 +23,7 @@ def away_from_zero(shape, seed):
 
 def needle_callables(ndl, build):
     """(forward, gradients) on numpy arrays for the needle expression build(*tensors)."""
+
     def forward(*arrays):
         return build(*[ndl.Tensor(a) for a in arrays]).numpy()
 
@@ -56,8 +58,10 @@ CASES = {
     "matmul_2d_3d": (lambda ndl, a, b: ndl.matmul(a, b), [normal((3, 4), 29), normal((2, 4, 2), 30)]),
     "matmul_4d_2d": (lambda ndl, a, b: ndl.matmul(a, b), [normal((2, 2, 3, 2), 31), normal((2, 3), 32)]),
     "matmul_2d_4d": (lambda ndl, a, b: ndl.matmul(a, b), [normal((3, 2), 33), normal((2, 2, 2, 3), 34)]),
-    "matmul_batch_dims_broadcast": (lambda ndl, a, b: ndl.matmul(a, b),
-                                    [normal((2, 1, 3, 2), 35), normal((3, 2, 2), 36)]),
+    "matmul_batch_dims_broadcast": (
+        lambda ndl, a, b: ndl.matmul(a, b),
+        [normal((2, 1, 3, 2), 35), normal((3, 2, 2), 36)],
+    ),
     "summation_all": (lambda ndl, a: ndl.summation(a), [normal((2, 3, 4), 37)]),
     "summation_0d": (lambda ndl, a: ndl.summation(a), [normal((), 38)]),
     "summation_int": (lambda ndl, a: ndl.summation(a, axes=1), [normal((2, 3, 4), 39)]),
@@ -79,8 +83,10 @@ CASES = {
     "relu": (lambda ndl, a: ndl.relu(a), [away_from_zero((3, 4), 55)]),
     "shared_input": (lambda ndl, a: ndl.multiply(a, ndl.exp(a)) + a, [normal((3,), 56)]),
     "softmax_like": (lambda ndl, z: ndl.log(ndl.summation(ndl.exp(z), axes=(1,))), [normal((3, 4), 57)]),
-    "two_layer_net": (lambda ndl, x, w1, w2: ndl.relu(x @ w1) @ w2,
-                      [away_from_zero((4, 3), 58), normal((3, 5), 59), normal((5, 2), 60)]),
+    "two_layer_net": (
+        lambda ndl, x, w1, w2: ndl.relu(x @ w1) @ w2,
+        [away_from_zero((4, 3), 58), normal((3, 5), 59), normal((5, 2), 60)],
+    ),
 }
 
 
@@ -115,6 +121,7 @@ def test_matmul_sums_a_broadcast_constant_inputs_adjoint_now(ndl):
 
 # Second order: gradients are needle graphs, so they can be differentiated.
 
+
 def test_gradient_of_gradient_from_the_issue(ndl):
     x = ndl.Tensor(np.array(3.0))
     z = ndl.Tensor(np.array(5.0))
@@ -129,7 +136,7 @@ def test_gradient_of_gradient_from_the_issue(ndl):
 
 def test_gradient_of_gradient_of_a_cube(ndl):
     x = ndl.Tensor(np.array([1.0, -2.0, 0.5]))
-    ndl.summation(x ** 3).backward()
+    ndl.summation(x**3).backward()
     first = x.grad
     np.testing.assert_allclose(first.numpy(), 3 * x.numpy() ** 2)
     ndl.summation(first).backward()
@@ -139,6 +146,7 @@ def test_gradient_of_gradient_of_a_cube(ndl):
 def hessian_vector_callables(ndl, build, vector_seed):
     """(f, grad f) where f(xs) = sum_i <grad_i sum(build(xs) * v), w_i>: its
     analytic gradient needs the gradient graph differentiated once more."""
+
     def first_order(tensors):
         out = build(*tensors)
         out.backward(ndl.Tensor(normal(out.shape, vector_seed)))
@@ -146,8 +154,7 @@ def hessian_vector_callables(ndl, build, vector_seed):
 
     def objective(tensors):
         firsts = first_order(tensors)
-        terms = [ndl.summation(g * ndl.Tensor(normal(g.shape, vector_seed + 1 + i)))
-                 for i, g in enumerate(firsts)]
+        terms = [ndl.summation(g * ndl.Tensor(normal(g.shape, vector_seed + 1 + i))) for i, g in enumerate(firsts)]
         total = terms[0]
         for term in terms[1:]:
             total = total + term

@@ -1,10 +1,17 @@
 """The numeric gradient checker (grader/grading/run/gradcheck.py) catches what it must:
 a checker that cannot fail would bless a wrong reference gradient."""
+
 import numpy as np
 import pytest
 
-from grader.grading.run.gradcheck import (COUNT_MISMATCH, SHAPE_MISMATCH, GradientCheckError, check_gradients,
-                              compare, numeric_gradients)
+from grader.grading.run.gradcheck import (
+    COUNT_MISMATCH,
+    SHAPE_MISMATCH,
+    GradientCheckError,
+    check_gradients,
+    compare,
+    numeric_gradients,
+)
 
 
 def product(a, b):

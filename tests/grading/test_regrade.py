@@ -1,6 +1,7 @@
 """The regrade's pure parts: provenance comparison, a git submission's
 commit read without git, batch.json, and the regrade.csv and audit.log
 writers (golden files; regenerate with UPDATE_GOLDEN=1 and review the diff)."""
+
 import os
 from pathlib import Path
 
@@ -8,8 +9,8 @@ import pytest
 
 from grader.core.assignment import Assignment
 from grader.grading.batch import record as batch_record
-from grader.grading.report import provenance
 from grader.grading.batch import regrade
+from grader.grading.report import provenance
 from grader.grading.run.config import QuestionLimits, RunConfig
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "regrade"
@@ -31,10 +32,14 @@ def inputs(**changed):
 
 def test_reasons_name_each_input_that_differs():
     assert provenance.why_changed(inputs(), inputs()) == ()
-    assert provenance.why_changed(inputs(), inputs(submission_sha256="y", reference_sha256="z")) == \
-        ("submission changed", "reference changed")
-    assert provenance.why_changed(inputs(), inputs(cases_sha256="y", numpy="2.0")) == \
-        ("cases changed", "grader changed")
+    assert provenance.why_changed(inputs(), inputs(submission_sha256="y", reference_sha256="z")) == (
+        "submission changed",
+        "reference changed",
+    )
+    assert provenance.why_changed(inputs(), inputs(cases_sha256="y", numpy="2.0")) == (
+        "cases changed",
+        "grader changed",
+    )
     assert provenance.why_changed(inputs(), inputs(scoring="strict")) == ("grader changed",)
     assert provenance.why_changed(inputs(), inputs(sandbox_packages=["numpy==2.0.2"])) == ("packages changed",)
     assert provenance.why_changed({}, inputs()) == ("graded by an older grader (no provenance)",)
@@ -77,14 +82,21 @@ def test_batch_record_round_trips_and_names_a_bad_field(tmp_path):
     record = batch_record.from_config(tmp_path / "subs", config)
     assert record.assignment is None  # hw1: this repository's
     batch_record.write(tmp_path, record)
-    golden("batch.json", batch_record.render(batch_record.BatchRecord("/srv/hw1/submissions", None, 2048, 30.0,
-                                                                         "bwrap", False, True)))
+    golden(
+        "batch.json",
+        batch_record.render(batch_record.BatchRecord("/srv/hw1/submissions", None, 2048, 30.0, "bwrap", False, True)),
+    )
     assert batch_record.read(tmp_path) == record
     again = record.config()
-    assert (again.tier, again.limits.memory_mb, again.limits.seconds, again.score_advisories) == \
-        ("bwrap", 2048, 30.0, True) and again.assignment == Assignment.hw1()
-    (tmp_path / "batch.json").write_text((tmp_path / "batch.json").read_text().replace('"memory_mb": 2048',
-                                                                                     '"memory_mb": "lots"'))
+    assert (again.tier, again.limits.memory_mb, again.limits.seconds, again.score_advisories) == (
+        "bwrap",
+        2048,
+        30.0,
+        True,
+    ) and again.assignment == Assignment.hw1()
+    (tmp_path / "batch.json").write_text(
+        (tmp_path / "batch.json").read_text().replace('"memory_mb": 2048', '"memory_mb": "lots"')
+    )
     with pytest.raises(batch_record.RecordError, match=r"batch.json: field 'memory_mb': missing or of the wrong"):
         batch_record.read(tmp_path)
 
@@ -109,8 +121,13 @@ def test_batch_record_keeps_the_packages_option_and_reads_an_older_record_withou
 
 CHANGES = (
     regrade.Change("carol", 40.0, 100.0, ("square_range: failed -> passed",), ("reference changed",)),
-    regrade.Change("=HYPERLINK(1)", 60.0, 40.0, ("double_range: failed -> passed", "square_range: passed -> failed"),
-                   ("submission changed", "reference changed")),
+    regrade.Change(
+        "=HYPERLINK(1)",
+        60.0,
+        40.0,
+        ("double_range: failed -> passed", "square_range: passed -> failed"),
+        ("submission changed", "reference changed"),
+    ),
     regrade.Change("dave", 40.0, 40.0, (), ("reference changed",)),  # graded again, nothing moved: no row
     regrade.Change("erin", None, 72.5, (), ("new submission",)),
 )

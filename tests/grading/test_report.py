@@ -3,6 +3,7 @@
 Regenerate the goldens after an intended change with
 `UPDATE_GOLDEN=1 pytest tests/test_report.py`, then review the diff.
 """
+
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -24,38 +25,113 @@ def sample_cases():
     C = report.CaseResult
     return (
         C("forward_matmul", "forward", "Q1.1", 5.0, 5.0, True, "MatMul: (2,3) @ (3,4) float32", False),
-        C("forward_summation", "forward", "Q1.2", 0.0, 5.0, False,
-          "Summation over axes (0, 2) of (2,3,4): shape (3,) expected, got (2,3,4)", False,
-          where="python/needle/ops/ops_mathematic.py:295"),
-        C("backward_ewise_div", "backward", "Q2.1", 0.0, 12.5, False,
-          "EWiseDiv gradient: not implemented: Q2 EWiseDiv.gradient", False, stub="Q2 EWiseDiv.gradient"),
-        C("backward_log", "backward", "Q2.2", 0.0, 12.5, False,
-          "Log gradient: not implemented: Q1 Log.compute", False, stub="Q1 Log.compute"),
+        C(
+            "forward_summation",
+            "forward",
+            "Q1.2",
+            0.0,
+            5.0,
+            False,
+            "Summation over axes (0, 2) of (2,3,4): shape (3,) expected, got (2,3,4)",
+            False,
+            where="python/needle/ops/ops_mathematic.py:295",
+        ),
+        C(
+            "backward_ewise_div",
+            "backward",
+            "Q2.1",
+            0.0,
+            12.5,
+            False,
+            "EWiseDiv gradient: not implemented: Q2 EWiseDiv.gradient",
+            False,
+            stub="Q2 EWiseDiv.gradient",
+        ),
+        C(
+            "backward_log",
+            "backward",
+            "Q2.2",
+            0.0,
+            12.5,
+            False,
+            "Log gradient: not implemented: Q1 Log.compute",
+            False,
+            stub="Q1 Log.compute",
+        ),
         C("topo_sort_diamond", "topo_sort", "Q3.1", 20 / 3, 20 / 3, True, "diamond graph: post-order DFS", False),
-        C("topo_sort_chain", "topo_sort", "Q3.2", 0.0, 20 / 3, False,
-          "long chain: node 7 appears before its input 6 <&> \"quoted\"", False, where="python/needle/autograd.py:390"),
+        C(
+            "topo_sort_chain",
+            "topo_sort",
+            "Q3.2",
+            0.0,
+            20 / 3,
+            False,
+            'long chain: node 7 appears before its input 6 <&> "quoted"',
+            False,
+            where="python/needle/autograd.py:390",
+        ),
         C("topo_sort_reused", "topo_sort", "Q3.3", 20 / 3, 20 / 3, True, "a node reused 10 times", True),
-        C("nn_epoch_ndl_hidden_subset", "nn_epoch_ndl", "Q6.1", 0.0, 10.0, False, HIDDEN_OUTPUT, True,
-          contract="nn_epoch(X, y, W1, W2, lr, batch): one SGD epoch"),
-        C("forward_summation_negative_axis", "forward", "Q1.a1", 0.0, 0.0, False,
-          "Summation: (3,4,5) over axes=(-1,): wrong shape: got (3, 4, 5), expected (3, 4)", False,
-          advisory=True, contract="Summation over a negative axis",
-          where="python/needle/ops/ops_mathematic.py:290"),
-        C("forward_log_float32", "forward", "Q1.a2", 0.0, 0.0, True, "Log of float32 stays float32", False,
-          advisory=True, contract="the float width of results"),
+        C(
+            "nn_epoch_ndl_hidden_subset",
+            "nn_epoch_ndl",
+            "Q6.1",
+            0.0,
+            10.0,
+            False,
+            HIDDEN_OUTPUT,
+            True,
+            contract="nn_epoch(X, y, W1, W2, lr, batch): one SGD epoch",
+        ),
+        C(
+            "forward_summation_negative_axis",
+            "forward",
+            "Q1.a1",
+            0.0,
+            0.0,
+            False,
+            "Summation: (3,4,5) over axes=(-1,): wrong shape: got (3, 4, 5), expected (3, 4)",
+            False,
+            advisory=True,
+            contract="Summation over a negative axis",
+            where="python/needle/ops/ops_mathematic.py:290",
+        ),
+        C(
+            "forward_log_float32",
+            "forward",
+            "Q1.a2",
+            0.0,
+            0.0,
+            True,
+            "Log of float32 stays float32",
+            False,
+            advisory=True,
+            contract="the float width of results",
+        ),
     )
 
 
 def sample_report():
     cases = sample_cases()
-    return report.Report("submissions/alice.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 3.14159,
-                         ("apps/simple_ml.py not found in the submission: graded with the handout's "
-                          "unsolved version",))
+    return report.Report(
+        "submissions/alice.zip",
+        cases,
+        report.question_scores(cases, QUESTIONS),
+        "bwrap",
+        3.14159,
+        ("apps/simple_ml.py not found in the submission: graded with the handout's unsolved version",),
+    )
 
 
 def error_report():
-    return report.Report("submissions/bob", (), report.question_scores((), QUESTIONS), "none", 0.5, (),
-                         "grader error: RuntimeError: expected values missing")
+    return report.Report(
+        "submissions/bob",
+        (),
+        report.question_scores((), QUESTIONS),
+        "none",
+        0.5,
+        (),
+        "grader error: RuntimeError: expected values missing",
+    )
 
 
 def csv_text(rep):
@@ -71,18 +147,52 @@ WRITERS = {
     "table.txt": report.score_table,
     "row.csv": csv_text,
 }
+
+
 def import_error_report():
     """Q5 and Q6 blocked by one import failure: said once, in the notes."""
     why = "importing the submission failed: ModuleNotFoundError: No module named 'torch' (at apps/simple_ml.py:9)"
     C = report.CaseResult
-    cases = (C("forward_negate", "forward", "Q1.1", 10.0, 10.0, True, "Negate: (3,4)", False),
-             C("softmax_loss_ndl_value", "softmax_loss_ndl", "Q5.1", 0.0, 5.0, False,
-               f"softmax_loss of (8,10) logits: not run: {why}", False, blocked=True),
-             C("softmax_loss_ndl_gradient", "softmax_loss_ndl", "Q5.2", 0.0, 5.0, False,
-               f"gradient of softmax_loss: not run: {why}", True, blocked=True),
-             C("nn_epoch_ndl_weights_float32", "nn_epoch_ndl", "Q6.a1", 0.0, 0.0, False,
-               f"weights stay float32: not run: {why}", False, advisory=True, blocked=True))
-    return report.Report("bob.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 2.0, (f"{why} (costs Q5, Q6)",))
+    cases = (
+        C("forward_negate", "forward", "Q1.1", 10.0, 10.0, True, "Negate: (3,4)", False),
+        C(
+            "softmax_loss_ndl_value",
+            "softmax_loss_ndl",
+            "Q5.1",
+            0.0,
+            5.0,
+            False,
+            f"softmax_loss of (8,10) logits: not run: {why}",
+            False,
+            blocked=True,
+        ),
+        C(
+            "softmax_loss_ndl_gradient",
+            "softmax_loss_ndl",
+            "Q5.2",
+            0.0,
+            5.0,
+            False,
+            f"gradient of softmax_loss: not run: {why}",
+            True,
+            blocked=True,
+        ),
+        C(
+            "nn_epoch_ndl_weights_float32",
+            "nn_epoch_ndl",
+            "Q6.a1",
+            0.0,
+            0.0,
+            False,
+            f"weights stay float32: not run: {why}",
+            False,
+            advisory=True,
+            blocked=True,
+        ),
+    )
+    return report.Report(
+        "bob.zip", cases, report.question_scores(cases, QUESTIONS), "bwrap", 2.0, (f"{why} (costs Q5, Q6)",)
+    )
 
 
 VARIANTS = {"": sample_report, "error": error_report, "import_error": import_error_report}
@@ -93,8 +203,9 @@ def check_golden(path: Path, text: str):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
     assert path.exists(), f"{path}: no golden file; run UPDATE_GOLDEN=1 pytest {__file__}"
-    assert text.encode("utf-8") == path.read_bytes(), \
+    assert text.encode("utf-8") == path.read_bytes(), (
         f"{path} differs from the writer's output; if intended, run UPDATE_GOLDEN=1 and review the diff"
+    )
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -153,12 +264,15 @@ def test_an_import_failure_is_reported_once_in_the_markdown():
 
 
 def test_markdown_shows_no_absolute_path():
-    rep = report.Report("/home/ta/course/submissions/alice.zip", (), report.question_scores((), QUESTIONS), "bwrap", 1.0)
+    rep = report.Report(
+        "/home/ta/course/submissions/alice.zip", (), report.question_scores((), QUESTIONS), "bwrap", 1.0
+    )
     assert "/home/ta" not in report.markdown(rep) and "`alice.zip`" in report.markdown(rep)
 
 
 def test_case_scores_add_up_exactly():
     from grader.grading.report.scoring import max_scores, split_points
+
     assert sum(split_points(10, [1] * 7)) == 10 * 10_000
     assert sum(split_points(25, [1, 2, 0.5])) == 25 * 10_000
     points = max_scores(Assignment.hw1().registry())
@@ -204,19 +318,21 @@ def test_junit_advisories_are_skipped_with_the_advice_never_failed():
 def test_junit_failures_carry_the_students_file_and_line():
     suite = ET.fromstring(report.junit_xml(sample_report()).encode("utf-8"))
     case = {c.get("name"): c for c in suite.findall("testcase")}
-    assert (case["forward_summation"].get("file"), case["forward_summation"].get("line")) == \
-        ("python/needle/ops/ops_mathematic.py", "295")
+    assert (case["forward_summation"].get("file"), case["forward_summation"].get("line")) == (
+        "python/needle/ops/ops_mathematic.py",
+        "295",
+    )
     assert case["topo_sort_chain"].get("line") == "390"
     assert case["forward_matmul"].get("file") is None  # passed: nothing to point at
-    assert case["backward_log"].get("file") is None    # no line known
+    assert case["backward_log"].get("file") is None  # no line known
 
 
 def test_junit_strict_mode_counts_failed_advisories_as_failures():
     """--score-advisories gives advisories points: then they are failures, as in results.json."""
     import dataclasses
+
     rep = sample_report()
-    cases = tuple(dataclasses.replace(c, max_score=1.0, score=float(c.passed)) if c.advisory else c
-                  for c in rep.cases)
+    cases = tuple(dataclasses.replace(c, max_score=1.0, score=float(c.passed)) if c.advisory else c for c in rep.cases)
     strict = dataclasses.replace(rep, cases=cases, mode=report.STRICT_MODE)
     suite = ET.fromstring(report.junit_xml(strict).encode("utf-8"))
     assert suite.get("failures") == "6" and suite.get("skipped") == "0"
@@ -224,7 +340,8 @@ def test_junit_strict_mode_counts_failed_advisories_as_failures():
 
 def test_csv_row_has_one_column_per_question_and_total():
     header = batch_book.header(QUESTIONS)
-    row = batch_book.row_from_results("submissions/alice.zip", json.loads(report.gradescope_json(sample_report())),
-                                      QUESTIONS)
-    assert header[:len(QUESTION) + 2] == ["submission", *QUESTION, "total"] and len(row) == len(header)
+    row = batch_book.row_from_results(
+        "submissions/alice.zip", json.loads(report.gradescope_json(sample_report())), QUESTIONS
+    )
+    assert header[: len(QUESTION) + 2] == ["submission", *QUESTION, "total"] and len(row) == len(header)
     assert row[0] == "submissions/alice.zip" and row[len(QUESTION) + 1] == "18.33" and row[1] == "5"

@@ -1,6 +1,7 @@
 """Scored inputs are drawn from a secret seed at grading time: different
 seeds, different answers; a correct submission scores 100 whatever the
 seed; results name the seed only by a hash; the seed files stay private."""
+
 import json
 import os
 import stat
@@ -9,10 +10,8 @@ import numpy as np
 import pytest
 
 from grader.core.assignment import Assignment
-from grader.grading.run import expected
-from grader.grading.run import inputs
-from grader.grading.run import seeds
 from grader.grading.report.orchestrate import grade_to
+from grader.grading.run import expected, inputs, seeds
 from grader.grading.run.config import RunConfig
 
 HW1 = Assignment.hw1()
@@ -58,8 +57,11 @@ def test_seeds_draw_other_answers():
     public = expected.load(RunConfig(seed=seeds.PUBLIC))
     first = expected.load(RunConfig(seed="0123456789abcdef0123456789abcdef"))
     second = expected.load(RunConfig(seed="fedcba9876543210fedcba9876543210"))
-    same = [name for name in public if _equal(public[name].value, first[name].value)
-            or _equal(first[name].value, second[name].value)]
+    same = [
+        name
+        for name in public
+        if _equal(public[name].value, first[name].value) or _equal(first[name].value, second[name].value)
+    ]
     assert not same, f"cases whose answer does not depend on the seed: {same}"
 
 

@@ -3,6 +3,7 @@ candidates (smaller, valid, the reference computes every one), the spec's
 validation, the rule that picks the smallest, and the line's secrecy. The
 reference needle runs in-process here (trusted); a planted bug is a
 monkeypatched method of it."""
+
 import ast
 import json
 
@@ -11,13 +12,13 @@ import pytest
 
 from grader import ROOT
 from grader.core.assignment import Assignment
-from grader.shipped import checks
-from grader.shipped.compare import DRAWN, HIDDEN, PUBLIC
-from grader.grading.run.outcomes import Outcome
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import line, reference, run, spec
+from grader.grading.run.outcomes import Outcome
+from grader.shipped import checks
 from grader.shipped import smallest as smallest_rule
-from grader.shipped.cases import CASES, BY_NAME, calls
+from grader.shipped.cases import BY_NAME, CASES, calls
+from grader.shipped.compare import DRAWN, HIDDEN, PUBLIC
 
 REGISTRY = Assignment.hw1().registry()
 SHRINKABLE = [c for c in CASES if reference.shrinkable(c)]
@@ -58,8 +59,8 @@ def test_candidates_are_smaller_valid_and_ordered(case):
 
 def test_broadcast_keeps_its_kind_of_axes():
     shapes = {(c.shapes[0], dict(c.kwargs)["shape"]) for c in cands.candidates(BY_NAME["backward_broadcast_to_middle"])}
-    assert ((1,), (2, 2)) in shapes          # a stretched size-1 axis
-    assert ((), (2,)) in shapes              # a new leading axis
+    assert ((1,), (2, 2)) in shapes  # a stretched size-1 axis
+    assert ((), (2,)) in shapes  # a new leading axis
     for src, dest in shapes:
         assert np.broadcast_shapes(src, dest) == dest
 
@@ -107,6 +108,7 @@ def test_reference_computes_every_candidate(ndl):
                 return getattr(ndl, candidate.op)(*[ndl.Tensor(x.astype(np.float64)) for x in xs], **kwargs).numpy()
 
             from grader.shipped.cases.util import numeric_gradients
+
             numeric = numeric_gradients(forward, [a.astype(np.float64) for a in arrays], out_grad)
             for got, want in zip(outcome.value["analytic"], numeric):
                 np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=str(candidate))
@@ -122,7 +124,7 @@ def test_smallest_is_found_for_a_planted_bug_and_fails(ndl, monkeypatch):
     assert best is not None and best.size <= chosen[-1].size
     assert not checks.check(case, expected[best.id].value, got[best.id].value).passed
     # none smaller fails: the pick is the first failing one in size order
-    for c in chosen[:chosen.index(best)]:
+    for c in chosen[: chosen.index(best)]:
         assert checks.check(case, expected[c.id].value, got[c.id].value).passed
 
 
@@ -160,22 +162,26 @@ def test_failing_skips_stubs_and_passing_cases():
 
 # ---------------------------------------------------------------- the spec
 
+
 def _doc():
     c = cands.candidates(BY_NAME["backward_divide"])[0]
     return spec.document([c], {c.case: "EWiseDiv.gradient"}, ["needle"])
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda d: d.update(version=2), "'version'"),
-    (lambda d: d["candidates"][0].update(id="../x"), "'id'"),
-    (lambda d: d["candidates"].append(dict(d["candidates"][0])), "'id'"),
-    (lambda d: d["candidates"][0].update(kind="eval"), "'kind'"),
-    (lambda d: d["candidates"][0].update(op="__import__('os')"), "'kind'"),
-    (lambda d: d["candidates"][0]["inputs"][0].update(dtype="object"), "'inputs'[0]"),
-    (lambda d: d["candidates"][0]["inputs"][0].update(data=[[0.0] * 5000]), "'inputs'[0]"),
-    (lambda d: d["candidates"][0]["out_grads"][0].update(data=[float("nan")]), "'out_grads'[0]"),
-    (lambda d: d["candidates"][0].update(kwargs={"axes": "0"}), "'kwargs'"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda d: d.update(version=2), "'version'"),
+        (lambda d: d["candidates"][0].update(id="../x"), "'id'"),
+        (lambda d: d["candidates"].append(dict(d["candidates"][0])), "'id'"),
+        (lambda d: d["candidates"][0].update(kind="eval"), "'kind'"),
+        (lambda d: d["candidates"][0].update(op="__import__('os')"), "'kind'"),
+        (lambda d: d["candidates"][0]["inputs"][0].update(dtype="object"), "'inputs'[0]"),
+        (lambda d: d["candidates"][0]["inputs"][0].update(data=[[0.0] * 5000]), "'inputs'[0]"),
+        (lambda d: d["candidates"][0]["out_grads"][0].update(data=[float("nan")]), "'out_grads'[0]"),
+        (lambda d: d["candidates"][0].update(kwargs={"axes": "0"}), "'kwargs'"),
+    ],
+)
 def test_spec_validation_names_the_bad_field(change, field):
     doc = _doc()
     spec.validate(doc)
@@ -187,12 +193,18 @@ def test_spec_validation_names_the_bad_field(change, field):
 def test_worker_reads_the_spec_the_grader_writes():
     """The worker is a script (nothing imports it): its mode and file names are the spec's."""
     tree = ast.parse((ROOT / "grader" / "shipped" / "worker.py").read_text())
-    consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
-              for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
+    consts = {
+        t.id: n.value.value
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
+    }
     assert (consts["SHRINK"], consts["SPEC"]) == (spec.MODE, spec.FILE)
 
 
 # ---------------------------------------------------------------- the line
+
 
 def _line_for(case_name, secret, got):
     c = cands.candidates(BY_NAME[case_name])[0]
@@ -204,8 +216,10 @@ def test_line_on_public_and_drawn_cases_shows_values():
     got = Outcome(True, value={"analytic": [np.array([[2.0, 3.0]])]})
     for secret in (PUBLIC, DRAWN):
         text = _line_for("backward_broadcast_to_leading", secret, got)
-        assert text == ("Smallest failing input: BroadcastTo.gradient () -> (): inputs -2., out_grad 3.; "
-                        "expected [5.], got [[2., 3.]]")
+        assert text == (
+            "Smallest failing input: BroadcastTo.gradient () -> (): inputs -2., out_grad 3.; "
+            "expected [5.], got [[2., 3.]]"
+        )
 
 
 def test_line_on_a_hidden_case_shows_no_value():
@@ -216,8 +230,9 @@ def test_line_on_a_hidden_case_shows_no_value():
 
 
 def test_line_shows_an_error_without_its_place():
-    got = Outcome(False, problem="ValueError: bad shape (at python/needle/ops/ops_mathematic.py:3)",
-                  error_type="ValueError")
+    got = Outcome(
+        False, problem="ValueError: bad shape (at python/needle/ops/ops_mathematic.py:3)", error_type="ValueError"
+    )
     assert _line_for("backward_broadcast_to_leading", PUBLIC, got).endswith("got raised ValueError: bad shape")
 
 
@@ -236,8 +251,10 @@ def test_time_limit_is_the_failing_questions_longest():
     from grader.grading.run.time_limits import TimeLimit
     from grader.grading.run.workers import QuestionRun
 
-    runs = {"forward": QuestionRun("forward", {}, "", "", "bwrap", limit=TimeLimit(20, "limit: floor")),
-            "backward": QuestionRun("backward", {}, "", "", "bwrap", limit=TimeLimit(31.5, "limit: 10 x"))}
+    runs = {
+        "forward": QuestionRun("forward", {}, "", "", "bwrap", limit=TimeLimit(20, "limit: floor")),
+        "backward": QuestionRun("backward", {}, "", "", "bwrap", limit=TimeLimit(31.5, "limit: 10 x")),
+    }
     assert reference.time_limit(runs, {"forward", "backward"}).seconds == 31.5
     assert reference.time_limit(runs, {"forward"}).why.startswith("limit: floor")
 
@@ -247,8 +264,11 @@ def test_early_starts_once_when_the_shrinkable_questions_are_done(monkeypatch):
     holding a shrinkable case has finished, once, with what has run so far;
     result() then returns them without a second run."""
     calls_made = []
-    monkeypatch.setattr(run, "lines", lambda config, answers, runs, files, drawn=True:
-                        calls_made.append(sorted(runs)) or {"case": "line"})
+    monkeypatch.setattr(
+        run,
+        "lines",
+        lambda config, answers, runs, files, drawn=True: calls_made.append(sorted(runs)) or {"case": "line"},
+    )
     config = type("Config", (), {"assignment": Assignment.hw1()})()
     early = run.Early(config, {}, {}, drawn=True)
     wanted = sorted({c.question for c in SHRINKABLE})
@@ -256,8 +276,8 @@ def test_early_starts_once_when_the_shrinkable_questions_are_done(monkeypatch):
     assert longest not in wanted
     for question in others:
         early(question, object())
-    ready = next(others[:k + 1] for k in range(len(others)) if set(wanted) <= set(others[:k + 1]))
-    assert calls_made == [sorted(ready)]        # started with the last of them, before the longest finished
+    ready = next(others[: k + 1] for k in range(len(others)) if set(wanted) <= set(others[: k + 1]))
+    assert calls_made == [sorted(ready)]  # started with the last of them, before the longest finished
     early(longest, object())
     assert early.result({}) == {"case": "line"} and len(calls_made) == 1
 
@@ -267,4 +287,4 @@ def test_early_falls_back_when_a_question_never_ran(monkeypatch):
     config = type("Config", (), {"assignment": Assignment.hw1()})()
     early = run.Early(config, {}, {}, drawn=True)
     early("nn_epoch_ndl", object())
-    assert early.result({"a": 1, "b": 2}) == {"n": "2"}   # computed at the end, on every run
+    assert early.result({"a": 1, "b": 2}) == {"n": "2"}  # computed at the end, on every run

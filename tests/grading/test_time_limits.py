@@ -6,29 +6,29 @@ The sandboxed tests grade one question each (run_all's `questions`) and take
 their limits from the same derivation as `grader grade`, never a fixed
 number of seconds, so a busy machine lengthens them instead of failing them.
 """
+
 import json
 import re
 from pathlib import Path
 
 import pytest
+from catalogue import build
+from catalogue.build import AUTOGRAD, SIMPLE_ML, Append, Body
 
-from grader.grading.run import expected
-from grader.grading.run import time_limits
 from grader.grading.explain.feedback import feedback
+from grader.grading.run import expected, time_limits
+from grader.grading.run.config import QuestionLimits, RunConfig
 from grader.grading.run.outcomes import Outcome
 from grader.grading.run.time_limits import ReferenceTimes, TimeLimit
 from grader.grading.run.workers import QuestionRun, run_all
-from grader.grading.run.config import QuestionLimits, RunConfig
 from grader.shipped.cases import CASES
-
-from catalogue import build
-from catalogue.build import AUTOGRAD, SIMPLE_ML, Append, Body
 
 # Recorded when the answers were built: the epoch took 7 s, the workload 20 ms.
 BUILT = ReferenceTimes({"nn_epoch_ndl": 7.0, "topo_sort": 0.3}, workload_seconds=0.02)
 
 
 # ---------------------------------------------------------------- the derivation
+
 
 def test_limit_is_a_multiple_of_the_reference_on_the_machine_as_it_was():
     limits = time_limits.scaled(BUILT, now=0.02)
@@ -39,9 +39,12 @@ def test_limit_is_a_multiple_of_the_reference_on_the_machine_as_it_was():
 def test_a_slower_machine_gets_longer_limits():
     """The workload takes 5x as long now (a busier machine, or a slower one): so does the limit."""
     limits = time_limits.scaled(BUILT, now=0.1)
-    assert limits["nn_epoch_ndl"] == TimeLimit(350.0, "limit: 10 x the reference's 35.0 s on this machine now: "
-                                                      "7.0 s when its answers were built, x 5.00 as the "
-                                                      "machine is slower now")
+    assert limits["nn_epoch_ndl"] == TimeLimit(
+        350.0,
+        "limit: 10 x the reference's 35.0 s on this machine now: "
+        "7.0 s when its answers were built, x 5.00 as the "
+        "machine is slower now",
+    )
 
 
 def test_the_calibration_is_measured_when_not_given(monkeypatch):
@@ -57,8 +60,10 @@ def test_a_faster_machine_keeps_the_limits_measured():
 
 def test_short_questions_get_the_floor():
     limit = time_limits.scaled(BUILT, now=0.02)["topo_sort"]
-    assert limit == TimeLimit(time_limits.FLOOR_SECONDS, f"limit: the {time_limits.FLOOR_SECONDS} s floor, "
-                                                         "more than 10 x the reference's 0.3 s on this machine")
+    assert limit == TimeLimit(
+        time_limits.FLOOR_SECONDS,
+        f"limit: the {time_limits.FLOOR_SECONDS} s floor, more than 10 x the reference's 0.3 s on this machine",
+    )
 
 
 def test_timeout_option_replaces_the_scaled_limits(monkeypatch):
@@ -83,21 +88,32 @@ def test_feedback_of_a_case_cut_off_says_the_limit_and_its_derivation():
     limit = time_limits.scaled(BUILT, now=0.024)["nn_epoch_ndl"]
     run = QuestionRun("nn_epoch_ndl", {}, f"timeout after 84 s; {limit.why}", "", "bwrap")
     text = feedback(case, Outcome(False, problem="no value: the worker stopped before this case reported"), run)
-    assert text.endswith("no value: the nn_epoch_ndl worker stopped (timeout after 84 s; limit: 10 x the "
-                         "reference's 8.4 s on this machine now: 7.0 s when its answers were built, x 1.20 as "
-                         "the machine is slower now)")
+    assert text.endswith(
+        "no value: the nn_epoch_ndl worker stopped (timeout after 84 s; limit: 10 x the "
+        "reference's 8.4 s on this machine now: 7.0 s when its answers were built, x 1.20 as "
+        "the machine is slower now)"
+    )
 
 
 # ---------------------------------------------------------------- what the build records
+
 
 def test_building_the_answers_records_each_questions_time(tmp_path, monkeypatch):
     calls = []
 
     def fake_run_all(files, config, times, base=None, questions=None, keep_outputs=None):
         calls.append(times)
-        return {q: QuestionRun(q, {c.name: Outcome(True, value=_value(c)) for c in CASES
-                                   if c.question == q and c.fn is not None}, "", "", "bwrap", seconds=1.5)
-                for q in (questions or config.assignment.registry().question)}
+        return {
+            q: QuestionRun(
+                q,
+                {c.name: Outcome(True, value=_value(c)) for c in CASES if c.question == q and c.fn is not None},
+                "",
+                "",
+                "bwrap",
+                seconds=1.5,
+            )
+            for q in (questions or config.assignment.registry().question)
+        }
 
     monkeypatch.setattr(expected, "run_all", fake_run_all)
     monkeypatch.setattr(time_limits, "workload_seconds", iter([0.03, 0.02]).__next__)  # before, after
@@ -116,6 +132,7 @@ def _value(case):
 
 # ---------------------------------------------------------------- in the sandbox
 
+
 def _files(dest: Path, *edits) -> dict:
     """The reference's student files with `edits` (catalogue.build), as run_all takes them."""
     sources = build.apply_edits(build.reference_sources(), tuple(edits))
@@ -131,7 +148,9 @@ def _run_one(question, files, config):
 
 # A correct student whose epoch costs three of the reference's: twice the
 # epoch on copies of the weights, thrown away, then the real one.
-SLOW_EPOCH = Append(SIMPLE_ML, """
+SLOW_EPOCH = Append(
+    SIMPLE_ML,
+    """
 _reference_epoch = nn_epoch
 
 
@@ -139,7 +158,8 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
     for _ in range(2):
         _reference_epoch(X, y, ndl.Tensor(W1.numpy()), ndl.Tensor(W2.numpy()), lr=lr, batch=batch)
     return _reference_epoch(X, y, W1, W2, lr=lr, batch=batch)
-""")
+""",
+)
 
 
 @pytest.mark.sandbox
@@ -159,7 +179,10 @@ def test_an_infinite_loop_times_out_with_the_limit_named(tmp_path):
     files = _files(tmp_path / "loop", Body(AUTOGRAD, "find_topo_sort", "while True:\n    pass"))
     run, limit = _run_one("topo_sort", files, config)
     assert limit.why.startswith("limit: 3 x the reference's")
-    assert re.fullmatch(rf"(timeout after {limit.seconds:g} s|CPU time limit \({limit.cpu_seconds} s, SIGXCPU\))"
-                        rf"; {re.escape(limit.why)}", run.problem), run.problem
+    assert re.fullmatch(
+        rf"(timeout after {limit.seconds:g} s|CPU time limit \({limit.cpu_seconds} s, SIGXCPU\))"
+        rf"; {re.escape(limit.why)}",
+        run.problem,
+    ), run.problem
     case = next(c for c in CASES if c.question == "topo_sort" and c.fn is not None)
     assert f"worker stopped ({run.problem})" in feedback(case, run.outcomes[case.name], run)

@@ -2,6 +2,7 @@
 question run again alone when its group's run went wrong, so that it gets
 the verdicts a process of its own gives it. The sandbox is faked: what is
 tested is which runs happen and which outcomes count."""
+
 import pytest
 
 from grader import sandbox
@@ -11,8 +12,14 @@ from grader.grading.run.outcomes import Outcome
 from grader.grading.run.time_limits import TimeLimit
 from grader.grading.run.workers import SEVERAL, QuestionRun
 
-REF = {"forward": 1.2, "backward": 1.3, "topo_sort": 1.0, "compute_gradient": 1.05, "softmax_loss_ndl": 1.4,
-       "nn_epoch_ndl": 3.0}
+REF = {
+    "forward": 1.2,
+    "backward": 1.3,
+    "topo_sort": 1.0,
+    "compute_gradient": 1.05,
+    "softmax_loss_ndl": 1.4,
+    "nn_epoch_ndl": 3.0,
+}
 
 
 def test_plan_puts_the_longest_question_alone_and_balances_the_rest():
@@ -39,8 +46,7 @@ def fake_runs(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox.Group, "create", staticmethod(lambda cpu_tasks: None))
     registry = RunConfig().assignment.registry()
 
-    def run_question(key, copy_dir, runner, out_parent, config, time, keep=None, group=None, names=None,
-                     limits=None):
+    def run_question(key, copy_dir, runner, out_parent, config, time, keep=None, group=None, names=None, limits=None):
         calls.append(key)
         problem, failing = behaviour.get(key, ("", ()))
         names = names or [c.name for c in registry.producers(key)]

@@ -1,5 +1,6 @@
 """The parent reads a worker's out_dir without trusting it: whatever a worker
 writes there fails its own case with a reason, never the grading."""
+
 import json
 
 import numpy as np
@@ -44,16 +45,19 @@ def test_total_bytes_per_worker_are_capped(tmp_path):
     assert "MB in all" in outcomes[2].problem
 
 
-@pytest.mark.parametrize("record, fragment", [
-    ('{"status": "ok", "value": ' + "1" * 400 + "}", "unreadable value"),
-    ({"status": "ok", "value": 10 ** 30}, "beyond 64 bits"),
-    ({"status": "ok", "value": [None]}, "unexpected NoneType"),
-    ({"status": "ok", "value": {"npy": "../../etc/passwd"}}, "bad array file name"),
-    ({"status": "ok", "value": {"npy": "missing.npy"}}, "cannot open"),
-    ({"status": "maybe"}, "not a case record"),
-    ("[" * 100 + "]" * 100, "nested"),
-    ("not json", "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "record, fragment",
+    [
+        ('{"status": "ok", "value": ' + "1" * 400 + "}", "unreadable value"),
+        ({"status": "ok", "value": 10**30}, "beyond 64 bits"),
+        ({"status": "ok", "value": [None]}, "unexpected NoneType"),
+        ({"status": "ok", "value": {"npy": "../../etc/passwd"}}, "bad array file name"),
+        ({"status": "ok", "value": {"npy": "missing.npy"}}, "cannot open"),
+        ({"status": "maybe"}, "not a case record"),
+        ("[" * 100 + "]" * 100, "nested"),
+        ("not json", "invalid JSON"),
+    ],
+)
 def test_malformed_records_fail_their_case_with_a_reason(tmp_path, record, fragment):
     _record(tmp_path, "forward_x", record)
     outcome = read_outcome(Budget(tmp_path), "forward_x")
@@ -69,8 +73,11 @@ def test_worker_text_is_cleaned(tmp_path):
 
 def test_import_error_is_read_once_per_worker(tmp_path):
     assert read_import_error(Budget(tmp_path)) == ""
-    _record(tmp_path, "import_error", {"status": "error", "error": "SyntaxError: invalid syntax",
-                                       "where": "python/needle/autograd.py:12"})
+    _record(
+        tmp_path,
+        "import_error",
+        {"status": "error", "error": "SyntaxError: invalid syntax", "where": "python/needle/autograd.py:12"},
+    )
     message = read_import_error(Budget(tmp_path))
     assert message.startswith("importing the submission failed: SyntaxError")
     assert "python/needle/autograd.py:12" in message

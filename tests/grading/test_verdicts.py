@@ -12,6 +12,7 @@ Grades, through the real sandboxed grader (`grade_submission`):
 Submissions are the reference's three files with textual edits applied
 (catalogue/build.py); an edit whose anchor is gone fails loudly.
 """
+
 import dataclasses
 import os
 import re
@@ -21,25 +22,26 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import baseline
 import numpy as np
 import pytest
+from catalogue import alternatives, build, canonical, causes, hostile, mutants, procs
+from catalogue.build import FILES
 
 import grader
 from grader import REFERENCE
 from grader.core.assignment import Assignment
-from grader.grading.run import expected
-from grader.shipped.cases import CASES, QUESTION
+from grader.grading.explain.causes import catalogue as cause_catalogue
+from grader.grading.explain.causes import diagnose
+from grader.grading.explain.shrink import candidates as shrink_candidates
+from grader.grading.explain.shrink import line as shrink_line
+from grader.grading.explain.shrink import reference as shrink_reference
 from grader.grading.report.orchestrate import grade_submission
-from grader.grading.run.time_limits import TimeLimit
+from grader.grading.run import derived, expected
 from grader.grading.run.config import RunConfig
-
-import baseline
-from catalogue import alternatives, build, canonical, causes, hostile, mutants, procs
-from grader.grading.explain.causes import catalogue as cause_catalogue, diagnose
-from grader.grading.run import derived
+from grader.grading.run.time_limits import TimeLimit
 from grader.shipped import checks
-from grader.grading.explain.shrink import candidates as shrink_candidates, line as shrink_line, reference as shrink_reference
-from catalogue.build import FILES
+from grader.shipped.cases import CASES, QUESTION
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 FULL = {key: q.points for key, q in QUESTION.items()}
@@ -47,6 +49,7 @@ REGISTRY_CASES = {c.name: c for c in CASES}
 
 
 # ---------------------------------------------------------------- fixtures
+
 
 def _stub_sources():
     """The reference's files with each solution region replaced by the stub
@@ -69,7 +72,7 @@ def _stub_sources():
                 label = stripped[2:]
             if stripped == build.BEGIN:
                 inside = True
-                indent = line[:len(line) - len(line.lstrip())]
+                indent = line[: len(line) - len(line.lstrip())]
                 result.append(f'{indent}raise NotImplementedError("{label}: {name}")\n')
                 continue
             if stripped == build.END:
@@ -157,8 +160,11 @@ def scores(report):
 
 def failures(report, questions=None):
     """name: output of each failed case (of `questions`), for assertion messages."""
-    return "\n".join(f"  {c.name}: {c.output}" for c in report.cases
-                     if not c.passed and (questions is None or c.question in questions))
+    return "\n".join(
+        f"  {c.name}: {c.output}"
+        for c in report.cases
+        if not c.passed and (questions is None or c.question in questions)
+    )
 
 
 def lost(report):
@@ -166,6 +172,7 @@ def lost(report):
 
 
 # ---------------------------------------------------------------- reference and handout
+
 
 def test_reference_scores_100(handout_dir):
     report = grade_submission(REFERENCE)
@@ -200,9 +207,14 @@ def test_handout_scores_0(handout_report):
 
 # ---------------------------------------------------------------- catalogue sanity (fast)
 
+
 def _stub_lines(sources):
-    return sorted(line.strip() for text in sources.values() for line in text.splitlines()
-                  if 'raise NotImplementedError("Q' in line)
+    return sorted(
+        line.strip()
+        for text in sources.values()
+        for line in text.splitlines()
+        if 'raise NotImplementedError("Q' in line
+    )
 
 
 @pytest.mark.skipif(not (grader.HANDOUT / "python").is_dir(), reason="no handout/ to compare with")
@@ -213,8 +225,11 @@ def test_fallback_stubs_match_the_handout():
 
 
 def test_catalogue_sizes_and_names():
-    names = [m.name for m in mutants.MUTANTS] + [a.name for a in alternatives.ALTERNATIVES] + \
-            [h.name for h in hostile.HOSTILE]
+    names = (
+        [m.name for m in mutants.MUTANTS]
+        + [a.name for a in alternatives.ALTERNATIVES]
+        + [h.name for h in hostile.HOSTILE]
+    )
     assert len(names) == len(set(names)), "duplicate catalogue names"
     assert len(mutants.MUTANTS) >= 30
     assert len(alternatives.ALTERNATIVES) >= 8
@@ -234,6 +249,7 @@ def test_catalogue_edits_apply(entry):
 
 # ---------------------------------------------------------------- mutants
 
+
 class GapStillOpen(AssertionError):
     """A catalogued grading gap is still there (the expected xfail)."""
 
@@ -251,14 +267,15 @@ def test_mutant_loses_exactly_its_questions(graded_static, m):
     if m.gap and report.score == 100:
         raise GapStillOpen(f"{m.name}: {m.gap}")
     assert lost(report) == set(m.loses), (
-        f"{m.name} ({m.bug}): expected to lose {sorted(m.loses)}, lost {sorted(lost(report))}\n"
-        f"{failures(report)}")
+        f"{m.name} ({m.bug}): expected to lose {sorted(m.loses)}, lost {sorted(lost(report))}\n{failures(report)}"
+    )
     for case in report.cases:
         if not case.passed:
             assert case.output.strip(), case
     failed_advisories = {c.name for c in report.cases if c.advisory and not c.passed}
     assert m.reported_by <= failed_advisories, (
-        f"{m.name}: advisories {sorted(m.reported_by - failed_advisories)} should report it")
+        f"{m.name}: advisories {sorted(m.reported_by - failed_advisories)} should report it"
+    )
 
 
 def _lost_only_on_hidden(report):
@@ -291,8 +308,12 @@ CAUSE_MESSAGE = {m.name: m.message for m in cause_catalogue.MUTANTS}
 
 def cause_lines(report):
     """case name -> the `Likely cause:` text under it."""
-    return {c.name: line[len(diagnose.PREFIX):] for c in report.cases
-            for line in c.output.splitlines()[1:] if line.startswith(diagnose.PREFIX)}
+    return {
+        c.name: line[len(diagnose.PREFIX) :]
+        for c in report.cases
+        for line in c.output.splitlines()[1:]
+        if line.startswith(diagnose.PREFIX)
+    }
 
 
 @pytest.mark.parametrize("m", [pytest.param(m, id=m.name) for m in mutants.MUTANTS if m.name in causes.DIAGNOSED])
@@ -317,17 +338,22 @@ def test_alternative_never_gets_a_cause(graded_static, alt):
 
 # ---------------------------------------------------------------- smallest failing input (issue 22)
 
+
 def smallest_lines(report):
     """case name -> its `Smallest failing input:` line."""
-    return {c.name: line for c in report.cases for line in c.output.splitlines()[1:]
-            if line.startswith(shrink_line.PREFIX)}
+    return {
+        c.name: line for c in report.cases for line in c.output.splitlines()[1:] if line.startswith(shrink_line.PREFIX)
+    }
 
 
 def _shown_candidate(case_name, text):
     """The candidate a line names (its call text is unique among the case's)."""
     hidden = REGISTRY_CASES[case_name].hidden
-    found = [c for c in shrink_candidates.candidates(REGISTRY_CASES[case_name])
-             if text[len(shrink_line.PREFIX):].startswith(shrink_line.call_text(c) + (": ", " (values")[hidden])]
+    found = [
+        c
+        for c in shrink_candidates.candidates(REGISTRY_CASES[case_name])
+        if text[len(shrink_line.PREFIX) :].startswith(shrink_line.call_text(c) + (": ", " (values")[hidden])
+    ]
     assert len(found) == 1, (case_name, text, found)
     return found[0]
 
@@ -346,8 +372,14 @@ def test_mutant_failing_gradient_cases_are_shrunk(graded_static, m, tmp_path):
     second-order evidence, grading/derived.py, has no failing input)."""
     report = report_of(graded_static, m.name)
     lines = smallest_lines(report)
-    failed = [c for c in report.cases if c.question == "backward" and not c.passed and not c.advisory
-              and derived.UNEARNED not in c.output.splitlines()[0]]
+    failed = [
+        c
+        for c in report.cases
+        if c.question == "backward"
+        and not c.passed
+        and not c.advisory
+        and derived.UNEARNED not in c.output.splitlines()[0]
+    ]
     assert failed, m.name
     missing = [c.name for c in failed if c.name not in lines]
     assert not missing, f"{m.name}: no smallest failing input for {missing}\n{failures(report, ['backward'])}"
@@ -355,8 +387,9 @@ def test_mutant_failing_gradient_cases_are_shrunk(graded_static, m, tmp_path):
     chosen = [_shown_candidate(name, text) for name, text in lines.items()]
     for c in chosen:  # no input has more entries than the case's own
         assert all(int(np.prod(s)) <= n for s, n in zip(c.shapes, _original_sizes(REGISTRY_CASES[c.case]))), c
-    dest = build.write_submission(tmp_path / m.name, build.apply_edits(build.reference_sources(),
-                                                                      canonical.BASE + m.edits))
+    dest = build.write_submission(
+        tmp_path / m.name, build.apply_edits(build.reference_sources(), canonical.BASE + m.edits)
+    )
     config = expected.settled(RunConfig())
     run = shrink_reference.evaluate({rel: dest / rel for rel in FILES}, config, chosen, TimeLimit(600, "a hang guard"))
     want = shrink_reference.load(config)
@@ -374,6 +407,7 @@ def test_alternative_never_gets_a_smallest_failing_input(graded_static, alt):
 
 
 # ---------------------------------------------------------------- alternatives
+
 
 @pytest.mark.parametrize("alt", [_mutant_param(a) for a in alternatives.ALTERNATIVES])
 def test_alternative_scores_100(graded_static, alt):
@@ -405,8 +439,14 @@ def _grade_hostile(group, dest, substitutions):
     files = {k: v for h in group for k, v in h.files(substitutions[h.name]).items()}
     report = _grade_sources(dest, edits, files, _hostile_config(group))
     alive = procs.processes()
-    return {h.name: (report, [(pid, cmd) for pid, (_, _, cmd) in alive.items()
-                              if substitutions[h.name]["@TOKEN@"] in cmd], group) for h in group}
+    return {
+        h.name: (
+            report,
+            [(pid, cmd) for pid, (_, _, cmd) in alive.items() if substitutions[h.name]["@TOKEN@"] in cmd],
+            group,
+        )
+        for h in group
+    }
 
 
 @pytest.fixture(scope="session")
@@ -418,16 +458,27 @@ def graded_hostile(request, handout_dir, tmp_path_factory):
     cache = str(expected.expected_dir(RunConfig()))
     entries = _selected(request, hostile.Hostile)
     shipped = hostile.shipped_answers(Assignment.hw1().handout)
-    subs = {h.name: {"@TOKEN@": f"vt-hostile-{h.name}-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
-                     "@CACHE@": cache, "@SHIPPED@": shipped} for h in entries}
+    subs = {
+        h.name: {
+            "@TOKEN@": f"vt-hostile-{h.name}-{uuid.uuid4().hex}",
+            "@ROOT@": str(grader.ROOT),
+            "@CACHE@": cache,
+            "@SHIPPED@": shipped,
+        }
+        for h in entries
+    }
     groups = hostile.bundles(entries)
     results = {}
     # Children this test process had before (e.g. multiprocessing's resource
     # tracker, started by an earlier test's process pool) are not leftovers.
     before = set(procs.descendants(os.getpid(), procs.processes()))
     with procs.subreaper():
-        outcomes = _grade_all({f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
-                               for k, g in enumerate(groups)})
+        outcomes = _grade_all(
+            {
+                f"bundle{k}": (lambda g=g, k=k: _grade_hostile(g, root / f"bundle{k}", subs))
+                for k, g in enumerate(groups)
+            }
+        )
         for outcome in outcomes.values():
             if isinstance(outcome, Exception):
                 raise outcome
@@ -454,10 +505,12 @@ def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
     # Graded together with `group`: the questions they attack are lost too,
     # every other question keeps full marks.
     expected_lost = set().union(*(g.must_zero for g in group)) | {
-        c.question for c in report.cases for g in group if g.lose_cases and re.search(g.lose_cases, c.name)}
+        c.question for c in report.cases for g in group if g.lose_cases and re.search(g.lose_cases, c.name)
+    }
     assert lost(report) == expected_lost, (
         f"{h.name} ({h.attack}): expected to lose exactly {sorted(expected_lost)}, lost "
-        f"{sorted(lost(report))}\n{failures(report)}")
+        f"{sorted(lost(report))}\n{failures(report)}"
+    )
     for case in report.cases:
         mine = bool(h.lose_cases) and case.question == (h.target or case.question)
         if mine:
@@ -465,7 +518,8 @@ def test_hostile_scores_0_where_it_attacks(graded_hostile, h):
         if (case.question in zero and case.max_score > 0) or (mine and not case.passed):
             # A hidden case names only the kind of failure (never the student's text).
             assert not case.passed and (case.hidden or re.search(h.message, case.output)), (
-                f"{h.name}: unclear message for {case.name}: {case.output!r} (want /{h.message}/)")
+                f"{h.name}: unclear message for {case.name}: {case.output!r} (want /{h.message}/)"
+            )
         if case.hidden and h.hidden_never:
             assert not re.search(h.hidden_never, case.output), f"{h.name}: {case.name} shows {case.output!r}"
 
@@ -481,13 +535,17 @@ def test_grader_healthy_after_hostile(graded_hostile):
 
 if __name__ == "__main__":  # python tests/test_verdicts.py [NAME...]: what each hostile run got
     import sys
+
     with tempfile.TemporaryDirectory() as tmp:
         for h in hostile.HOSTILE:
             if sys.argv[1:] and h.name not in sys.argv[1:]:
                 continue
-            subs = {"@TOKEN@": f"vt-{uuid.uuid4().hex}", "@ROOT@": str(grader.ROOT),
-                    "@CACHE@": str(expected.expected_dir(RunConfig())),
-                    "@SHIPPED@": hostile.shipped_answers(Assignment.hw1().handout)}
+            subs = {
+                "@TOKEN@": f"vt-{uuid.uuid4().hex}",
+                "@ROOT@": str(grader.ROOT),
+                "@CACHE@": str(expected.expected_dir(RunConfig())),
+                "@SHIPPED@": hostile.shipped_answers(Assignment.hw1().handout),
+            }
             report, survivors, _ = _grade_hostile([h], Path(tmp) / h.name, {h.name: subs})[h.name]
             print(h.name, scores(report), survivors)
             print(failures(report).splitlines()[:2])

@@ -6,21 +6,21 @@ grader: its score must be 100 in the default (contract) mode, exactly its
 listed advisory cases must fail, and in strict mode (an instructor's choice)
 those advisories do cost points.
 """
+
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from catalogue import build, course_style
 
 from grader.grading.report import case_results
 from grader.grading.report import results as report_mod
-from grader.shipped.cases import CASES, QUESTION, producers
-from grader.shipped.compare import Verdict
 from grader.grading.report.case_results import grade_cases
 from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Outcome
 from grader.grading.run.workers import QuestionRun
-from grader.grading.run.config import RunConfig
-
-from catalogue import build, course_style
+from grader.shipped.cases import CASES, QUESTION, producers
+from grader.shipped.compare import Verdict
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -63,7 +63,8 @@ def test_course_style_scores_100_with_its_advisories_listed(graded, entry):
     scored = {c.name: c.output for c in report.cases if not c.passed and not c.advisory}
     assert report.score == 100 and not scored, f"{entry.name} ({entry.why}): lost points on {scored}"
     assert _failed(report, True) == set(entry.advisories), (
-        f"{entry.name}: advisories failed {sorted(_failed(report, True))}, listed {sorted(entry.advisories)}")
+        f"{entry.name}: advisories failed {sorted(_failed(report, True))}, listed {sorted(entry.advisories)}"
+    )
     markdown = report_mod.markdown(report)
     if entry.advisories:
         assert report_mod.ADVISORY_TITLE in markdown
@@ -84,7 +85,9 @@ def test_strict_mode_scores_the_advisories(monkeypatch):
     """With --score-advisories, a failed advisory costs its question points;
     by default it costs nothing. Totals stay exact either way."""
     bad = next(c for c in CASES if c.advisory)
-    monkeypatch.setattr(case_results, "check", lambda case, e, a, test_set=None, drawn=False: Verdict(case.name != bad.name, "wrong"))
+    monkeypatch.setattr(
+        case_results, "check", lambda case, e, a, test_set=None, drawn=False: Verdict(case.name != bad.name, "wrong")
+    )
     ok = Outcome(True, value=1.0)
     runs = {q: QuestionRun(q, {c.name: ok for c in producers(q)}, "", "", "bwrap") for q in QUESTION}
     answers = {c.name: ok for c in CASES if c.fn is not None}

@@ -3,25 +3,27 @@ innermost frame in the function the case exercises (from its description,
 "Summation.gradient: ..."), else the innermost frame in the student's own
 code, skipping the code given with the assignment, with the line's text.
 Graded through the real sandboxed worker on catalogue-style submissions."""
+
 from pathlib import Path
 
 import pytest
-
-from grader.core.assignment import Assignment
-from grader.grading.run import expected
-from grader.grading.report import results as report
-from grader.grading.report.orchestrate import grade_submission
-from grader.grading.run.config import RunConfig
-from grader.core.markers import given_functions
-
 from catalogue import build, canonical, mutants
 from catalogue.build import AUTOGRAD, OPS, Body
+
+from grader.core.assignment import Assignment
+from grader.core.markers import given_functions
+from grader.grading.report import results as report
+from grader.grading.report.orchestrate import grade_submission
+from grader.grading.run import expected
+from grader.grading.run.config import RunConfig
 
 pytestmark = pytest.mark.sandbox
 
 FORGETS_RESHAPE = next(m for m in mutants.MUTANTS if m.name == "summation_gradient_forgets_reshape")
 BUGGY_LINE = "return broadcast_to(out_grad, node.inputs[0].shape)"
-BROADCAST_LINE = "return array_api.broadcast_to(a, self.shape)"  # the reference's BroadcastTo.compute, where numpy raises
+BROADCAST_LINE = (
+    "return array_api.broadcast_to(a, self.shape)"  # the reference's BroadcastTo.compute, where numpy raises
+)
 
 
 def write(dest: Path, edits) -> Path:
@@ -56,8 +58,10 @@ def test_where_names_the_line_in_the_function_under_test(forgets_reshape):
     compute = line_of(root, OPS, BROADCAST_LINE, after="class BroadcastTo(")
     case = next(c for c in rep.cases if c.name == "backward_summation_one_axis")
     assert not case.passed
-    assert f"(at {OPS}:{line} in Summation.gradient: {BUGGY_LINE}; " \
-           f"raised in ops_mathematic.py:{compute} in BroadcastTo.compute)" in case.output, case.output
+    assert (
+        f"(at {OPS}:{line} in Summation.gradient: {BUGGY_LINE}; "
+        f"raised in ops_mathematic.py:{compute} in BroadcastTo.compute)" in case.output
+    ), case.output
     assert f"{OPS}:{line} in Summation.gradient: {BUGGY_LINE}" in report.markdown(rep)
 
 
@@ -69,12 +73,16 @@ def test_where_follows_the_error_back_to_the_students_caller(forgets_reshape):
     line = line_of(root, OPS, BUGGY_LINE, after="class Summation(")
     compute = line_of(root, OPS, BROADCAST_LINE, after="class BroadcastTo(")
     by_name = {c.name: c.output for c in rep.cases}
-    assert f"(at {OPS}:{compute} in BroadcastTo.compute: {BROADCAST_LINE}; called from ops_mathematic.py:{line} " \
-           f"in Summation.gradient)" in by_name["softmax_loss_ndl_gradient"]
+    assert (
+        f"(at {OPS}:{compute} in BroadcastTo.compute: {BROADCAST_LINE}; called from ops_mathematic.py:{line} "
+        f"in Summation.gradient)" in by_name["softmax_loss_ndl_gradient"]
+    )
     # nn_epoch is the function under test: its line, then where the error came from.
     assert " in nn_epoch: " in by_name["nn_epoch_ndl_mnist_full"]
-    assert f"raised in ops_mathematic.py:{compute} in BroadcastTo.compute, called from ops_mathematic.py:{line} " \
-           f"in Summation.gradient)" in by_name["nn_epoch_ndl_mnist_full"]
+    assert (
+        f"raised in ops_mathematic.py:{compute} in BroadcastTo.compute, called from ops_mathematic.py:{line} "
+        f"in Summation.gradient)" in by_name["nn_epoch_ndl_mnist_full"]
+    )
 
 
 def test_where_skips_code_given_with_the_assignment(tmp_path):
@@ -97,8 +105,9 @@ def test_where_without_a_named_function_is_the_innermost_student_frame(tmp_path)
     line = line_of(root, AUTOGRAD, bad)
     caller = line_of(root, AUTOGRAD, "topo_sort_dfs(", after="def find_topo_sort(")
     assert problem.startswith("TypeError: unhashable type: 'list'"), problem
-    assert problem.endswith(f"(at {AUTOGRAD}:{line} in topo_sort_dfs: {bad}; "
-                            f"called from autograd.py:{caller} in find_topo_sort)"), problem
+    assert problem.endswith(
+        f"(at {AUTOGRAD}:{line} in topo_sort_dfs: {bad}; called from autograd.py:{caller} in find_topo_sort)"
+    ), problem
 
 
 def test_given_functions_are_those_without_student_code():

@@ -6,6 +6,7 @@ Workers that never end get 1 s; every other limit is a multiple of how long
 starting a sandboxed worker takes now (tests/baseline.py), so that a busy
 machine gives them longer rather than failing them.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,13 +23,12 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import baseline
 import numpy as np
 import pytest
 
 from grader import sandbox
 from grader.sandbox import Limits, read_json_safe, read_npy_safe
-
-import baseline
 
 pytestmark = pytest.mark.sandbox
 
@@ -63,8 +63,15 @@ def work():
 
 def run(name: str, args, work, tier, limits=None, **kw):
     _, student, out = work
-    return sandbox.run(FIXTURES / name, [str(a) for a in args], student_dir=student, out_dir=out,
-                       limits=limits or baseline.limits(ENDS, cpu_seconds=10), tier=tier, **kw)
+    return sandbox.run(
+        FIXTURES / name,
+        [str(a) for a in args],
+        student_dir=student,
+        out_dir=out,
+        limits=limits or baseline.limits(ENDS, cpu_seconds=10),
+        tier=tier,
+        **kw,
+    )
 
 
 def pids_with(marker: str) -> list[int]:
@@ -81,6 +88,7 @@ def pids_with(marker: str) -> list[int]:
 
 # ---------------------------------------------------------------- normal runs
 
+
 def test_probe_picks_the_strongest_working_tier(tier_problems):
     expected = next(t for t in sandbox.TIERS if not tier_problems[t])
     assert sandbox.probe() == expected
@@ -90,7 +98,11 @@ def test_normal_worker_writes_a_value_the_parent_reads(work, tier):
     res = run("ok_numpy.py", [work[2]], work, tier, limits=Limits())
     assert res.ok, res.log
     assert (res.tier, res.exit_code, res.signal, res.timed_out, res.reason) == (tier, 0, None, False, "")
-    assert "cwd /submission" in res.log if tier == "bwrap" else re.search(r"cwd /tmp/needle-run-[\w-]+/submission", res.log)
+    assert (
+        "cwd /submission" in res.log
+        if tier == "bwrap"
+        else re.search(r"cwd /tmp/needle-run-[\w-]+/submission", res.log)
+    )
     value = read_npy_safe(work[2] / "values.npy", 4096)
     np.testing.assert_array_equal(value, np.arange(6, dtype=np.float32).reshape(2, 3))
     assert value.dtype == np.float32
@@ -113,9 +125,11 @@ def test_concurrent_runs_get_their_own_uids(tier):
 def test_grader_crash_takes_the_worker_down(tier, work):
     """SIGKILL the process calling run(): its worker must not live on."""
     marker = f"sandbox-orphan-{uuid.uuid4().hex}"
-    code = ("import sys; from pathlib import Path; from grader import sandbox; "
-            f"sandbox.run(Path({str(FIXTURES / 'sleep.py')!r}), [{marker!r}], student_dir=Path({str(work[1])!r}), "
-            f"out_dir=Path({str(work[2])!r}), tier={tier!r})")
+    code = (
+        "import sys; from pathlib import Path; from grader import sandbox; "
+        f"sandbox.run(Path({str(FIXTURES / 'sleep.py')!r}), [{marker!r}], student_dir=Path({str(work[1])!r}), "
+        f"out_dir=Path({str(work[2])!r}), tier={tier!r})"
+    )
     grader = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parents[2])
     workers = lambda: [pid for pid in pids_with(marker) if pid != grader.pid]  # noqa: E731
     # Kill the grader once the worker itself runs, not while its namespace
@@ -172,6 +186,7 @@ def test_unknown_tier_is_a_clear_error(work):
 
 # ---------------------------------------------------------------- time
 
+
 @pytest.mark.parametrize("script", ["spin.py", "sleep.py"])
 def test_timeout_kills_the_worker_with_a_clear_reason(work, tier, script):
     res = run(script, [], work, tier, limits=SHORT)
@@ -198,8 +213,12 @@ def test_setsid_daemon_is_dead_when_run_returns(work, tier):
 def test_daemon_detector_sees_an_unsandboxed_daemon():
     """Control for the test above: without the sandbox the daemon survives."""
     marker = f"sandbox-daemon-{uuid.uuid4().hex}"
-    subprocess.run([sys.executable, "-I", str(FIXTURES / "daemon.py"), marker], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-I", str(FIXTURES / "daemon.py"), marker],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 5
     while not (survivors := pids_with(marker)) and time.monotonic() < deadline:
         time.sleep(0.02)  # the grandchild may not have exec'd yet
@@ -218,11 +237,14 @@ def test_fork_bomb_is_contained(work, tier):
 
 # ---------------------------------------------------------------- memory, crashes, output
 
+
 def test_memory_hog_fails_and_is_reported(work, tier):
     res = run("memhog.py", [], work, tier, limits=baseline.limits(ENDS, memory_mb=256))
     assert not res.ok and not res.timed_out
-    assert res.reason in ("memory limit (256 MB for all the worker's processes together): killed",
-                          "memory limit (256 MB): MemoryError")
+    assert res.reason in (
+        "memory limit (256 MB for all the worker's processes together): killed",
+        "memory limit (256 MB): MemoryError",
+    )
 
 
 def test_segfault_is_reported_as_a_crash(work, tier):
@@ -253,6 +275,7 @@ def test_file_size_limit_caps_out_dir_files(work, tier):
 
 
 # ---------------------------------------------------------------- isolation
+
 
 def test_worker_cannot_kill_the_parent(work, tier):
     if not ROOT and tier == "rlimit":
@@ -324,6 +347,7 @@ def test_out_dir_is_private_to_the_parent_after_run(work, tier):
 
 # ---------------------------------------------------------------- readers
 
+
 def test_planted_traps_are_refused_or_removed(work):
     root, _, out = work
     secret = root / "secret.json"
@@ -331,8 +355,10 @@ def test_planted_traps_are_refused_or_removed(work):
     res = run("plant.py", [out, secret], work, sandbox.probe(), limits=baseline.limits(2 * ENDS, out_dir_files=10_000))
     assert "planted" in res.log, res.log
     cases = {
-        "objects.npy": "dtype object refused", "pickle.npy": "not a valid .npy file",
-        "big.npy": "over the 1048576-byte cap", "liar.npy": "header says (1099511627776,)",
+        "objects.npy": "dtype object refused",
+        "pickle.npy": "not a valid .npy file",
+        "big.npy": "over the 1048576-byte cap",
+        "liar.npy": "header says (1099511627776,)",
     }
     for name, message in cases.items():
         with pytest.raises(ValueError, match=re.escape(message)):

@@ -9,6 +9,7 @@ the worker fixtures leave_state.py, fill_parallel.py and syscalls.py.
 Every attack has a control: the same attack with the defence that stops it
 turned off succeeds, through the same channel the test reads.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,13 @@ def attack(place: tuple[str, str], names: str, weaken: str = "") -> dict:
     """What each attack in `names` (comma-separated) got in `place`."""
     setting, tier = place
     prefix = NO_SYS_ADMIN if setting == "no CAP_SYS_ADMIN" else []
-    proc = subprocess.run([*prefix, sys.executable, str(SCENARIO), tier, names, *([weaken] if weaken else [])],
-                          capture_output=True, text=True, timeout=900, cwd=SCENARIO.parent)
+    proc = subprocess.run(
+        [*prefix, sys.executable, str(SCENARIO), tier, names, *([weaken] if weaken else [])],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=SCENARIO.parent,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     if not report["available"]:
@@ -64,6 +70,7 @@ def same_uid(report: dict) -> None:
 
 
 # ---------------------------------------------------------------- the attacks fail
+
 
 def test_the_filter_refuses_each_family_and_keeps_what_a_worker_needs(attacked):
     log = logs(attacked[1]["syscalls"])[0]
@@ -115,6 +122,7 @@ def test_sixteen_parallel_writers_stay_within_the_output_limit(attacked):
 
 
 # ---------------------------------------------------------------- controls: each defence is what stops its attack
+
 
 def test_control_a_stashed_key_is_read_back_without_filter_and_teardown():
     report = attack(WEAKEST, "keyring", "seccomp,teardown")["keyring"]

@@ -1,6 +1,7 @@
 """Capped folders (grader/sandbox/disk.py): a tmpfs refuses what is past
 its limit by itself, is sized to what was copied in, and is unmounted with
 its stage, a stage left by a dead grader included."""
+
 from __future__ import annotations
 
 import errno

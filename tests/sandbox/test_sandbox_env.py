@@ -2,6 +2,7 @@
 of the Python it was copied from, tkinter included, and the packages the
 assignment declares in assignment.toml's [environment], installed by pip
 apart from the grader's own venv."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -74,9 +75,15 @@ def run_script(tmp_path: Path, text: str, args: list[str], result: str, tier=Non
     (tmp_path / "runner" / "script.py").write_text(text)
     (tmp_path / "student").mkdir()
     out = sandbox.make_out_dir(tmp_path)
-    res = sandbox.run(tmp_path / "runner" / "script.py", [sandbox.OUT, *args], student_dir=tmp_path / "student",
-                      out_dir=out, limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120), tier=tier,
-                      packages=packages)
+    res = sandbox.run(
+        tmp_path / "runner" / "script.py",
+        [sandbox.OUT, *args],
+        student_dir=tmp_path / "student",
+        out_dir=out,
+        limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120),
+        tier=tier,
+        packages=packages,
+    )
     assert res.ok, (res.reason, res.log[-2000:])
     return json.loads((out / result).read_text())
 
@@ -86,12 +93,19 @@ def host_imports(tmp_path_factory) -> set[str]:
     """The standard-library modules that import on the host, in a plain subprocess."""
     tmp = tmp_path_factory.mktemp("host-stdlib")
     (tmp / "script.py").write_text(IMPORT_STDLIB)
-    subprocess.run([sys.executable, "-I", str(tmp / "script.py"), str(tmp), json.dumps(NOT_IMPORTED)],
-                   cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, timeout=300, check=True)
+    subprocess.run(
+        [sys.executable, "-I", str(tmp / "script.py"), str(tmp), json.dumps(NOT_IMPORTED)],
+        cwd=tmp,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
+        check=True,
+    )
     return set(json.loads((tmp / "imported.json").read_text()))
 
 
 # ---------------------------------------------------------------- the standard library
+
 
 def test_the_sandbox_imports_every_stdlib_module_the_host_does(tmp_path, tier, host_imports):
     inside = set(run_script(tmp_path, IMPORT_STDLIB, [json.dumps(NOT_IMPORTED)], "imported.json", tier=tier))
@@ -104,8 +118,10 @@ def test_tkinter_imports_in_the_sandbox_as_on_the_host(tmp_path, host_imports):
     """A student's stray `from tkinter import NO` (an IDE's auto-import) must not cost the grade."""
     if "tkinter" not in host_imports:
         pytest.skip("this host's Python has no working tkinter (no _tkinter or no Tcl/Tk libraries)")
-    script = ("import json, os, sys\nfrom tkinter import NO\nimport _tkinter\n"
-              "json.dump({'NO': NO, 'tk': _tkinter.TK_VERSION}, open(os.path.join(sys.argv[1], 'tk.json'), 'w'))\n")
+    script = (
+        "import json, os, sys\nfrom tkinter import NO\nimport _tkinter\n"
+        "json.dump({'NO': NO, 'tk': _tkinter.TK_VERSION}, open(os.path.join(sys.argv[1], 'tk.json'), 'w'))\n"
+    )
     assert run_script(tmp_path, script, [], "tk.json")["NO"] == 0  # tkinter.constants: NO = FALSE = 0
 
 
@@ -165,6 +181,7 @@ def test_the_workers_sys_path_is_decided_not_inherited_from_the_hosts_site(tmp_p
 
 # ---------------------------------------------------------------- the course's packages
 
+
 def test_the_worker_imports_the_declared_numpy_not_the_graders(tmp_path):
     declared = dict(p.split("==") for p in HW1.packages)
     seen = run_script(tmp_path, REPORT_NUMPY, [], "numpy.json")
@@ -216,6 +233,7 @@ def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
         builds.append(dest)
         time.sleep(0.3)
         (dest / "made").write_text("x")
+
     threads = [threading.Thread(target=env._cached, args=("python-test", slow_build)) for _ in range(3)]
     for t in threads:
         t.start()

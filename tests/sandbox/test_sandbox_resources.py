@@ -1,6 +1,7 @@
 """Resources by use, per submission: memory counted over all of a run's
 processes by what they really use (a control group), CPU shared fairly
 between submissions however many processes one starts."""
+
 from __future__ import annotations
 
 import shutil
@@ -9,13 +10,12 @@ import threading
 import time
 from pathlib import Path
 
+import baseline
 import pytest
 
 from grader import sandbox
 from grader.grading.run import config as run_config
 from grader.sandbox.cgroup import Group, layout
-
-import baseline
 
 pytestmark = pytest.mark.sandbox
 
@@ -33,8 +33,9 @@ def student():
 def run(name, args, student, limits, group=None):
     out = sandbox.make_out_dir(student)
     try:
-        return sandbox.run(FIXTURES / name, [str(a) for a in args], student_dir=student, out_dir=out,
-                           limits=limits, group=group)
+        return sandbox.run(
+            FIXTURES / name, [str(a) for a in args], student_dir=student, out_dir=out, limits=limits, group=group
+        )
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -76,8 +77,9 @@ def starve(student, use_groups: bool) -> tuple[float, float]:
     alone = honest(student)
     groups = [Group.create() if use_groups else None for _ in range(2)]
     # The hog spins until its limit: past the second below and all of the honest run's.
-    hog = threading.Thread(target=run, args=("spin_many.py", [24], student,
-                                             baseline.limits(1.5 * HONEST, processes=40), groups[0]))
+    hog = threading.Thread(
+        target=run, args=("spin_many.py", [24], student, baseline.limits(1.5 * HONEST, processes=40), groups[0])
+    )
     hog.start()
     try:
         time.sleep(1.0)  # the loops are running
@@ -112,7 +114,9 @@ def _fork_in(group) -> int:
     code = "import os\ntry:\n    pid = os.fork()\nexcept OSError:\n    raise SystemExit(3)\nif pid == 0:\n    os._exit(0)\nos.wait()"
     import subprocess
     import sys
+
     from grader.sandbox.cgroup import join
+
     return subprocess.run([sys.executable, "-c", code], preexec_fn=lambda: join(group.procs_files())).returncode
 
 

@@ -10,6 +10,7 @@ anywhere but its output folder, and must not see through a link in its
 submission copy. A tier that cannot promise this must say so
 (security_problem), and then `grade` refuses without --insecure.
 """
+
 from __future__ import annotations
 
 import json
@@ -67,11 +68,20 @@ def arena():
     open_dir.chmod(0o1777)
     tag = uuid.uuid4().hex[:8]
     targets = {
-        "read": [str(REFERENCE / "apps" / "simple_ml.py"), str(secrets / ".grader-cache" / "answers.json"),
-                 str(ROOT / "grader" / "sandbox" / "__init__.py"), str(repo / "grader" / "sandbox" / "__init__.py"),
-                 str(secrets / "other-submission" / "autograd.py")],
-        "write": [str(repo / "grader" / f"pwned-{tag}.py"), str(open_dir / f"pwned-{tag}"),
-                  f"/tmp/pwned-{tag}", f"/var/tmp/pwned-{tag}", f"/dev/shm/pwned-{tag}"],
+        "read": [
+            str(REFERENCE / "apps" / "simple_ml.py"),
+            str(secrets / ".grader-cache" / "answers.json"),
+            str(ROOT / "grader" / "sandbox" / "__init__.py"),
+            str(repo / "grader" / "sandbox" / "__init__.py"),
+            str(secrets / "other-submission" / "autograd.py"),
+        ],
+        "write": [
+            str(repo / "grader" / f"pwned-{tag}.py"),
+            str(open_dir / f"pwned-{tag}"),
+            f"/tmp/pwned-{tag}",
+            f"/var/tmp/pwned-{tag}",
+            f"/dev/shm/pwned-{tag}",
+        ],
     }
     yield base, repo, student, targets
     shutil.rmtree(base, ignore_errors=True)
@@ -81,10 +91,20 @@ def scenario(setting: str, arena) -> dict:
     base, repo, student, targets = arena
     env_dir = environment()  # a copied interpreter any uid can run (the venv may sit under /root)
     # (its numpy named explicitly: a copy of Debian's python3 never looks in site-packages by itself)
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LD_LIBRARY_PATH": str(env_dir / "lib"),
-           "PYTHONPATH": str(site_packages(env_dir))}
-    cmd = [*SETTINGS[setting], str(env_dir / "bin" / "python3"), str(repo / "fixtures" / "tier_scenario.py"),
-           str(repo), str(student), json.dumps(targets)]
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LD_LIBRARY_PATH": str(env_dir / "lib"),
+        "PYTHONPATH": str(site_packages(env_dir)),
+    }
+    cmd = [
+        *SETTINGS[setting],
+        str(env_dir / "bin" / "python3"),
+        str(repo / "fixtures" / "tier_scenario.py"),
+        str(repo),
+        str(student),
+        json.dumps(targets),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd="/", timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -136,8 +156,13 @@ def test_the_attack_reads_and_writes_without_the_sandbox(arena, tmp_path):
     _, _, student, targets = arena
     work = tmp_path / "cwd"
     shutil.copytree(student, work, symlinks=True)
-    proc = subprocess.run([sys.executable, str(FIXTURES / "tier_attack.py"), str(tmp_path), json.dumps(targets)],
-                          cwd=work, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(FIXTURES / "tier_attack.py"), str(tmp_path), json.dumps(targets)],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     try:
         for path in targets["read"]:
             assert f"READ {path}" in proc.stdout

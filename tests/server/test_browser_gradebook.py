@@ -8,6 +8,7 @@ The 1400 px one is also the docs' picture of the gradebook (docs/img/gradebook.p
 committed): UPDATE_DOCS_IMG=1 copies the fresh one there, and every run checks
 the committed copy is a screenshot of the same width.
 """
+
 import datetime as dt
 import os
 import shutil
@@ -42,9 +43,13 @@ def submit(server, who, problem, values):
 def batch_outdir(root: Path) -> Path:
     """A grade-batch --out folder: alice (who also has an account) and zed (who has none)."""
     C = report.CaseResult
-    people = {"alice": [C("forward_divide", "forward", "Q1.1", 5.0, 5.0, True, "EWiseDiv ok", False),
-                        C("forward_exp", "forward", "Q1.2", 0.0, 5.0, False, "Exp: max error 0.3 > 1e-05", False)],
-              "zed": [C("forward_exp", "forward", "Q1.1", 10.0, 10.0, True, "Exp ok", False)]}
+    people = {
+        "alice": [
+            C("forward_divide", "forward", "Q1.1", 5.0, 5.0, True, "EWiseDiv ok", False),
+            C("forward_exp", "forward", "Q1.2", 0.0, 5.0, False, "Exp: max error 0.3 > 1e-05", False),
+        ],
+        "zed": [C("forward_exp", "forward", "Q1.1", 10.0, 10.0, True, "Exp ok", False)],
+    }
     for name, cases in people.items():
         (root / name).mkdir(parents=True)
         rep = report.Report(name, tuple(cases), report.question_scores(cases, QUESTIONS), "bwrap", 1.0)
@@ -57,38 +62,73 @@ def batch_outdir(root: Path) -> Path:
 def srv(tmp_path_factory):
     root = tmp_path_factory.mktemp("browser")
     server = Server(root / "grader.db")
-    server.keys = {name: add_user(server.db_url, name, role) for name, role in
-                   [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("<b>eve</b>", "student"),
-                    (LONG, "student")]}
+    server.keys = {
+        name: add_user(server.db_url, name, role)
+        for name, role in [
+            ("prof", "instructor"),
+            ("alice", "student"),
+            ("bob", "student"),
+            ("<b>eve</b>", "student"),
+            (LONG, "student"),
+        ]
+    }
     server.start()
     prof, soon = server.keys["prof"], (dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)).isoformat()
-    pid = server.post("publish", prof, [enc(np.eye(2)), 2.0], assignment="hw1", problem="forward",
-                      weight="10", deadline=soon).json()["publication_id"]
-    assert server.post("publish_notes", prof, [{"name": "matmul", "description": "ndl.matmul(A, B)"},
-                                               {"name": "exp", "description": "ndl.exp(<x>)"}],
-                       publication_id=pid).status_code == 200
+    pid = server.post(
+        "publish", prof, [enc(np.eye(2)), 2.0], assignment="hw1", problem="forward", weight="10", deadline=soon
+    ).json()["publication_id"]
+    assert (
+        server.post(
+            "publish_notes",
+            prof,
+            [{"name": "matmul", "description": "ndl.matmul(A, B)"}, {"name": "exp", "description": "ndl.exp(<x>)"}],
+            publication_id=pid,
+        ).status_code
+        == 200
+    )
     server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", weight="25")
-    submit(server, "alice", "forward", [enc(np.eye(2)), 2.0])          # 2/2
-    submit(server, "alice", "backward", [1.0, 2.0, 0.0, 0.0])           # 2/4
-    submit(server, "bob", "forward", [enc(np.zeros((2, 2))), 2.0])      # 1/2
-    submit(server, "bob", "backward", [1.0, 0.0, 0.0, 0.0])             # 1/4
+    submit(server, "alice", "forward", [enc(np.eye(2)), 2.0])  # 2/2
+    submit(server, "alice", "backward", [1.0, 2.0, 0.0, 0.0])  # 2/4
+    submit(server, "bob", "forward", [enc(np.zeros((2, 2))), 2.0])  # 1/2
+    submit(server, "bob", "backward", [1.0, 0.0, 0.0, 0.0])  # 1/4
     # Lateness is judged from each answer's arrival against the deadline in force now: a deadline set
     # to this moment leaves the answers above on time and makes the ones below late.
     past = dt.datetime.now(dt.timezone.utc).isoformat()
     server.post("publish", prof, [1.0, 2.0, 3.0, 4.0], assignment="hw1", problem="backward", deadline=past)
-    submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])             # 3/4, late
-    submit(server, LONG, "backward", [1.0, 0.0, 0.0, 0.0])              # 1/4, late
+    submit(server, "bob", "backward", [1.0, 2.0, 3.0, 0.0])  # 3/4, late
+    submit(server, LONG, "backward", [1.0, 0.0, 0.0, 0.0])  # 1/4, late
     # topo_sort's own deadline has passed; forward's (in two hours) has not
     server.post("publish", prof, [1.0] * 7, assignment="hw1", problem="topo_sort", weight="20", deadline=past)
-    submit(server, LONG, "topo_sort", [1.0] + [2.0] * 6)                # 1/7, late
+    submit(server, LONG, "topo_sort", [1.0] + [2.0] * 6)  # 1/7, late
     server.forward_due = dt.datetime.fromisoformat(soon).strftime("%Y-%m-%d %H:%M UTC")
-    r = subprocess.run([sys.executable, "-m", "grader", "import-batch", str(batch_outdir(root / "out")),
-                        "--db", server.db_url, "--create-missing"], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "import-batch",
+            str(batch_outdir(root / "out")),
+            "--db",
+            server.db_url,
+            "--create-missing",
+        ],
+        cwd=REPO,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     # Both channels count here, as declared (the default, a sandboxed grade over the server's cases,
     # is test_server_policy's): the page shows each source's best
-    r = subprocess.run([sys.executable, "-m", "grader", "policy", "set", "--counts", "best of both",
-                        "--db", server.db_url], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader", "policy", "set", "--counts", "best of both", "--db", server.db_url],
+        cwd=REPO,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     ARTIFACTS.mkdir(exist_ok=True)
     yield server
@@ -108,10 +148,13 @@ def page(browser, srv):
             return r.continue_()
         pg.outside.append(r.request.url)
         return r.abort()
+
     pg.route("**/*", route)
     # Script errors and CSP violations; an HTTP error status of a page is tested where expected.
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error"
-          and "Failed to load resource" not in m.text else None)
+    pg.on(
+        "console",
+        lambda m: pg.errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
+    )
     yield pg
     assert pg.outside == [] and pg.errors == []
     for key in srv.keys.values():  # no page ever shows a key
@@ -151,15 +194,27 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
     assert page.url == srv.url + "gradebook"
     heads = page.locator("#gradebook thead th").all_inner_texts()
     assert [" ".join(h.split()) for h in heads] == [
-        "student", "hw1/forward /10", "hw1/backward /25", "hw1/topo_sort /20", "hw1/compute_gradient /25",
-        "hw1/softmax_loss_ndl /10", "hw1/nn_epoch_ndl /10", "total /100", "on time", "late", "last submission"]
+        "student",
+        "hw1/forward /10",
+        "hw1/backward /25",
+        "hw1/topo_sort /20",
+        "hw1/compute_gradient /25",
+        "hw1/softmax_loss_ndl /10",
+        "hw1/nn_epoch_ndl /10",
+        "total /100",
+        "on time",
+        "late",
+        "last submission",
+    ]
     rows = table(page)
     assert list(rows) == ["<b>eve</b>", "alice", "bob", LONG, "zed"]  # names are escaped, not rendered as HTML
     # Points: alice has forward 100% of 10 on the server (50% imported: the best counts), backward
     # 50% of 25, the rest 0 from the imported result; weights 10, 25, 20 from the server, 25, 10, 10 imported
     assert rows["alice"][:3] == ["10", "12.5", "0"] and rows["alice"][6:8] == ["22.5", "22.5"]
     alice = page.locator("#gradebook tr.student", has_text="alice").locator("td")
-    assert alice.nth(2).get_attribute("title") == "50% (2 of 4 cases); counted: server s2"  # percent and source on hover
+    assert (
+        alice.nth(2).get_attribute("title") == "50% (2 of 4 cases); counted: server s2"
+    )  # percent and source on hover
     assert alice.nth(7).get_attribute("title") == "22.5%"
     # bob: backward 75% came late (18.75 points), on time only 25% (6.25): his on-time total drops
     assert rows["bob"][1].split() == ["18.75", "late"] and rows["bob"][6:9] == ["23.75", "11.25", "hw1/backward"]
@@ -174,8 +229,10 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
     # cases grouped by pass rate, failing first and open; the passing groups collapsed
     groups = forward.locator("details.group")
     assert [" ".join(g.split()) for g in groups.locator("summary").all_inner_texts()] == [
-        "failed by 1 of 2 students (50%): 2 cases", "passed by all 2 who tried: 1 case",
-        "passed by all 1 who tried: 1 case"]
+        "failed by 1 of 2 students (50%): 2 cases",
+        "passed by all 2 who tried: 1 case",
+        "passed by all 1 who tried: 1 case",
+    ]
     assert [g.get_attribute("open") is not None for g in groups.all()] == [True, False, False]
     failing = groups.first.locator("table.failures tr").all_inner_texts()
     assert failing[1].startswith("case 0: matmul\tserver\t50% (1/2)\tndl.matmul(A, B)")
@@ -185,8 +242,10 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
     assert "ndl.exp(<x>)" in groups.nth(1).inner_text()
     # six cases failed alike (as an empty submission fails them all): one group, collapsed
     topo = page.locator("section.question").nth(2)
-    assert topo.locator("details.group summary").all_inner_texts() == ["failed by 1 of 1 students (100%): 6 cases",
-                                                                       "passed by all 1 who tried: 1 case"]
+    assert topo.locator("details.group summary").all_inner_texts() == [
+        "failed by 1 of 1 students (100%): 6 cases",
+        "passed by all 1 who tried: 1 case",
+    ]
     assert topo.locator("details.group[open]").count() == 0
     shot(page, "gradebook-desktop")
 
@@ -194,8 +253,10 @@ def test_instructor_gradebook_has_both_sources_charts_and_failures(page, srv):
 def test_gradebook_fits_1400px_with_its_last_column_visible(page, srv):
     page.set_viewport_size(WIDE)
     log_in(page, srv, "prof")
-    scroller = page.evaluate("(() => { const s = document.getElementById('gradebook').parentElement;"
-                             " return [s.scrollWidth, s.clientWidth]; })()")
+    scroller = page.evaluate(
+        "(() => { const s = document.getElementById('gradebook').parentElement;"
+        " return [s.scrollWidth, s.clientWidth]; })()"
+    )
     assert scroller[0] <= scroller[1], scroller  # nothing to scroll to: no column is cut off
     lasts = [page.locator("#gradebook thead th").last] + page.locator("#gradebook tr.student td:last-child").all()
     assert len(lasts) == 6
@@ -281,8 +342,12 @@ def test_student_sees_only_their_own_results_with_reasons(page, srv):
     scores = page.inner_text("#scores")
     assert "hw1/forward\t2 / 2\t100%" in scores and "hw1/backward\t2 / 4\t50%" in scores
     # each question's own deadline: forward's is ahead, backward's has passed, compute_gradient has none
-    deadlines = dict(zip(page.locator("#scores td:first-child").all_inner_texts(),
-                         page.locator("#scores td.deadline").all_inner_texts()))
+    deadlines = dict(
+        zip(
+            page.locator("#scores td:first-child").all_inner_texts(),
+            page.locator("#scores td.deadline").all_inner_texts(),
+        )
+    )
     assert deadlines["hw1/forward"] == srv.forward_due and deadlines["hw1/compute_gradient"] == "-"
     assert deadlines["hw1/backward"] < srv.forward_due and deadlines["hw1/backward"] == deadlines["hw1/topo_sort"]
     # two on the server, and the imported result's six questions
@@ -328,4 +393,3 @@ def test_sign_out_ends_the_session(page, srv):
     page.click("nav button")
     page.wait_for_load_state()
     assert page.goto(srv.url + "me").url == srv.url + "login"
-

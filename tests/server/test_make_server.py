@@ -1,4 +1,5 @@
 """`make serve` says which pages to open; `make publish` never shows the key."""
+
 import os
 import signal
 import subprocess
@@ -17,15 +18,27 @@ SECRET = "mg_make_test_secret_key_0123456789"
 
 
 def make(*args, **env):
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=REPO, env=child_env(**env),
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        ["make", "--no-print-directory", *args],
+        cwd=REPO,
+        env=child_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_make_serve_prints_the_pages_to_open(tmp_path):
     port = free_port()
-    proc = subprocess.Popen(["make", "--no-print-directory", "serve", f"DB=sqlite:///{tmp_path / 'g.db'}",
-                             f"PORT={port}"], cwd=REPO, env=child_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "serve", f"DB=sqlite:///{tmp_path / 'g.db'}", f"PORT={port}"],
+        cwd=REPO,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         lines = [proc.stdout.readline() for _ in range(5)]
         base = f"http://127.0.0.1:{port}/"
@@ -70,6 +83,7 @@ def test_make_publish_takes_the_key_from_the_environment_too(srv):
 
 def test_make_publish_without_a_key_shows_usage():
     env = {k: v for k, v in child_env().items() if k != "MUGRADE_KEY"}
-    r = subprocess.run(["make", "--no-print-directory", "publish"], cwd=REPO, env=env, capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        ["make", "--no-print-directory", "publish"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 2 and "usage: make publish KEY=instructor-key" in r.stdout

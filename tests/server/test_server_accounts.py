@@ -1,6 +1,7 @@
 """Accounts a course can run: `grader users list|reissue-key|revoke|remove` against a
 running server (a key ended is refused at once, and so are its sessions), the TA
 role (reads, changes nothing), and `users import` syncing a roster."""
+
 import subprocess
 import sys
 import time
@@ -16,16 +17,24 @@ pytestmark = pytest.mark.server
 
 
 def grader(*args):
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=REPO, env=child_env(), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=REPO, env=child_env(), capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory):
     server = Server(tmp_path_factory.mktemp("accounts") / "grader.db")
-    server.keys = {name: add_user(server.db_url, name, role) for name, role in
-                   [("prof", "instructor"), ("tess", "ta"), ("alice", "student"), ("bob", "student"),
-                    ("cy", "student")]}
+    server.keys = {
+        name: add_user(server.db_url, name, role)
+        for name, role in [
+            ("prof", "instructor"),
+            ("tess", "ta"),
+            ("alice", "student"),
+            ("bob", "student"),
+            ("cy", "student"),
+        ]
+    }
     server.start()
     assert server.post("publish", server.keys["prof"], [1.0], assignment="hw1", problem="p").status_code == 200
     yield server
@@ -47,7 +56,7 @@ def page(session, srv, path) -> tuple:
     while True:
         r = session.get(srv.url + path.lstrip("/"), timeout=10)
         if r.status_code != 429:
-            return r.status_code, r.url[len(srv.url) - 1:]
+            return r.status_code, r.url[len(srv.url) - 1 :]
         time.sleep(float(r.headers.get("retry-after", 1)))
 
 
@@ -61,8 +70,12 @@ def test_list_shows_every_account_and_never_a_key(srv):
     lines = run.stdout.splitlines()
     assert lines[0] == "name,role,email,status,created"
     assert [line.split(",")[:4] for line in lines[1:]] == [
-        ["prof", "instructor", "", "active"], ["alice", "student", "", "active"], ["bob", "student", "", "active"],
-        ["cy", "student", "", "active"], ["tess", "ta", "", "active"]]
+        ["prof", "instructor", "", "active"],
+        ["alice", "student", "", "active"],
+        ["bob", "student", "", "active"],
+        ["cy", "student", "", "active"],
+        ["tess", "ta", "", "active"],
+    ]
     assert "mg_" not in run.stdout
 
 
@@ -94,28 +107,40 @@ def test_revoke_ends_a_key_until_one_is_reissued(srv):
 def test_remove_keeps_history_and_never_frees_the_name(srv, tmp_path):
     key = srv.keys["cy"]
     assert submit(srv, key) == 200
-    before = db_rows(srv.db_url, "select count(*) from submissions where user_id = "
-                                 "(select id from users where name = 'cy')")
+    before = db_rows(
+        srv.db_url, "select count(*) from submissions where user_id = (select id from users where name = 'cy')"
+    )
     run = users(srv, "remove", "cy")
     assert run.returncode == 0 and run.stdout == "removed cy: signed out, history kept, the name stays taken\n"
     assert submit(srv, key) == 401
-    assert db_rows(srv.db_url, "select count(*) from submissions where user_id = "
-                               "(select id from users where name = 'cy')") == before != [(0,)]
+    assert (
+        db_rows(srv.db_url, "select count(*) from submissions where user_id = (select id from users where name = 'cy')")
+        == before
+        != [(0,)]
+    )
     again = users(srv, "add", "Cy")
     assert again.returncode == 1 and again.stdout == ""
-    assert again.stderr == ("grader users: name 'Cy' is already account 'cy' (removed: its name is never reused) "
-                            "(ignoring case and Unicode form); pick another, or leave that person's account as it is\n")
+    assert again.stderr == (
+        "grader users: name 'Cy' is already account 'cy' (removed: its name is never reused) "
+        "(ignoring case and Unicode form); pick another, or leave that person's account as it is\n"
+    )
     for action in ("reissue-key", "revoke", "remove"):
         refused = users(srv, action, "cy")
         assert refused.returncode == 1 and "was removed" in refused.stderr and refused.stderr.count("\n") == 1
     assert "cy,student,,removed," in users(srv, "list").stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["revoke", "nobody"], "grader users: no account named 'nobody'; `grader users list` shows every account\n"),
-    (["revoke", "bo\u200bb"], "grader users: name 'bo\\u200bb' holds the invisible character U+200B ZERO WIDTH "
-                              "SPACE; type the name as `grader users list` shows it\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["revoke", "nobody"], "grader users: no account named 'nobody'; `grader users list` shows every account\n"),
+        (
+            ["revoke", "bo\u200bb"],
+            "grader users: name 'bo\\u200bb' holds the invisible character U+200B ZERO WIDTH "
+            "SPACE; type the name as `grader users list` shows it\n",
+        ),
+    ],
+)
 def test_a_bad_name_is_one_line(srv, args, message):
     run = users(srv, *args)
     assert (run.returncode, run.stdout, run.stderr) == (1, "", message)
@@ -137,13 +162,20 @@ def test_a_ta_reads_the_gradebook_and_student_pages_and_changes_nothing(srv):
 
 # --- roster sync -----------------------------------------------------------------
 
+
 @pytest.fixture
 def db(tmp_path):
     url = f"sqlite:///{tmp_path / 'g.db'}"
-    for name, role, email in (("prof", "instructor", "p@uni.edu"), ("alice", "student", "a@uni.edu"),
-                              ("bob", "student", None), ("carol", "student", None)):
-        assert grader("users", "add", name, "--role", role, *(["--email", email] if email else []),
-                      "--db", url).returncode == 0
+    for name, role, email in (
+        ("prof", "instructor", "p@uni.edu"),
+        ("alice", "student", "a@uni.edu"),
+        ("bob", "student", None),
+        ("carol", "student", None),
+    ):
+        assert (
+            grader("users", "add", name, "--role", role, *(["--email", email] if email else []), "--db", url).returncode
+            == 0
+        )
     return url
 
 
@@ -153,28 +185,40 @@ def accounts(db):
 
 def test_a_roster_syncs_adds_updates_and_lists_the_missing_without_removing(db, tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("name,role,email\nAlice,student,alice@uni.edu\nbob,,\ndan,,dan@uni.edu\nTess,ta,\n"
-                      "prof,instructor,\n")
+    roster.write_text(
+        "name,role,email\nAlice,student,alice@uni.edu\nbob,,\ndan,,dan@uni.edu\nTess,ta,\nprof,instructor,\n"
+    )
     before = accounts(db)
     dry = grader("users", "import", str(roster), "--db", db, "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    changes = [f"{roster}: 2 new, 1 changed, 2 unchanged, 1 not on the roster",
-               "  + dan (student, dan@uni.edu)",
-               "  + Tess (ta)",
-               "  ~ alice: email a@uni.edu -> alice@uni.edu",
-               "  ? carol: not on the roster; kept (`grader users remove NAME` removes an account)"]
+    changes = [
+        f"{roster}: 2 new, 1 changed, 2 unchanged, 1 not on the roster",
+        "  + dan (student, dan@uni.edu)",
+        "  + Tess (ta)",
+        "  ~ alice: email a@uni.edu -> alice@uni.edu",
+        "  ? carol: not on the roster; kept (`grader users remove NAME` removes an account)",
+    ]
     assert dry.stdout.splitlines() == changes + [
-        "dry run: nothing changed; run the same command without --dry-run to apply it"]
+        "dry run: nothing changed; run the same command without --dry-run to apply it"
+    ]
     assert accounts(db) == before
     keys = tmp_path / "keys.csv"
     real = grader("users", "import", str(roster), "--db", db, "--out", str(keys))
     assert real.returncode == 0, real.stderr
     assert real.stdout.splitlines() == changes + [f"added 2 users; keys in {keys}"]
-    assert [line.split(",")[:2] for line in keys.read_text().splitlines()] == [["name", "role"], ["dan", "student"],
-                                                                               ["Tess", "ta"]]
-    assert accounts(db) == [("prof", "instructor", "p@uni.edu", "active"), ("alice", "student", "alice@uni.edu", "active"),
-                            ("bob", "student", None, "active"), ("carol", "student", None, "active"),
-                            ("dan", "student", "dan@uni.edu", "active"), ("Tess", "ta", None, "active")]
+    assert [line.split(",")[:2] for line in keys.read_text().splitlines()] == [
+        ["name", "role"],
+        ["dan", "student"],
+        ["Tess", "ta"],
+    ]
+    assert accounts(db) == [
+        ("prof", "instructor", "p@uni.edu", "active"),
+        ("alice", "student", "alice@uni.edu", "active"),
+        ("bob", "student", None, "active"),
+        ("carol", "student", None, "active"),
+        ("dan", "student", "dan@uni.edu", "active"),
+        ("Tess", "ta", None, "active"),
+    ]
     again = grader("users", "import", str(roster), "--db", db)  # nothing left to do
     assert again.returncode == 0 and again.stdout == "name,role,key\n"
     assert again.stderr.splitlines()[0] == f"{roster}: 0 new, 0 changed, 5 unchanged, 1 not on the roster"
@@ -182,8 +226,7 @@ def test_a_roster_syncs_adds_updates_and_lists_the_missing_without_removing(db, 
 
 def test_every_roster_error_is_reported_in_one_run_and_nothing_applied(db, tmp_path):
     roster = tmp_path / "roster.csv"
-    roster.write_text("name,role,email\nalice,admin,\nzed,,not-an-address\nbob,,a@uni.edu\nZed\u200b,,\n"
-                      "eve,,\nEVE,,\n")
+    roster.write_text("name,role,email\nalice,admin,\nzed,,not-an-address\nbob,,a@uni.edu\nZed\u200b,,\neve,,\nEVE,,\n")
     before = accounts(db)
     run = grader("users", "import", str(roster), "--db", db)
     assert run.returncode == 1 and run.stdout == ""
@@ -193,10 +236,12 @@ def test_every_roster_error_is_reported_in_one_run_and_nothing_applied(db, tmp_p
         f"grader users: {roster}:5: name 'Zed\\u200b' holds the invisible character U+200B ZERO WIDTH SPACE; "
         "retype it without that character",
         f"grader users: {roster}:7: name 'EVE' appears twice (first on line 6, ignoring case and Unicode form); "
-        "keep one line per person"]
+        "keep one line per person",
+    ]
     assert accounts(db) == before
     roster.write_text("name,email\nbob,a@uni.edu\n")  # the file is fine; the database says no
     run = grader("users", "import", str(roster), "--db", db)
-    assert run.returncode == 1 and run.stderr == (f"grader users: {roster}:2: email 'a@uni.edu' is already "
-                                                  "'alice''s; give each person their own e-mail\n")
+    assert run.returncode == 1 and run.stderr == (
+        f"grader users: {roster}:2: email 'a@uni.edu' is already 'alice''s; give each person their own e-mail\n"
+    )
     assert accounts(db) == before

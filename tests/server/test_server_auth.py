@@ -1,4 +1,5 @@
 """Keys and roles: who may call what, and the exact one-line refusals."""
+
 import sys
 from pathlib import Path
 
@@ -15,11 +16,14 @@ pytestmark = pytest.mark.server
 def srv(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("auth")
     server = Server(folder / "grader.db", db_url=database_url(request.param, folder))
-    server.keys = {name: add_user(server.db_url, name, role) for name, role in
-                   [("prof", "instructor"), ("alice", "student"), ("bob", "student")]}
+    server.keys = {
+        name: add_user(server.db_url, name, role)
+        for name, role in [("prof", "instructor"), ("alice", "student"), ("bob", "student")]
+    }
     server.start()
-    assert server.post("publish", server.keys["prof"], [1.0, 2.0], assignment="hw1",
-                       problem="forward").status_code == 200
+    assert (
+        server.post("publish", server.keys["prof"], [1.0, 2.0], assignment="hw1", problem="forward").status_code == 200
+    )
     yield server
     server.stop()
 
@@ -28,12 +32,15 @@ MISSING = "missing key: pass ?user_key=KEY or an 'Authorization: Bearer KEY' hea
 UNKNOWN = "unknown key: check the key your instructor gave you\n"
 
 
-@pytest.mark.parametrize("who, status, text", [
-    (None, 401, MISSING),
-    ("mg_not-a-real-key", 401, UNKNOWN),
-    ("alice", 403, "only instructors can publish; 'alice' is a student\n"),
-    ("prof", 200, None),
-])
+@pytest.mark.parametrize(
+    "who, status, text",
+    [
+        (None, 401, MISSING),
+        ("mg_not-a-real-key", 401, UNKNOWN),
+        ("alice", 403, "only instructors can publish; 'alice' is a student\n"),
+        ("prof", 200, None),
+    ],
+)
 def test_publish_role_matrix(srv, who, status, text):
     key = srv.keys.get(who, who)
     r = srv.post("publish", key, [3.0], assignment="hw1", problem="matrix")
@@ -81,4 +88,5 @@ def test_keys_are_stored_hashed(srv):
     dump = "\n".join(repr(row) for t in tables for row in db_rows(srv.db_url, f"select * from {t}"))
     assert srv.keys["alice"] not in dump and srv.keys["prof"] not in dump
     from grader.server.accounts.users import hash_key
+
     assert hash_key(srv.keys["alice"]) in dump

@@ -1,4 +1,5 @@
 """The inline SVG charts: bars, counts, the deadline line, escaping."""
+
 import datetime as dt
 import re
 

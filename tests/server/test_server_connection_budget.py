@@ -1,6 +1,7 @@
 """A connection budget below the process's descriptor limit: a flood of idle
 connections from many addresses, each within its own cap, evicts only its own
 oldest connections, and /healthz and signed-in users keep working through it."""
+
 import resource
 import socket
 import sys
@@ -16,14 +17,23 @@ from server_harness import Server, add_user  # noqa: E402
 from grader.server.web.connections import connection_budget  # noqa: E402
 
 pytestmark = pytest.mark.server
-OPEN_FILES = 700          # the server's descriptor limit in this test
+OPEN_FILES = 700  # the server's descriptor limit in this test
 FLOOD, ADDRESSES = 900, 9  # idle connections, from this many loopback addresses (100 each: within the cap)
 
 
-@pytest.mark.parametrize("open_files, configured, reserve, budget", [
-    (20000, 0, 512, 19488), (1024, 0, 512, 512), (1024, 100, 512, 100), (1024, 5000, 512, 512),
-    (700, 0, 512, 350), (1, 0, 512, 1), (resource.RLIM_INFINITY, 0, 512, 1 << 30),
-    (resource.RLIM_INFINITY, 64, 512, 64)])
+@pytest.mark.parametrize(
+    "open_files, configured, reserve, budget",
+    [
+        (20000, 0, 512, 19488),
+        (1024, 0, 512, 512),
+        (1024, 100, 512, 100),
+        (1024, 5000, 512, 512),
+        (700, 0, 512, 350),
+        (1, 0, 512, 1),
+        (resource.RLIM_INFINITY, 0, 512, 1 << 30),
+        (resource.RLIM_INFINITY, 64, 512, 64),
+    ],
+)
 def test_the_budget_stays_below_the_descriptor_limit(open_files, configured, reserve, budget):
     assert connection_budget(open_files, configured, reserve) == budget
 
@@ -58,8 +68,11 @@ def test_healthz_and_signed_in_users_work_through_a_flood_of_idle_connections(sr
     flood = []
     try:
         for i in range(FLOOD):  # idle: nothing sent (a partial head would meet the per-address head cap)
-            flood.append(socket.create_connection(("127.0.0.1", srv.port), timeout=10,
-                                                  source_address=(f"127.0.1.{i % ADDRESSES + 1}", 0)))
+            flood.append(
+                socket.create_connection(
+                    ("127.0.0.1", srv.port), timeout=10, source_address=(f"127.0.1.{i % ADDRESSES + 1}", 0)
+                )
+            )
         time.sleep(0.5)
         for _ in range(5):
             t0 = time.monotonic()
@@ -71,7 +84,7 @@ def test_healthz_and_signed_in_users_work_through_a_flood_of_idle_connections(sr
         closed = [is_closed(s) for s in flood]
         budget = connection_budget(OPEN_FILES, 0, 512)
         assert sum(closed) >= FLOOD - budget  # the flood made room from its own oldest connections
-        assert not any(closed[-budget // 2:])  # and never from its newest: oldest first
+        assert not any(closed[-budget // 2 :])  # and never from its newest: oldest first
     finally:
         for s in flood:
             s.close()

@@ -1,6 +1,7 @@
 """Connections nobody can abuse without a key: keys checked before a body is
 read, a bounded sign-in form, header and body read timeouts, and a cap on
 the connections one client address may hold."""
+
 import http.client
 import socket
 import sys
@@ -18,8 +19,13 @@ HEADER_TIMEOUT, BODY_TIMEOUT = 1.5, 3.0
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("connections") / "grader.db", "--header-timeout", str(HEADER_TIMEOUT),
-                    "--body-timeout", str(BODY_TIMEOUT))
+    server = Server(
+        tmp_path_factory.mktemp("connections") / "grader.db",
+        "--header-timeout",
+        str(HEADER_TIMEOUT),
+        "--body-timeout",
+        str(BODY_TIMEOUT),
+    )
     server.key = add_user(server.db_url, "alice")
     server.start()
     yield server
@@ -49,8 +55,10 @@ def closed_within(s: socket.socket, seconds: float) -> float:
 
 
 def test_unknown_key_is_refused_before_the_body_is_read(srv):
-    head = (b"POST /submit_test?user_key=mg_bogus&submission_id=1&test_case_index=0 HTTP/1.1\r\n"
-            b"Host: x\r\nContent-Length: 4000000\r\n\r\n")
+    head = (
+        b"POST /submit_test?user_key=mg_bogus&submission_id=1&test_case_index=0 HTTP/1.1\r\n"
+        b"Host: x\r\nContent-Length: 4000000\r\n\r\n"
+    )
     s = raw(srv, head + b"1" * 1000)  # far less than announced: the server must not wait for the rest
     s.settimeout(10)  # a server waiting for the body would drop the connection after BODY_TIMEOUT
     answer = b""
@@ -69,8 +77,7 @@ def test_unknown_key_is_refused_before_the_body_is_read(srv):
 def test_sign_in_form_is_bounded(srv):
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
     form = b"a&" * 50_000  # 100 KB of fields: parsing it would block every other request
-    conn.request("POST", "/login", body=iter([form]), headers={"Transfer-Encoding": "chunked"},
-                 encode_chunked=True)
+    conn.request("POST", "/login", body=iter([form]), headers={"Transfer-Encoding": "chunked"}, encode_chunked=True)
     r = conn.getresponse()
     assert (r.status, r.read()) == (413, b"request body too large: the limit is 4096 bytes\n")
     conn.close()
@@ -82,8 +89,10 @@ def test_headers_that_never_finish_are_dropped(srv, data):
 
 
 def test_body_that_never_finishes_is_dropped(srv):
-    head = (f"POST /submit_test?user_key={srv.key}&submission_id=1&test_case_index=0 HTTP/1.1\r\n"
-            f"Host: x\r\nContent-Length: 100\r\n\r\n").encode()
+    head = (
+        f"POST /submit_test?user_key={srv.key}&submission_id=1&test_case_index=0 HTTP/1.1\r\n"
+        f"Host: x\r\nContent-Length: 100\r\n\r\n"
+    ).encode()
     assert closed_within(raw(srv, head + b"[1,"), 5 * BODY_TIMEOUT) >= BODY_TIMEOUT * 0.8
     assert "Traceback" not in srv.log.read_text()  # a dropped client is not an error
 

@@ -1,6 +1,7 @@
 """A deadline names its time zone: one typed without a zone is refused (it used
 to be taken as UTC silently) and nothing is published; a publish that sets one
 echoes it back as the server stored it, in UTC."""
+
 import sys
 from pathlib import Path
 
@@ -25,9 +26,11 @@ def test_a_deadline_without_a_zone_is_refused_naming_the_fix_and_nothing_is_publ
     server, prof, db = srv
     r = server.post("publish", prof, [1.0], assignment="hw1", problem="forward", deadline="2026-02-01T23:59:00")
     assert r.status_code == 400
-    assert r.text.strip() == ("query parameter 'deadline' must be ISO 8601 with a time zone, like "
-                              "2026-02-01T23:59:00+00:00 (UTC) or 2026-02-01T23:59:00-08:00, "
-                              "got '2026-02-01T23:59:00' (no zone)")
+    assert r.text.strip() == (
+        "query parameter 'deadline' must be ISO 8601 with a time zone, like "
+        "2026-02-01T23:59:00+00:00 (UTC) or 2026-02-01T23:59:00-08:00, "
+        "got '2026-02-01T23:59:00' (no zone)"
+    )
     assert sqlite_rows(db, "select count(*) from publications") == [(0,)]
 
 

@@ -1,4 +1,5 @@
 """An acknowledged case survives SIGKILL: concurrent clients, kill -9, restart, count."""
+
 import concurrent.futures
 import signal
 import sys
@@ -23,8 +24,13 @@ def hammer(srv, key, sid, stop, acked):
         if stop.is_set():
             return
         try:
-            r = session.post(srv.url + "submit_test", params={"submission_id": sid, "test_case_index": i},
-                             data=b"1.0", headers={"Authorization": f"Bearer {key}"}, timeout=10)
+            r = session.post(
+                srv.url + "submit_test",
+                params={"submission_id": sid, "test_case_index": i},
+                data=b"1.0",
+                headers={"Authorization": f"Bearer {key}"},
+                timeout=10,
+            )
         except requests.RequestException:
             return  # the server died mid-request: this case was not acknowledged
         if r.status_code == 200:

@@ -2,6 +2,7 @@
 late flag, weighted total, histogram, mean and median, cases ranked by
 failure rate with their names, CSV; grade-batch results imported beside the
 server's submissions; every case's reason on a student's page."""
+
 import json
 import shutil
 import sys
@@ -12,22 +13,23 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import record_batch  # noqa: E402
 
-from grader.grading.report import results as report  # noqa: E402
-from grader.shipped.cases import CASES, QUESTION, QUESTIONS
 from grader.cli import main as grader_main
+from grader.grading.report import results as report  # noqa: E402
 from grader.server.accounts import users as accounts
-from grader.server.web import casenotes
 from grader.server.gradebook import declared, details, load
 from grader.server.gradebook import scores as gradebook
 from grader.server.store import protocol as store
 from grader.server.store.db import make_engine
+from grader.server.web import casenotes
+from grader.shipped.cases import CASES, QUESTION, QUESTIONS
 
 
 @pytest.fixture
 def engine(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'g.db'}")
-    accounts.add_users(engine, [("prof", "instructor"), ("ann", "student"), ("ben", "student"),
-                                ("cat", "student"), ("dan", "student")])
+    accounts.add_users(
+        engine, [("prof", "instructor"), ("ann", "student"), ("ben", "student"), ("cat", "student"), ("dan", "student")]
+    )
     with engine.begin() as conn:
         store.publish_job("hw1", "p", 1, [1, 2, 3, 4, 5], 1e-5, 1e-5, 3.0, None)(conn)
         store.publish_job("hw1", "q", 1, [1, 2], 1e-5, 1e-5, 1.0, None)(conn)
@@ -39,13 +41,20 @@ def attempt(engine, user_id, problem, correct, late=False):
     """A submission of `problem` whose cases in `correct` (indexes) were right."""
     with engine.begin() as conn:
         sub = store.submission_job("hw1", problem, user_id)(conn)
-        store.insert_cases(conn, [store.CaseWrite(sub.id, i, i in correct, str(i), json.dumps(0 if i not in correct else i + 1))
-                                  for i in range(sub.num_cases)])
+        store.insert_cases(
+            conn,
+            [
+                store.CaseWrite(sub.id, i, i in correct, str(i), json.dumps(0 if i not in correct else i + 1))
+                for i in range(sub.num_cases)
+            ],
+        )
         if late:  # the question's deadline is in 2098 and these answers arrived in 2099: judged late when read
-            conn.exec_driver_sql("update problems set deadline = '2098-01-01 00:00:00.000000' where name = ?",
-                                 (problem,))
-            conn.exec_driver_sql("update case_results set created_at = '2099-01-01 00:00:00.000000' "
-                                 "where submission_id = ?", (sub.id,))
+            conn.exec_driver_sql(
+                "update problems set deadline = '2098-01-01 00:00:00.000000' where name = ?", (problem,)
+            )
+            conn.exec_driver_sql(
+                "update case_results set created_at = '2099-01-01 00:00:00.000000' where submission_id = ?", (sub.id,)
+            )
 
 
 def build(engine, student=None):
@@ -56,7 +65,7 @@ def build(engine, student=None):
 def test_best_submission_late_flag_total_histogram_mean_median(engine):
     ann, ben, cat = 2, 3, 4
     attempt(engine, ann, "p", {0, 1, 2, 3, 4})
-    attempt(engine, ann, "p", {0})            # a worse later try does not lower the score
+    attempt(engine, ann, "p", {0})  # a worse later try does not lower the score
     attempt(engine, ann, "q", {0})
     attempt(engine, ben, "p", {0, 1})
     attempt(engine, ben, "p", {0, 1, 2}, late=True)  # the best only came late: flagged
@@ -86,8 +95,12 @@ def test_cases_are_ranked_by_failure_rate_with_their_names(engine):
     rates = build(engine).stats[0].cases
     # case 4: both failed; cases 2, 3: one of two; cases 0, 1: nobody failed
     assert [(r.name, r.failed, r.tried) for r in rates] == [
-        ("case 4: op4", 2, 2), ("case 2: op2", 1, 2), ("case 3: op3", 1, 2), ("case 0: op0", 0, 2),
-        ("case 1: op1", 0, 2)]
+        ("case 4: op4", 2, 2),
+        ("case 2: op2", 1, 2),
+        ("case 3: op3", 1, 2),
+        ("case 0: op0", 0, 2),
+        ("case 1: op1", 0, 2),
+    ]
     assert rates[0].description == "ndl.op4(x)" and rates[0].rate == 1.0
     # without notes a case is named by its index only
     assert [r.name for r in build(engine).stats[1].cases] == []
@@ -99,8 +112,12 @@ def test_csv_keeps_its_columns_and_the_full_export_adds_time_and_source(engine):
     book = build(engine)
     # ben's only attempt started late: it scores, but his on-time total is 0
     assert gradebook.to_csv(book).splitlines() == [
-        "name,hw1/p,hw1/q,total,on-time total,late,needs attention", "ann,100.00,,75.00,75.00,,",
-        "ben,60.00,,45.00,0.00,hw1/p,", "cat,,,0.00,0.00,,", "dan,,,0.00,0.00,,"]
+        "name,hw1/p,hw1/q,total,on-time total,late,needs attention",
+        "ann,100.00,,75.00,75.00,,",
+        "ben,60.00,,45.00,0.00,hw1/p,",
+        "cat,,,0.00,0.00,,",
+        "dan,,,0.00,0.00,,",
+    ]
     full = gradebook.to_csv(book, full=True).splitlines()
     assert full[0] == "name,hw1/p,hw1/q,total,on-time total,late,needs attention,last submission,sources,counted"
     assert full[1].startswith("ann,100.00,,75.00,75.00,,,20") and full[1].endswith(" UTC,server,hw1/p: server s1")
@@ -109,12 +126,15 @@ def test_csv_keeps_its_columns_and_the_full_export_adds_time_and_source(engine):
 
 def test_one_students_page_recomputes_each_wrong_cases_reason(engine):
     with engine.begin() as conn:
-        store.publish_job("hw1", "r", 1, [{"_encoded_type": "np.ndarray", "data": [1.0, 2.0]}, 3.0],
-                          1e-5, 1e-5, None, None)(conn)
+        store.publish_job(
+            "hw1", "r", 1, [{"_encoded_type": "np.ndarray", "data": [1.0, 2.0]}, 3.0], 1e-5, 1e-5, None, None
+        )(conn)
         casenotes.notes_job(3, [("matmul", "ndl.matmul(A, B)"), ("exp", "ndl.exp(x)")])(conn)
         sub = store.submission_job("hw1", "r", 2)(conn)
-        store.insert_cases(conn, [store.CaseWrite(sub.id, 0, False, "x", json.dumps(
-            {"_encoded_type": "np.ndarray", "data": [1.0, 2.5]}))])
+        store.insert_cases(
+            conn,
+            [store.CaseWrite(sub.id, 0, False, "x", json.dumps({"_encoded_type": "np.ndarray", "data": [1.0, 2.5]}))],
+        )
     with engine.connect() as conn:
         subs = details.submissions(conn, "ann")
         assert details.submissions(conn, "ben") == ()
@@ -130,9 +150,11 @@ def results_json(cases, output="needle hw1"):
     return report.gradescope_json(report.Report("x", cases, report.question_scores(cases, QUESTIONS), "bwrap", 1.0))
 
 
-ANN_BATCH = [("forward_divide", "forward", "Q1.1", 5.0, 5.0, "EWiseDiv ok"),
-             ("forward_exp", "forward", "Q1.2", 0.0, 5.0, "Exp: values differ (max error 3e-01)"),
-             ("topo_sort_chain", "topo_sort", "Q3.1", 20.0, 20.0, "chain ok")]
+ANN_BATCH = [
+    ("forward_divide", "forward", "Q1.1", 5.0, 5.0, "EWiseDiv ok"),
+    ("forward_exp", "forward", "Q1.2", 0.0, 5.0, "Exp: values differ (max error 3e-01)"),
+    ("topo_sort_chain", "topo_sort", "Q3.1", 20.0, 20.0, "chain ok"),
+]
 
 
 def write_outdir(root, people):
@@ -181,7 +203,9 @@ def test_imported_results_join_the_server_gradebook_idempotently(engine, tmp_pat
         subs = details.submissions(conn, "ann")
     imported = [s for s in subs if s.attempt.source == "batch batch1" and s.attempt.question == "hw1/forward"]
     assert [(c.label, c.passed, c.reason) for c in imported[0].cases] == [
-        ("Q1.1", True, ""), ("Q1.2", False, "Exp: values differ (max error 3e-01)")]
+        ("Q1.1", True, ""),
+        ("Q1.2", False, "Exp: values differ (max error 3e-01)"),
+    ]
 
 
 def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
@@ -193,7 +217,9 @@ def test_the_grader_s_own_results_import_as_they_are(engine, tmp_path, capsys):
     record_batch(tmp_path / "out")
     assert import_batch(tmp_path, tmp_path / "out", "--create-missing") == 0, capsys.readouterr().err
     rows = {r.name: r for r in build(engine).rows}
-    assert round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
+    assert (
+        round(sum(q.weight * (c.score or 0) for q, c in zip(build(engine).questions, rows["alice"].cells)), 2) == 18.33
+    )
     assert [c.score for c in rows["bob"].cells[:6]] == [0.0] * 6
     assert import_batch(tmp_path, tmp_path / "out", "--assignment", " ") == 2
 
@@ -204,13 +230,19 @@ def test_the_gradebook_reads_an_assignment_s_questions_from_its_registry_else_fr
     assert declared.of("hw1").questions == tuple(QUESTION)
     assert declared.of("hw9") == declared.Declared()
     assert sorted(["hw9/b", "hw9/a", "hw1/backward", "hw1/forward"], key=load.question_order) == [
-        "hw1/forward", "hw1/backward", "hw9/a", "hw9/b"]
+        "hw1/forward",
+        "hw1/backward",
+        "hw9/a",
+        "hw9/b",
+    ]
     for assignment in ("hw1", "hw9"):
         out = write_outdir(tmp_path / assignment, {"ann": ANN_BATCH})
         assert import_batch(tmp_path, out, "--assignment", assignment) == 0
     with engine.connect() as conn:
         notes = load.batch_case_notes(conn)
-        imported = {s.attempt.question: s.cases for s in details.submissions(conn, "ann") if s.attempt.source != "server"}
+        imported = {
+            s.attempt.question: s.cases for s in details.submissions(conn, "ann") if s.attempt.source != "server"
+        }
     registry = {c.name: c.description for c in CASES}
     assert notes[("hw1/forward", "forward_exp")] == ("forward_exp", registry["forward_exp"])
     assert notes[("hw9/forward", "forward_exp")] == ("forward_exp", "")  # failed, and no registry describes it
@@ -230,18 +262,21 @@ def corrupt(doc, path, value):
     return doc
 
 
-@pytest.mark.parametrize("path, value, message", [
-    (("score",), "12", "score: must be a finite number >= 0"),
-    (("score",), 99.0, "score: 99 is not the sum of extra_data.questions scores"),
-    (("tests", 1, "score"), 6.0, "tests[1].score: 6 is more than its maximum 5"),
-    (("tests", 0, "status"), "ok", "tests[0].status: must be one of passed, failed"),
-    (("tests", 0, "name"), "bogus_case", "tests[0].name 'bogus_case': starts with no question"),
-    (("tests", 2, "output"), 7, "tests[2].output: must be a string"),
-    (("tests", 0, "max_score"), float("inf"), "tests[0].max_score: must be a finite number"),
-    (("extra_data",), KeyError, "extra_data.questions: missing"),
-    (("extra_data", "questions", "forward", "max_score"), 0, "forward.max_score: must be more than 0"),
-    (("tests",), {"a": 1}, "tests: must be a list"),
-])
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        (("score",), "12", "score: must be a finite number >= 0"),
+        (("score",), 99.0, "score: 99 is not the sum of extra_data.questions scores"),
+        (("tests", 1, "score"), 6.0, "tests[1].score: 6 is more than its maximum 5"),
+        (("tests", 0, "status"), "ok", "tests[0].status: must be one of passed, failed"),
+        (("tests", 0, "name"), "bogus_case", "tests[0].name 'bogus_case': starts with no question"),
+        (("tests", 2, "output"), 7, "tests[2].output: must be a string"),
+        (("tests", 0, "max_score"), float("inf"), "tests[0].max_score: must be a finite number"),
+        (("extra_data",), KeyError, "extra_data.questions: missing"),
+        (("extra_data", "questions", "forward", "max_score"), 0, "forward.max_score: must be more than 0"),
+        (("tests",), {"a": 1}, "tests: must be a list"),
+    ],
+)
 def test_a_bad_results_json_stops_the_import_naming_file_and_field(engine, tmp_path, capsys, path, value, message):
     out = write_outdir(tmp_path / "batch", {"ann": ANN_BATCH, "bob": ANN_BATCH})
     target = out / "bob" / "results.json"
@@ -274,8 +309,14 @@ def test_notes_must_match_the_publication(engine):
         assert casenotes.notes_job(2, [("a", ""), ("b", "")])(conn) is None
         assert casenotes.notes_job(2, [("a", ""), ("b", "")])(conn) is None  # a retry is fine
         assert "already has other notes" in casenotes.notes_job(2, [("a", ""), ("c", "")])(conn)
-    for body in (b"", b"{}", b"[]", b'[{"name": ""}]', b'[{"name": "x", "description": 3}]',
-                 json.dumps([{"name": "x" * 101}]).encode()):
+    for body in (
+        b"",
+        b"{}",
+        b"[]",
+        b'[{"name": ""}]',
+        b'[{"name": "x", "description": 3}]',
+        json.dumps([{"name": "x" * 101}]).encode(),
+    ):
         with pytest.raises(Exception) as info:
             casenotes.parse_notes(body)
         assert info.value.status == 400

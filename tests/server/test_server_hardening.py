@@ -2,6 +2,7 @@
 SQLite and on PostgreSQL: lateness judged per answer, numbers beyond float
 range, NUL and control characters, out-of-range deadlines, the storage
 quota, sessions that end at sign-out, login CSRF, keys kept out of logs."""
+
 import json
 import sys
 from pathlib import Path
@@ -20,11 +21,14 @@ FUTURE, PAST = "2999-01-01T00:00:00Z", "2020-01-01T00:00:00Z"
 def srv(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("hardening")
     server = Server(folder / "grader.db", "--access-log", db_url=database_url(request.param, folder))
-    server.keys = {name: add_user(server.db_url, name, role) for name, role in
-                   [("prof", "instructor"), ("alice", "student"), ("bob", "student")]}
+    server.keys = {
+        name: add_user(server.db_url, name, role)
+        for name, role in [("prof", "instructor"), ("alice", "student"), ("bob", "student")]
+    }
     server.start()
-    assert server.post("publish", server.keys["prof"], [1.0, 2.0], assignment="hw1",
-                       problem="forward").status_code == 200
+    assert (
+        server.post("publish", server.keys["prof"], [1.0, 2.0], assignment="hw1", problem="forward").status_code == 200
+    )
     yield server
     server.stop()
 
@@ -38,6 +42,7 @@ def start(srv, who="alice", assignment="hw1", problem="forward"):
 def cell(srv, who, label):
     from grader.server.gradebook import scores as gradebook
     from grader.server.store.db import make_engine
+
     engine = make_engine(srv.db_url)
     try:
         with engine.connect() as conn:
@@ -57,8 +62,9 @@ def test_lateness_is_judged_when_each_case_is_answered(srv):
     assert on_time.json() == {"correct": True}
     # Another question's deadline is its own: q's passing leaves p on time.
     assert srv.post("publish", prof, [0.0], assignment="hw9", problem="q", deadline=PAST).status_code == 200
-    assert srv.post("submit_test", alice, 1.0, submission_id=sub["submission_id"],
-                    test_case_index=0).json() == {"correct": True}
+    assert srv.post("submit_test", alice, 1.0, submission_id=sub["submission_id"], test_case_index=0).json() == {
+        "correct": True
+    }
     # The instructor moves p's own deadline into the past (republishing it with a deadline).
     assert srv.post("publish", prof, [1.0, 2.0], assignment="hw9", problem="p", deadline=PAST).status_code == 200
     late = srv.post("submit_test", alice, 2.0, submission_id=sub["submission_id"], test_case_index=1)
@@ -69,26 +75,52 @@ def test_lateness_is_judged_when_each_case_is_answered(srv):
     # The gradebook judges each first answer's arrival against the deadline in force now: p's deadline
     # moved before both answers arrived, so both are late (the answers to /submit_test said what held then).
     assert (got.score, got.on_time, got.late) == (1.0, 0.0, True)
-    assert db_rows(srv.db_url, "select test_case_index, late from case_results where submission_id = :s "
-                               "order by test_case_index", s=sub["submission_id"]) == [(0, False), (1, True)]
+    assert db_rows(
+        srv.db_url,
+        "select test_case_index, late from case_results where submission_id = :s order by test_case_index",
+        s=sub["submission_id"],
+    ) == [(0, False), (1, True)]
 
 
-@pytest.mark.parametrize("path, params, body, text", [
-    ("submit_test", {}, b"1" * 400, "submitted value: a number in the body has 400 digits, beyond the range"),
-    ("submit_test", {}, b"[1, -" + b"9" * 400 + b"]", "submitted value: a number in the body has 400 digits"),
-    ("submit_test", {}, json.dumps({"_encoded_type": "np.ndarray", "data": [10 ** 400]}).encode(),
-     "submitted value: np.ndarray 'data' holds object values"),
-    ("submit_test", {}, "1.0".encode("utf-16"), "submitted value: body is not valid JSON"),
-    ("submit_test", {}, b"1.0\x00", "submitted value: body is not valid JSON"),
-    ("submit", {"assignment": "hw1\x00", "problem": "forward"}, b"",
-     "query parameter 'assignment' holds control characters"),
-    ("submit", {"assignment": "hw1", "problem": "for\x1bward"}, b"",
-     "query parameter 'problem' holds control characters"),
-    ("publish", {"assignment": "a\x00b", "problem": "p"}, b"[1]",
-     "query parameter 'assignment' holds control characters"),
-    ("publish", {"assignment": "a", "problem": "p"}, b"[1, " + b"7" * 400 + b"]",
-     "published values: a number in the body has 400 digits"),
-])
+@pytest.mark.parametrize(
+    "path, params, body, text",
+    [
+        ("submit_test", {}, b"1" * 400, "submitted value: a number in the body has 400 digits, beyond the range"),
+        ("submit_test", {}, b"[1, -" + b"9" * 400 + b"]", "submitted value: a number in the body has 400 digits"),
+        (
+            "submit_test",
+            {},
+            json.dumps({"_encoded_type": "np.ndarray", "data": [10**400]}).encode(),
+            "submitted value: np.ndarray 'data' holds object values",
+        ),
+        ("submit_test", {}, "1.0".encode("utf-16"), "submitted value: body is not valid JSON"),
+        ("submit_test", {}, b"1.0\x00", "submitted value: body is not valid JSON"),
+        (
+            "submit",
+            {"assignment": "hw1\x00", "problem": "forward"},
+            b"",
+            "query parameter 'assignment' holds control characters",
+        ),
+        (
+            "submit",
+            {"assignment": "hw1", "problem": "for\x1bward"},
+            b"",
+            "query parameter 'problem' holds control characters",
+        ),
+        (
+            "publish",
+            {"assignment": "a\x00b", "problem": "p"},
+            b"[1]",
+            "query parameter 'assignment' holds control characters",
+        ),
+        (
+            "publish",
+            {"assignment": "a", "problem": "p"},
+            b"[1, " + b"7" * 400 + b"]",
+            "published values: a number in the body has 400 digits",
+        ),
+    ],
+)
 def test_out_of_range_numbers_and_control_characters_get_400(srv, path, params, body, text):
     who = "prof" if path == "publish" else "bob"
     if path == "submit_test":
@@ -104,8 +136,10 @@ def test_escaped_nul_in_a_string_value_is_graded_and_stored(srv):
     assert r.json() == {"correct": False, "reason": "value: expected a number, got a string"}
 
 
-@pytest.mark.parametrize("deadline", ["0001-01-01", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00",
-                                      "1969-12-31T00:00:00Z", "3000-01-01"])
+@pytest.mark.parametrize(
+    "deadline",
+    ["0001-01-01", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "1969-12-31T00:00:00Z", "3000-01-01"],
+)
 def test_deadlines_far_in_the_past_or_future_get_400(srv, deadline):
     r = srv.post("publish", srv.keys["prof"], [1.0], assignment="hw1", problem="odd", deadline=deadline)
     assert r.status_code == 400
@@ -126,16 +160,24 @@ def test_logout_ends_the_session_on_the_server(srv):
     assert r.status_code == 303
     cookie = {"grader_session": r.cookies["grader_session"]}
     assert requests.get(srv.url + "me", cookies=cookie, allow_redirects=False, timeout=10).status_code == 200
-    out = requests.post(srv.url + "logout", cookies=cookie, headers={"Origin": srv.url.rstrip("/")},
-                        allow_redirects=False, timeout=10)
+    out = requests.post(
+        srv.url + "logout", cookies=cookie, headers={"Origin": srv.url.rstrip("/")}, allow_redirects=False, timeout=10
+    )
     assert out.status_code == 303
     # The old cookie, replayed (e.g. copied before sign-out), no longer opens a page.
     again = requests.get(srv.url + "me", cookies=cookie, allow_redirects=False, timeout=10)
     assert (again.status_code, again.headers["location"]) == (303, "/login")
 
 
-@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"},
-                                     {"Referer": "http://evil.example/form"}, {"Origin": "null"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Referer": "http://evil.example/form"},
+        {"Origin": "null"},
+    ],
+)
 def test_cross_site_login_and_logout_are_refused(srv, headers):
     r = login(srv, srv.keys["alice"], **headers)
     assert (r.status_code, "grader_session" in r.cookies) == (403, False)
@@ -177,8 +219,9 @@ def test_storage_quota_per_key_gives_a_clear_403(kind, tmp_path):
         # An answer already stored is still answered (a retry); instructors have no quota.
         assert srv.post("submit_test", alice, value, submission_id=sid, test_case_index=0).status_code == 200
         assert srv.post("publish", prof, [value] * 20, assignment="hw1", problem="big").status_code == 200
-        used = dict(db_rows(srv.db_url, "select users.name, stored_bytes from usage join users "
-                                        "on users.id = usage.user_id"))
+        used = dict(
+            db_rows(srv.db_url, "select users.name, stored_bytes from usage join users on users.id = usage.user_id")
+        )
         assert used["prof"] == 0 and 15_000 < used["alice"] <= 0.02 * 2**20
     finally:
         srv.stop()

@@ -1,6 +1,7 @@
 """Request heads are bounded: too many bytes or header lines get a 431 before
 any parsing, a huge header is cut off early, and one address cannot hold
 many connections with a head still arriving."""
+
 import http.client
 import socket
 import sys
@@ -56,10 +57,14 @@ def test_head_within_the_limits_is_served(srv):
     assert answer(srv, request(filler)).startswith(b"HTTP/1.1 200 ")
 
 
-@pytest.mark.parametrize("headers", [
-    [b"X-Big: " + b"a" * LIMITS.max_header_bytes + b"\r\n"],
-    [f"X-{i}: a\r\n".encode() for i in range(LIMITS.max_headers)],  # one over, with Host
-], ids=["bytes", "count"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [b"X-Big: " + b"a" * LIMITS.max_header_bytes + b"\r\n"],
+        [f"X-{i}: a\r\n".encode() for i in range(LIMITS.max_headers)],  # one over, with Host
+    ],
+    ids=["bytes", "count"],
+)
 def test_head_over_a_limit_gets_431(srv, headers):
     assert answer(srv, request(headers)) == REFUSAL
 

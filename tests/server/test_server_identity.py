@@ -2,6 +2,7 @@
 invisible and look-alike characters refused by name, ambiguity refused listing
 both accounts, no result ever lands on an instructor's account, and no input
 makes `users` or `import-batch` print a traceback."""
+
 import sys
 import unicodedata
 from pathlib import Path
@@ -21,10 +22,14 @@ from grader.server.store.db import make_engine  # noqa: E402
 pytestmark = pytest.mark.server
 
 NFD_JOSE = unicodedata.normalize("NFD", "José")
-ACCOUNTS = [matching.Account("José", None, "h1"), matching.Account("Kate Li", "kate@uni.edu", "h2"),
-            matching.Account("Bob One", "bob@uni.edu", "h3"), matching.Account("Bob Two", "BOB@uni.edu", "h4"),
-            matching.Account("prof", "prof@uni.edu", users.hash_key("mg_profkey"), "instructor"),
-            matching.Account("Tess", None, "h5", "ta")]
+ACCOUNTS = [
+    matching.Account("José", None, "h1"),
+    matching.Account("Kate Li", "kate@uni.edu", "h2"),
+    matching.Account("Bob One", "bob@uni.edu", "h3"),
+    matching.Account("Bob Two", "BOB@uni.edu", "h4"),
+    matching.Account("prof", "prof@uni.edu", users.hash_key("mg_profkey"), "instructor"),
+    matching.Account("Tess", None, "h5", "ta"),
+]
 
 
 def match(folders, mapping=None):
@@ -43,30 +48,38 @@ def test_a_decomposed_name_is_the_same_person():
     assert [(m.user, m.how) for m in found] == [("José", matching.BY_NAME)] and unmatched == ()
 
 
-@pytest.mark.parametrize("folder, named", [
-    ("\u212aate@uni.edu", "U+212A KELVIN SIGN, which stands for 'K'"),
-    ("Kate\u200b Li", "the invisible character U+200B ZERO WIDTH SPACE"),
-    ("K\u0430te Li", "U+0430 CYRILLIC SMALL LETTER A among Latin letters (it looks like another letter)"),
-    ("Kate\u00a0Li", "the invisible character U+00A0 NO-BREAK SPACE"),
-    ("\u202eiL etaK", "the invisible character U+202E RIGHT-TO-LEFT OVERRIDE"),
-    ("\uff2bate", "U+FF2B FULLWIDTH LATIN CAPITAL LETTER K, which stands for 'K'"),
-])
+@pytest.mark.parametrize(
+    "folder, named",
+    [
+        ("\u212aate@uni.edu", "U+212A KELVIN SIGN, which stands for 'K'"),
+        ("Kate\u200b Li", "the invisible character U+200B ZERO WIDTH SPACE"),
+        ("K\u0430te Li", "U+0430 CYRILLIC SMALL LETTER A among Latin letters (it looks like another letter)"),
+        ("Kate\u00a0Li", "the invisible character U+00A0 NO-BREAK SPACE"),
+        ("\u202eiL etaK", "the invisible character U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("\uff2bate", "U+FF2B FULLWIDTH LATIN CAPITAL LETTER K, which stands for 'K'"),
+    ],
+)
 def test_invisible_and_look_alike_characters_are_refused_by_name(folder, named):
-    assert refusal([folder]) == (f"folder {folder!r} holds {named}; rename the folder, or map it to its "
-                                 "student in a mapping file (--map)")
+    assert refusal([folder]) == (
+        f"folder {folder!r} holds {named}; rename the folder, or map it to its student in a mapping file (--map)"
+    )
     assert match(["x"], {"x": ("Kate Li", 2)})[0][0].user == "Kate Li"  # a mapping line names the account
     assert "map.csv:2: user" in refusal(["x"], {"x": (folder, 2)})
 
 
 def test_two_accounts_fitting_one_folder_are_refused_listing_both():
-    assert refusal(["bob@UNI.edu"]) == ("folder 'bob@UNI.edu' fits 2 accounts by e-mail: 'Bob One' (bob@uni.edu) "
-                                        "and 'Bob Two' (BOB@uni.edu); map it to one of them by name in a mapping "
-                                        "file (--map)")
+    assert refusal(["bob@UNI.edu"]) == (
+        "folder 'bob@UNI.edu' fits 2 accounts by e-mail: 'Bob One' (bob@uni.edu) "
+        "and 'Bob Two' (BOB@uni.edu); map it to one of them by name in a mapping "
+        "file (--map)"
+    )
     assert match(["x"], {"x": ("Bob Two", 3)})[0][0].user == "Bob Two"
 
 
-@pytest.mark.parametrize("folder, how", [("prof", "name"), ("PROF", "name"), ("prof@uni.edu", "e-mail"),
-                                         ("mg_profkey", "key"), ("tess", "name")])
+@pytest.mark.parametrize(
+    "folder, how",
+    [("prof", "name"), ("PROF", "name"), ("prof@uni.edu", "e-mail"), ("mg_profkey", "key"), ("tess", "name")],
+)
 def test_a_folder_never_matches_an_instructor_or_ta(folder, how):
     message = refusal([folder])
     assert f"matches {'ta' if folder == 'tess' else 'instructor'} account" in message and f"by {how};" in message
@@ -81,12 +94,14 @@ def test_similar_names_never_reach_staff():
 
 # --- the commands, on a real SQLite file ----------------------------------------
 
+
 @pytest.fixture
 def db(tmp_path):
     url = f"sqlite:///{tmp_path / 'g.db'}"
     engine = make_engine(url)
-    users.add_users(engine, [("prof", "instructor", "prof@uni.edu"), ("José", "student"),
-                             ("Kate Li", "student", "kate@uni.edu")])
+    users.add_users(
+        engine, [("prof", "instructor", "prof@uni.edu"), ("José", "student"), ("Kate Li", "student", "kate@uni.edu")]
+    )
     engine.dispose()
     return url
 
@@ -112,15 +127,22 @@ def test_a_folder_named_like_the_instructor_is_refused_even_with_create_missing(
     assert db_rows(db, "select count(*) from batch_results") == [(0,)]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["add", NFD_JOSE], f"name {NFD_JOSE!r} is already account 'José' (ignoring case and Unicode form)"),
-    (["add", "kate li"], "name 'kate li' is already account 'Kate Li'"),
-    (["add", "Kate", "--email", "KATE@uni.edu"], "email 'KATE@uni.edu' is already account 'Kate Li' "
-                                                 "(e-mail 'kate@uni.edu')"),
-    (["add", "Bo\u200bb"], "name 'Bo\\u200bb' holds the invisible character U+200B ZERO WIDTH SPACE; "
-                           "retype it without that character"),
-    (["add", "Bob", "--email", "\u212aate@uni.edu"], "holds U+212A KELVIN SIGN, which stands for 'K'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["add", NFD_JOSE], f"name {NFD_JOSE!r} is already account 'José' (ignoring case and Unicode form)"),
+        (["add", "kate li"], "name 'kate li' is already account 'Kate Li'"),
+        (
+            ["add", "Kate", "--email", "KATE@uni.edu"],
+            "email 'KATE@uni.edu' is already account 'Kate Li' (e-mail 'kate@uni.edu')",
+        ),
+        (
+            ["add", "Bo\u200bb"],
+            "name 'Bo\\u200bb' holds the invisible character U+200B ZERO WIDTH SPACE; retype it without that character",
+        ),
+        (["add", "Bob", "--email", "\u212aate@uni.edu"], "holds U+212A KELVIN SIGN, which stands for 'K'"),
+    ],
+)
 def test_users_refuses_a_second_identity_and_look_alike_characters(db, capsys, args, message):
     assert grader_main(["users", *args, "--db", db]) == 1
     captured = capsys.readouterr()
@@ -128,9 +150,30 @@ def test_users_refuses_a_second_identity_and_look_alike_characters(db, capsys, a
     assert len(accounts(db)) == 3
 
 
-NASTY = [NFD_JOSE, "José", "JOSÉ", "prof", "PROF@UNI.EDU", "\u212aate@uni.edu", "Kate\u200bLi", "Zoë",
-         "a\u0301", "\u0301", "x\udcff", "zed\u202e", "ﬁona", "Ὀδυσσεύς", "李雷", "'=HYPERLINK(\"x\")", "kate li",
-         "Kate-Li", "a" * 200, "K\u0430te", "zed", "ZED"]
+NASTY = [
+    NFD_JOSE,
+    "José",
+    "JOSÉ",
+    "prof",
+    "PROF@UNI.EDU",
+    "\u212aate@uni.edu",
+    "Kate\u200bLi",
+    "Zoë",
+    "a\u0301",
+    "\u0301",
+    "x\udcff",
+    "zed\u202e",
+    "ﬁona",
+    "Ὀδυσσεύς",
+    "李雷",
+    '\'=HYPERLINK("x")',
+    "kate li",
+    "Kate-Li",
+    "a" * 200,
+    "K\u0430te",
+    "zed",
+    "ZED",
+]
 
 
 @pytest.mark.parametrize("folder", NASTY)

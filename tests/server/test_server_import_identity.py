@@ -2,6 +2,7 @@
 name: importing one assignment never changes another's results, importing the
 same batch again (even moved or relabelled) changes nothing, and --dry-run
 prints exactly what the import then writes."""
+
 import hashlib
 import shutil
 import sys
@@ -63,7 +64,7 @@ def test_importing_one_assignment_never_changes_another_s_results(db, tmp_path, 
     assert "3 new, 0 replaced, 0 unchanged" in capsys.readouterr().out
     after = everything(db)
     for table in TABLES:  # every hw1 row as it was, hw2's beside them
-        assert after[table][:len(before[table])] == before[table], table
+        assert after[table][: len(before[table])] == before[table], table
     assert sorted(a for (a,) in db_rows(db, "select assignment from batch_results")) == ["hw1"] * 3 + ["hw2"] * 3
     assert after["batch_history"] == []
     assert {"hw1/forward", "hw1/topo_sort", "hw2/forward", "hw2/topo_sort"} <= set(columns(db))
@@ -87,7 +88,9 @@ def test_the_same_batch_again_changes_nothing_even_moved_or_relabelled(db, tmp_p
     capsys.readouterr()
     assert import_batch(db, out) == 0
     assert capsys.readouterr().out.splitlines()[1:] == [
-        "no score changes", f"imported 3 results from {out} as 'out': 0 new, 0 replaced, 3 unchanged"]
+        "no score changes",
+        f"imported 3 results from {out} as 'out': 0 new, 0 replaced, 3 unchanged",
+    ]
     moved = tmp_path / "renamed"
     shutil.move(out, moved)  # batch.json still names the submissions it graded
     assert import_batch(db, moved, "--source", "another label") == 0
@@ -98,8 +101,13 @@ def test_the_same_batch_again_changes_nothing_even_moved_or_relabelled(db, tmp_p
 def test_a_dry_run_prints_exactly_what_the_import_writes(db, tmp_path, capsys):
     out = write_outdir(tmp_path / "out", PEOPLE)
     assert import_batch(db, out) == 0
-    write_outdir(out, {"ann": [ANN_BATCH[0], ("forward_exp", "forward", "Q1.2", 5.0, 5.0, "Exp ok"), ANN_BATCH[2]],
-                       "ben": ANN_BATCH[:2] + [("forward_x", "forward", "Q1.3", 0.0, 0.0, "extra")]})
+    write_outdir(
+        out,
+        {
+            "ann": [ANN_BATCH[0], ("forward_exp", "forward", "Q1.2", 5.0, 5.0, "Exp ok"), ANN_BATCH[2]],
+            "ben": ANN_BATCH[:2] + [("forward_x", "forward", "Q1.3", 0.0, 0.0, "extra")],
+        },
+    )
     capsys.readouterr()
     before = everything(db)
     assert import_batch(db, out, "--dry-run") == 0
@@ -107,11 +115,16 @@ def test_a_dry_run_prints_exactly_what_the_import_writes(db, tmp_path, capsys):
     assert everything(db) == before  # a dry run writes nothing
     assert import_batch(db, out) == 0
     real = capsys.readouterr().out.splitlines()
-    assert dry[:-1] == real[:-1] == [
-        f"assignment 'hw1', batch 'out' (graded from {out}-submissions): 0 new, 2 replaced, 1 unchanged",
-        "1 student(s) with new scores (old -> new):",
-        "  ann   25.00 -> 30.00   (forward 5.00 -> 10.00)",
-        "1 regraded result(s) with the same scores: ben"]
+    assert (
+        dry[:-1]
+        == real[:-1]
+        == [
+            f"assignment 'hw1', batch 'out' (graded from {out}-submissions): 0 new, 2 replaced, 1 unchanged",
+            "1 student(s) with new scores (old -> new):",
+            "  ann   25.00 -> 30.00   (forward 5.00 -> 10.00)",
+            "1 regraded result(s) with the same scores: ben",
+        ]
+    )
     assert dry[-1].startswith("dry run: nothing imported")
     assert db_rows(db, "select name, score from batch_history order by id") == [("ann", 25.0), ("ben", 5.0)]
 
@@ -133,16 +146,24 @@ def test_results_imported_before_batches_had_an_identity_are_taken_over_by_their
     engine = engine_for(url)
     migrate.upgrade(engine, "0006")
     with engine.begin() as conn:
-        conn.execute(text("insert into users (id, name, role, key_hash, created_at) values "
-                          "(1, 'ann', 'student', 'h', '2026-01-01 00:00:00')"))
+        conn.execute(
+            text(
+                "insert into users (id, name, role, key_hash, created_at) values "
+                "(1, 'ann', 'student', 'h', '2026-01-01 00:00:00')"
+            )
+        )
         conn.execute(text("insert into usage (user_id, stored_bytes) values (1, 0)"))
-        conn.execute(text("insert into batch_results (source, name, assignment, digest, graded_at, imported_at, "
-                          f"score, output) values ('out', 'ann', 'hw1', '{digest}', '2026-01-01 00:00:00', "
-                          "'2026-01-01 00:00:00', 25.0, '')"))
+        conn.execute(
+            text(
+                "insert into batch_results (source, name, assignment, digest, graded_at, imported_at, "
+                f"score, output) values ('out', 'ann', 'hw1', '{digest}', '2026-01-01 00:00:00', "
+                "'2026-01-01 00:00:00', 25.0, '')"
+            )
+        )
     engine.dispose()
     assert import_batch(url, out) == 0
     assert "0 new, 0 replaced, 1 unchanged" in capsys.readouterr().out
-    (batch,), = db_rows(url, "select batch from batch_results")
+    ((batch,),) = db_rows(url, "select batch from batch_results")
     assert batch.startswith("run:")  # now its batch's: the next import finds it by batch.json
     record_batch(out, "/elsewhere")  # another batch of hw1 under the same label: its own results
     assert import_batch(url, out) == 0 and "1 new, 0 replaced, 0 unchanged" in capsys.readouterr().out

@@ -2,6 +2,7 @@
 grader could not grade (a truncated zip is refused, the grader broke) imports
 with its status and reason, and the gradebook page, a student's page and the
 CSV show it as "needs attention" with the reason, apart from a real 0."""
+
 import json
 import sys
 import zipfile
@@ -68,8 +69,11 @@ def test_a_refusal_and_a_grader_error_keep_their_reason_and_a_graded_result_has_
 
 
 def test_an_unknown_grading_status_stops_the_import_naming_the_field():
-    with pytest.raises(importer.BadResult, match=r"^extra_data\.provenance\.status: must be one of graded, "
-                                                 r"refused, grader error, got 'lost'$"):
+    with pytest.raises(
+        importer.BadResult,
+        match=r"^extra_data\.provenance\.status: must be one of graded, "
+        r"refused, grader error, got 'lost'$",
+    ):
         importer.parse_result(refused_json("r", "lost").encode())
 
 
@@ -95,7 +99,9 @@ def served(tmp_path):
 def test_an_unreadable_zip_needs_attention_on_the_pages_and_in_the_csv_and_a_real_zero_does_not(served):
     server, key, reason, db = served
     assert sqlite_rows(db, "select name, status, reason from batch_results order by name") == [
-        ("ann", "refused", reason), ("ben", "graded", "")]
+        ("ann", "refused", reason),
+        ("ben", "graded", ""),
+    ]
     auth = {"Authorization": f"Bearer {key}"}
     page = requests.get(server.url + "gradebook", headers=auth, timeout=30)
     assert page.status_code == 200

@@ -2,6 +2,7 @@
 rendered once and reused while nothing it shows has changed: a new submission,
 a new answer, a new publication, a deadline change and an import each show up
 on the very next load."""
+
 import re
 import sys
 import time
@@ -13,12 +14,12 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, Server, add_user, database_url, enc  # noqa: E402
+from test_server_gradebook import ANN_BATCH, write_outdir  # noqa: E402
 
 from grader.cli import main as grader_main  # noqa: E402
 from grader.server.gradebook import freshness  # noqa: E402
 from grader.server.store import protocol as store  # noqa: E402
 from grader.server.store.db import make_engine  # noqa: E402
-from test_server_gradebook import ANN_BATCH, write_outdir  # noqa: E402
 
 pytestmark = pytest.mark.server
 
@@ -28,8 +29,10 @@ def srv(tmp_path):
     server = Server(tmp_path / "grader.db")
     server.keys = {"prof": add_user(server.db_url, "prof", "instructor"), "ann": add_user(server.db_url, "ann")}
     server.start()
-    assert server.post("publish", server.keys["prof"], [enc(np.ones(3)), 2.0], assignment="hw1",
-                       problem="p").status_code == 200
+    assert (
+        server.post("publish", server.keys["prof"], [enc(np.ones(3)), 2.0], assignment="hw1", problem="p").status_code
+        == 200
+    )
     yield server
     server.stop()
 
@@ -99,8 +102,12 @@ def test_a_publication_and_a_deadline_change_show_on_the_next_load(srv):
     prof = srv.keys["prof"]
     assert srv.post("publish", prof, [1.0, 2.0, 3.0], assignment="hw1", problem="q").status_code == 200
     assert "hw1/q" in load(srv, session, "me")  # a new question's row
-    assert srv.post("publish", prof, [enc(np.ones(3)), 2.0], assignment="hw1", problem="p",
-                    deadline="2031-05-06T07:08:00Z").status_code == 200
+    assert (
+        srv.post(
+            "publish", prof, [enc(np.ones(3)), 2.0], assignment="hw1", problem="p", deadline="2031-05-06T07:08:00Z"
+        ).status_code
+        == 200
+    )
     assert re.search(r'class="when deadline">2031-05-06 07:08 UTC', load(srv, session, "me"))
 
 
@@ -111,8 +118,7 @@ def test_an_import_and_a_regrade_show_on_the_next_load(srv, tmp_path):
     assert grader_main(["import-batch", str(out), "--db", srv.db_url]) == 0
     page = load(srv, session, "me")
     assert "batch batch1" in page and "Exp: values differ" in page
-    write_outdir(out, {"ann": [ANN_BATCH[0], ("forward_exp", "forward", "Q1.2", 5.0, 5.0, "Exp ok"),
-                               ANN_BATCH[2]]})
+    write_outdir(out, {"ann": [ANN_BATCH[0], ("forward_exp", "forward", "Q1.2", 5.0, 5.0, "Exp ok"), ANN_BATCH[2]]})
     assert grader_main(["import-batch", str(out), "--db", srv.db_url]) == 0  # replaces ann's result
     page = load(srv, session, "me")
     assert "Exp: values differ" not in page and "regraded" in page
@@ -126,6 +132,7 @@ def db_url(request, tmp_path):
 def test_the_version_changes_with_each_write_a_page_shows(db_url, tmp_path):
     """On both databases, with the writes the server and the commands make."""
     from grader.server.web import casenotes
+
     add_user(db_url, "prof", "instructor")
     add_user(db_url, "ann")
     engine = make_engine(db_url)
@@ -137,8 +144,8 @@ def test_the_version_changes_with_each_write_a_page_shows(db_url, tmp_path):
         return seen[-1]
 
     def import_batch(results):
-        assert grader_main(["import-batch", str(write_outdir(tmp_path / "b", {"ann": results})),
-                            "--db", db_url]) == 0
+        assert grader_main(["import-batch", str(write_outdir(tmp_path / "b", {"ann": results})), "--db", db_url]) == 0
+
     writes = [
         lambda: store.publish_job("hw1", "p", 1, [1.0, 2.0], 1e-5, 1e-5, None, None),
         lambda: store.submission_job("hw1", "p", 2),
@@ -163,8 +170,10 @@ def test_the_version_changes_with_each_write_a_page_shows(db_url, tmp_path):
 def test_tabs_that_miss_together_share_one_rendering(tmp_path, monkeypatch):
     """Four tabs opened at once render the page once (four renderings at once stalled others)."""
     import asyncio
+
     from grader.server.config import ServerConfig
     from grader.server.web import app, pages
+
     url = f"sqlite:///{tmp_path / 'g.db'}"
     add_user(url, "ann")
     services = app.Services(ServerConfig(db_url=url))
@@ -175,14 +184,17 @@ def test_tabs_that_miss_together_share_one_rendering(tmp_path, monkeypatch):
         renders.append(name)
         await asyncio.sleep(0.05)  # still rendering when the other tabs ask
         return await real(svc, name)
+
     monkeypatch.setattr(pages, "_one_student_judged", counted)
 
     class Ann:
         id, name, role, is_instructor = 1, "ann", "student", False
 
     async def tabs(n):
-        return await asyncio.gather(*(pages._results_page(services, "me", Ann, "ann", title="My results")
-                                      for _ in range(n)))
+        return await asyncio.gather(
+            *(pages._results_page(services, "me", Ann, "ann", title="My results") for _ in range(n))
+        )
+
     try:
         first = asyncio.run(tabs(4))
         assert len(set(first)) == 1 and "No submissions yet." in first[0] and renders == ["ann"]

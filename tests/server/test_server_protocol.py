@@ -1,4 +1,5 @@
 """The mugrade wire protocol against a real server: publish, submit, grade, score."""
+
 import sys
 from pathlib import Path
 
@@ -20,8 +21,10 @@ CASES = [enc(A), 3.25, [enc(np.array([1, 2])), {"loss": 0.5}], True]
 def srv(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("protocol")
     server = Server(folder / "grader.db", db_url=database_url(request.param, folder))
-    keys = {name: add_user(server.db_url, name, role) for name, role in
-            [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("carol", "student")]}
+    keys = {
+        name: add_user(server.db_url, name, role)
+        for name, role in [("prof", "instructor"), ("alice", "student"), ("bob", "student"), ("carol", "student")]
+    }
     server.start()
     server.keys = keys
     r = server.post("publish", keys["prof"], CASES, assignment="hw1", problem="forward")
@@ -53,11 +56,14 @@ def test_wrong_values_fail_exactly_their_cases(srv):
     assert verdicts == [False, True, False, True]
 
 
-@pytest.mark.parametrize("value, reason", [
-    (enc(A.T), "value: expected shape (2, 3), got (3, 2)"),
-    (A.tolist(), "value: expected an np.ndarray, got a list"),
-    (enc(A * (1 + 2e-5) + 2e-5), f"value: values differ beyond tolerance (rtol={RTOL:g}, atol={ATOL:g})"),
-])
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        (enc(A.T), "value: expected shape (2, 3), got (3, 2)"),
+        (A.tolist(), "value: expected an np.ndarray, got a list"),
+        (enc(A * (1 + 2e-5) + 2e-5), f"value: values differ beyond tolerance (rtol={RTOL:g}, atol={ATOL:g})"),
+    ],
+)
 def test_wrong_structure_is_incorrect_with_reason(srv, value, reason):
     sid = srv.post("submit", srv.keys["carol"], assignment="hw1", problem="forward").json()["submission_id"]
     r = srv.post("submit_test", srv.keys["carol"], value, submission_id=sid, test_case_index=0)
@@ -67,8 +73,9 @@ def test_wrong_structure_is_incorrect_with_reason(srv, value, reason):
 def test_values_within_tolerance_pass(srv):
     sid = srv.post("submit", srv.keys["carol"], assignment="hw1", problem="forward").json()["submission_id"]
     close = enc(A.astype(np.float64) * (1 + 1e-7))
-    assert srv.post("submit_test", srv.keys["carol"], close, submission_id=sid, test_case_index=0).json() == \
-        {"correct": True}
+    assert srv.post("submit_test", srv.keys["carol"], close, submission_id=sid, test_case_index=0).json() == {
+        "correct": True
+    }
 
 
 def test_retry_of_same_value_is_idempotent_and_changing_it_conflicts(srv):
@@ -134,9 +141,11 @@ def test_late_submissions_are_accepted_and_flagged(srv):
     assert r.status_code == 200 and r.json()["late"] is True
     r2 = srv.post("submit", srv.keys["alice"], assignment="hw1", problem="forward")
     assert r2.json()["late"] is False
-    assert srv.post("submit_test", srv.keys["alice"], 1.0, submission_id=r.json()["submission_id"],
-                    test_case_index=0).json() == {"correct": True, "late": True, "deadline": r.json()["deadline"]}
+    assert srv.post(
+        "submit_test", srv.keys["alice"], 1.0, submission_id=r.json()["submission_id"], test_case_index=0
+    ).json() == {"correct": True, "late": True, "deadline": r.json()["deadline"]}
     import requests
+
     grades = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text.splitlines()
     header, alice = grades[0].split(","), next(g for g in grades if g.startswith("alice,")).split(",")
     assert alice[header.index("hw0/done")] == "100.00" and alice[header.index("late")] == "hw0/done"  # flagged late
@@ -146,9 +155,12 @@ def test_deadlines_are_per_question(srv):
     """`publish -k a --deadline` sets a's deadline only: b (due later) is on time, a is late;
     republishing a without --deadline keeps its deadline. The on-time total leaves a out."""
     import requests
+
     prof, past, later = srv.keys["prof"], "2020-01-01T00:00:00Z", "2999-01-01T00:00:00+00:00"
     assert srv.post("publish", prof, [1.0], assignment="hw9", problem="a", weight="3", deadline=past).status_code == 200
-    assert srv.post("publish", prof, [2.0], assignment="hw9", problem="b", weight="1", deadline=later).status_code == 200
+    assert (
+        srv.post("publish", prof, [2.0], assignment="hw9", problem="b", weight="1", deadline=later).status_code == 200
+    )
     assert srv.post("publish", prof, [1.0], assignment="hw9", problem="a").status_code == 200  # keeps its deadline
     srv.keys["dora"] = add_user(srv.db_url, "dora", "student")  # submits only hw9
     a = srv.post("submit", srv.keys["dora"], assignment="hw9", problem="a").json()
@@ -156,10 +168,12 @@ def test_deadlines_are_per_question(srv):
     assert (a["late"], a["deadline"]) == (True, "2020-01-01T00:00:00+00:00")
     assert (b["late"], b["deadline"]) == (False, "2999-01-01T00:00:00+00:00")
     # a case answered late says so, with its question's deadline; mugrade's own key stays
-    assert srv.post("submit_test", srv.keys["dora"], 1.0, submission_id=a["submission_id"],
-                    test_case_index=0).json() == {"correct": True, "late": True, "deadline": a["deadline"]}
-    assert srv.post("submit_test", srv.keys["dora"], 2.0, submission_id=b["submission_id"],
-                    test_case_index=0).json() == {"correct": True}
+    assert srv.post(
+        "submit_test", srv.keys["dora"], 1.0, submission_id=a["submission_id"], test_case_index=0
+    ).json() == {"correct": True, "late": True, "deadline": a["deadline"]}
+    assert srv.post(
+        "submit_test", srv.keys["dora"], 2.0, submission_id=b["submission_id"], test_case_index=0
+    ).json() == {"correct": True}
     grades = requests.get(srv.url + "gradebook.csv", params={"user_key": prof}, timeout=10).text.splitlines()
     header, dora = grades[0].split(","), next(g for g in grades if g.startswith("dora,")).split(",")
     assert dora[header.index("hw9/a")] == dora[header.index("hw9/b")] == "100.00"
@@ -176,8 +190,8 @@ def test_best_submission_counts_in_gradebook(srv):
     run_submission(srv, "bob", [1.0, 0.0], problem="best")  # 1/2 later: the best stays
     run_submission(srv, "alice", [0.0, 2.0], problem="best")
     import requests
-    csv_text = requests.get(srv.url + "gradebook.csv", headers={"Authorization": f"Bearer {prof}"},
-                            timeout=10).text
+
+    csv_text = requests.get(srv.url + "gradebook.csv", headers={"Authorization": f"Bearer {prof}"}, timeout=10).text
     lines = {line.split(",")[0]: line.split(",") for line in csv_text.splitlines()}
     col = lines["name"].index("hw1/best")
     assert lines["bob"][col] == "100.00" and lines["alice"][col] == "50.00"
@@ -188,7 +202,9 @@ def test_gradebook_csv_shows_a_formula_name_as_text(srv):
     """A student named like a spreadsheet formula submits; the instructor's CSV quotes the
     name and leaves the scores as numbers."""
     import csv
+
     import requests
+
     name = "=cmd|' /C calc'!A0"
     srv.keys[name] = add_user(srv.db_url, name, "student")
     prof = srv.keys["prof"]
@@ -206,7 +222,11 @@ def test_gradebook_csv_shows_a_formula_name_as_text(srv):
 
 def test_openapi_document_lists_the_protocol(srv):
     import requests
+
     paths = requests.get(srv.url + "openapi.json", timeout=10).json()["paths"]
     assert {"/submit", "/submit_test", "/publish"} <= set(paths)
-    assert {p["name"] for p in paths["/submit_test"]["post"]["parameters"]} == \
-        {"user_key", "submission_id", "test_case_index"}
+    assert {p["name"] for p in paths["/submit_test"]["post"]["parameters"]} == {
+        "user_key",
+        "submission_id",
+        "test_case_index",
+    }

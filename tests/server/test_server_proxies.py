@@ -1,5 +1,6 @@
 """X-Forwarded-For is believed only from the proxies `--trusted-proxy` declares: a
 client sending a new one with every wrong key is still counted at its own address."""
+
 import http.client
 import subprocess
 import sys
@@ -69,10 +70,26 @@ def test_a_declared_proxy_s_forwarded_address_is_the_client_s(tmp_path):
 
 
 def test_a_bad_trusted_proxy_is_one_line_and_exit_2(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "grader", "serve", "--db", f"sqlite:///{tmp_path / 'g.db'}",
-                          "--trusted-proxy", "proxy.example.org"], cwd=REPO, env=child_env(), capture_output=True,
-                         text=True, timeout=60)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "serve",
+            "--db",
+            f"sqlite:///{tmp_path / 'g.db'}",
+            "--trusted-proxy",
+            "proxy.example.org",
+        ],
+        cwd=REPO,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2
-    assert run.stderr == ("grader serve: --trusted-proxy 'proxy.example.org': not an IP address or network; give "
-                          "the reverse proxy's address, e.g. 127.0.0.1 or 10.0.0.0/8\n")
+    assert run.stderr == (
+        "grader serve: --trusted-proxy 'proxy.example.org': not an IP address or network; give "
+        "the reverse proxy's address, e.g. 127.0.0.1 or 10.0.0.0/8\n"
+    )
     assert not (tmp_path / "g.db").exists()

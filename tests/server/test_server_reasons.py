@@ -1,6 +1,7 @@
 """Why a case is wrong is judged once, when it is answered, and stored: /me and
 the instructor's page for a student read it and never re-grade. Cases answered
 before reasons were stored get theirs judged once, on the first page showing them."""
+
 import sys
 from pathlib import Path
 
@@ -22,13 +23,16 @@ def srv(tmp_path):
     server = Server(tmp_path / "grader.db")
     server.keys = {"prof": add_user(server.db_url, "prof", "instructor"), "ann": add_user(server.db_url, "ann")}
     server.start()
-    assert server.post("publish", server.keys["prof"], [enc(np.ones(3)), 2.0], assignment="hw1",
-                       problem="p").status_code == 200
+    assert (
+        server.post("publish", server.keys["prof"], [enc(np.ones(3)), 2.0], assignment="hw1", problem="p").status_code
+        == 200
+    )
     sid = server.post("submit", server.keys["ann"], assignment="hw1", problem="p").json()["submission_id"]
     wrong = server.post("submit_test", server.keys["ann"], enc(np.ones(2)), submission_id=sid, test_case_index=0)
     assert wrong.json()["correct"] is False
-    assert server.post("submit_test", server.keys["ann"], 2.0, submission_id=sid, test_case_index=1).json() == \
-        {"correct": True}
+    assert server.post("submit_test", server.keys["ann"], 2.0, submission_id=sid, test_case_index=1).json() == {
+        "correct": True
+    }
     yield server
     server.stop()
 
@@ -51,8 +55,10 @@ def set_reason(srv, value):
 
 
 def test_the_reason_is_stored_when_the_case_is_answered(srv):
-    assert sorted(db_rows(srv.db_url, "select test_case_index, reason from case_results")) == \
-        [(0, SHAPE_REASON), (1, "")]
+    assert sorted(db_rows(srv.db_url, "select test_case_index, reason from case_results")) == [
+        (0, SHAPE_REASON),
+        (1, ""),
+    ]
     assert SHAPE_REASON in page(srv, "ann", "me")
 
 
@@ -73,29 +79,35 @@ def test_a_case_answered_before_reasons_were_stored_is_judged_once(srv):
 
 def test_migration_0006_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_path):
     from sqlalchemy import create_engine, text
+
     from grader.server.store import migrate
+
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = create_engine(url)
     migrate.upgrade(engine, "0005")
     with engine.begin() as conn:
-        for sql in ("insert into users (id, name, role, key_hash, created_at) values (1, 'ann', 'student', 'h', "
-                    "'2026-01-01 00:00:00')",
-                    "insert into assignments (id, name) values (1, 'hw1')",
-                    "insert into problems (id, assignment_id, name, weight) values (1, 1, 'p', 1.0)",
-                    "insert into publications (id, problem_id, published_by, created_at, rtol, atol, num_cases, "
-                    "values_json) values (1, 1, 1, '2026-01-01 00:00:00', 0, 0, 1, '[1]')",
-                    "insert into submissions (id, user_id, problem_id, publication_id, created_at, late) "
-                    "values (1, 1, 1, 1, '2026-01-01 00:00:00', false)",
-                    "insert into case_results (submission_id, test_case_index, correct, value_sha256, value_json, "
-                    "created_at, late) values (1, 0, false, 'x', '2', '2026-01-01 00:00:00', false)"):
+        for sql in (
+            "insert into users (id, name, role, key_hash, created_at) values (1, 'ann', 'student', 'h', "
+            "'2026-01-01 00:00:00')",
+            "insert into assignments (id, name) values (1, 'hw1')",
+            "insert into problems (id, assignment_id, name, weight) values (1, 1, 'p', 1.0)",
+            "insert into publications (id, problem_id, published_by, created_at, rtol, atol, num_cases, "
+            "values_json) values (1, 1, 1, '2026-01-01 00:00:00', 0, 0, 1, '[1]')",
+            "insert into submissions (id, user_id, problem_id, publication_id, created_at, late) "
+            "values (1, 1, 1, 1, '2026-01-01 00:00:00', false)",
+            "insert into case_results (submission_id, test_case_index, correct, value_sha256, value_json, "
+            "created_at, late) values (1, 0, false, 'x', '2', '2026-01-01 00:00:00', false)",
+        ):
             conn.execute(text(sql))
     migrate.upgrade(engine)
     engine.dispose()
     assert db_rows(url, "select reason from case_results") == [(None,)]
-    indexes = db_rows(url, "select name from sqlite_master where type = 'index' and tbl_name = 'sessions' "
-                           "and name like 'ix_%'")
+    indexes = db_rows(
+        url, "select name from sqlite_master where type = 'index' and tbl_name = 'sessions' and name like 'ix_%'"
+    )
     assert sorted(indexes) == [("ix_sessions_expires_at",), ("ix_sessions_user_id_expires_at",)]
     from grader.server.gradebook import details
+
     engine = make_engine(url)
     with engine.connect() as conn:
         assert details.unstored_reasons(conn, "ann") == [(1, "value: wrong number (tolerance rtol=0, atol=0)")]
@@ -104,10 +116,13 @@ def test_migration_0006_leaves_old_reasons_to_judge_and_indexes_sessions(tmp_pat
 
 def test_page_loads_are_paced_per_session(srv):
     from grader.server.config import ServerConfig
+
     burst = ServerConfig().pages_burst
     with requests.Session() as s:
-        assert s.post(srv.url + "login", data={"key": srv.keys["ann"]}, allow_redirects=False,
-                      timeout=10).status_code == 303
+        assert (
+            s.post(srv.url + "login", data={"key": srv.keys["ann"]}, allow_redirects=False, timeout=10).status_code
+            == 303
+        )
         statuses = [s.get(srv.url + "me", timeout=10).status_code for _ in range(burst + 5)]
     assert statuses[:burst] == [200] * burst and 429 in statuses[burst:]  # a token comes back every 0.5 s
     assert "case 0" in page(srv, "prof", "gradebook/student?name=ann")  # another session is not held up

@@ -1,6 +1,7 @@
 """Signing in cannot flood the server: a rate limit per address (before the
 form is read) and per key, at most a few live sessions per key (the oldest
 ends), and expired sessions swept by index, not by a table scan."""
+
 import datetime as dt
 import http.client
 import sys
@@ -34,8 +35,12 @@ def sign_in(srv, key: str, source="127.0.0.1"):
     """(status, Retry-After, session cookie) of one sign-in from `source`."""
     conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=(source, 0))
     try:
-        conn.request("POST", "/login", body=urlencode({"key": key}),
-                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        conn.request(
+            "POST",
+            "/login",
+            body=urlencode({"key": key}),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
         r = conn.getresponse()
         r.read()
         cookie = (r.getheader("set-cookie") or "").split(";")[0]
@@ -49,14 +54,14 @@ def test_sign_ins_per_key_are_limited(srv):
     assert [a[0] for a in answers] == [303] * CONFIG.login_per_minute + [429]
     assert int(answers[-1][1]) >= 1
     assert sign_in(srv, srv.keys["bob"])[0] == 303  # another key is not held up
-    (count,), = db_rows(srv.db_url, "select count(*) from sessions join users on users.id = sessions.user_id "
-                                    "where users.name = 'alice'")
+    ((count,),) = db_rows(
+        srv.db_url, "select count(*) from sessions join users on users.id = sessions.user_id where users.name = 'alice'"
+    )
     assert count == CONFIG.login_per_minute <= CONFIG.max_sessions_per_key
 
 
 def test_sign_ins_per_address_are_limited_before_the_key_is_looked_up(srv):
-    statuses = [sign_in(srv, "mg_guess", source="127.0.0.3")[0]
-                for _ in range(CONFIG.login_per_minute_per_address + 1)]
+    statuses = [sign_in(srv, "mg_guess", source="127.0.0.3")[0] for _ in range(CONFIG.login_per_minute_per_address + 1)]
     assert statuses == [401] * CONFIG.login_per_minute_per_address + [429]
     assert sign_in(srv, srv.keys["bob"], source="127.0.0.3")[0] == 429  # a right key too, from there
     assert sign_in(srv, srv.keys["bob"], source="127.0.0.4")[0] == 303  # not from elsewhere
@@ -82,12 +87,15 @@ def test_expired_sessions_are_found_by_index(tmp_path):
     engine = make_engine(url)
     try:
         with engine.connect() as conn:
-            for statement in (sessions.delete().where(sessions.c.expires_at < dt.datetime(2026, 1, 1)),
-                              select(sessions.c.token_hash).where(sessions.c.user_id == 1)
-                              .order_by(sessions.c.expires_at.desc()).limit(3)):
+            for statement in (
+                sessions.delete().where(sessions.c.expires_at < dt.datetime(2026, 1, 1)),
+                select(sessions.c.token_hash)
+                .where(sessions.c.user_id == 1)
+                .order_by(sessions.c.expires_at.desc())
+                .limit(3),
+            ):
                 sql = str(statement.compile(engine, compile_kwargs={"literal_binds": True}))
                 plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
                 assert "INDEX ix_sessions_" in plan, plan  # not "SCAN sessions": the whole table
     finally:
         engine.dispose()
-

@@ -1,5 +1,6 @@
 """The database under the server: files that vanish or turn read-only are
 noticed (503, and a line in the log), and Alembic migrates old databases."""
+
 import os
 import sys
 from pathlib import Path
@@ -29,11 +30,14 @@ def submit(srv):
     return srv.post("submit", srv.keys["alice"], assignment="hw1", problem="p")
 
 
-@pytest.mark.parametrize("damage, problem", [
-    (lambda db: [Path(f"{db}{s}").unlink(missing_ok=True) for s in ("", "-wal", "-shm")], "was deleted"),
-    (lambda db: db.unlink(), "was deleted"),
-    (lambda db: os.chmod(db, 0o444), "is read-only"),
-])
+@pytest.mark.parametrize(
+    "damage, problem",
+    [
+        (lambda db: [Path(f"{db}{s}").unlink(missing_ok=True) for s in ("", "-wal", "-shm")], "was deleted"),
+        (lambda db: db.unlink(), "was deleted"),
+        (lambda db: os.chmod(db, 0o444), "is read-only"),
+    ],
+)
 def test_lost_database_refuses_writes_with_503_and_says_so(srv, damage, problem):
     assert submit(srv).status_code == 200
     damage(srv.db_path)
@@ -50,16 +54,18 @@ def old_database(url: str):
     engine = create_engine(url)
     migrate.upgrade(engine, migrate.BASELINE)
     with engine.begin() as conn:
-        for sql in ("insert into users (id, name, role, key_hash, created_at) values "
-                    "(1, 'ann', 'student', 'h', '2026-01-01 00:00:00')",
-                    "insert into assignments (id, name) values (1, 'hw1')",
-                    "insert into problems (id, assignment_id, name, weight) values (1, 1, 'p', 1.0)",
-                    "insert into publications (id, problem_id, published_by, created_at, rtol, atol, num_cases, "
-                    "values_json) values (1, 1, 1, '2026-01-01 00:00:00', 0, 0, 1, '[1]')",
-                    "insert into submissions (id, user_id, problem_id, publication_id, created_at, late) "
-                    "values (1, 1, 1, 1, '2026-01-01 00:00:00', true)",
-                    "insert into case_results (submission_id, test_case_index, correct, value_sha256, created_at) "
-                    "values (1, 0, true, 'x', '2026-01-01 00:00:00')"):
+        for sql in (
+            "insert into users (id, name, role, key_hash, created_at) values "
+            "(1, 'ann', 'student', 'h', '2026-01-01 00:00:00')",
+            "insert into assignments (id, name) values (1, 'hw1')",
+            "insert into problems (id, assignment_id, name, weight) values (1, 1, 'p', 1.0)",
+            "insert into publications (id, problem_id, published_by, created_at, rtol, atol, num_cases, "
+            "values_json) values (1, 1, 1, '2026-01-01 00:00:00', 0, 0, 1, '[1]')",
+            "insert into submissions (id, user_id, problem_id, publication_id, created_at, late) "
+            "values (1, 1, 1, 1, '2026-01-01 00:00:00', true)",
+            "insert into case_results (submission_id, test_case_index, correct, value_sha256, created_at) "
+            "values (1, 0, true, 'x', '2026-01-01 00:00:00')",
+        ):
             conn.execute(text(sql))
     return engine
 
@@ -97,21 +103,27 @@ def test_each_question_keeps_its_assignments_deadline_through_0005_and_back(kind
     engine = create_engine(url)
     migrate.upgrade(engine, "0004")
     with engine.begin() as conn:
-        for sql in ("insert into assignments (id, name, deadline) values (1, 'hw1', '2026-02-01 23:59:00')",
-                    "insert into assignments (id, name) values (2, 'hw2')",
-                    "insert into problems (id, assignment_id, name, weight) values (1, 1, 'forward', 10)",
-                    "insert into problems (id, assignment_id, name, weight) values (2, 1, 'backward', 25)",
-                    "insert into problems (id, assignment_id, name, weight) values (3, 2, 'x', 1)"):
+        for sql in (
+            "insert into assignments (id, name, deadline) values (1, 'hw1', '2026-02-01 23:59:00')",
+            "insert into assignments (id, name) values (2, 'hw2')",
+            "insert into problems (id, assignment_id, name, weight) values (1, 1, 'forward', 10)",
+            "insert into problems (id, assignment_id, name, weight) values (2, 1, 'backward', 25)",
+            "insert into problems (id, assignment_id, name, weight) values (3, 2, 'x', 1)",
+        ):
             conn.execute(text(sql))
     migrate.upgrade(engine, "0005")
     rows = db_rows(url, "select name, deadline from problems order by id")
     assert [(n, str(d)[:16] if d else None) for n, d in rows] == [
-        ("forward", "2026-02-01 23:59"), ("backward", "2026-02-01 23:59"), ("x", None)]
+        ("forward", "2026-02-01 23:59"),
+        ("backward", "2026-02-01 23:59"),
+        ("x", None),
+    ]
     with engine.begin() as conn:
         conn.execute(text("update problems set deadline = '2026-03-01 12:00:00' where id = 2"))
     migrate.upgrade(engine)
     assert migrate.current(engine) == migrate.head()
     from alembic import command
+
     cfg = migrate.alembic_config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn

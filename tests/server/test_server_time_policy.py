@@ -5,6 +5,7 @@ an extension re-judges earlier answers; a late penalty applies as declared;
 late days are spent from the course's budget; every deadline echo names the
 course's zone and UTC; a republish re-judges stored answers; every change is
 logged and shown."""
+
 import datetime as dt
 import json
 import sys
@@ -29,11 +30,15 @@ def course(tmp_path):
     ann answered all right, bob two of three: both now, with no deadline yet."""
     db = tmp_path / "grader.db"
     url = f"sqlite:///{db}"
-    keys = {name: add_user(url, name, role) for name, role in
-            (("prof", "instructor"), ("ann", "student"), ("bob", "student"))}
+    keys = {
+        name: add_user(url, name, role)
+        for name, role in (("prof", "instructor"), ("ann", "student"), ("bob", "student"))
+    }
     server = Server(db).start()
-    assert server.post("publish", keys["prof"], [1, 2, 3], assignment="hw1", problem="forward",
-                       weight="10").status_code == 200
+    assert (
+        server.post("publish", keys["prof"], [1, 2, 3], assignment="hw1", problem="forward", weight="10").status_code
+        == 200
+    )
     answer(server, keys["ann"], [1, 2, 3])
     answer(server, keys["bob"], [1, 2, 0])
     yield server, url, keys
@@ -42,8 +47,10 @@ def course(tmp_path):
 
 def answer(server, key, values, problem="forward"):
     sub = server.post("submit", key, assignment="hw1", problem=problem).json()
-    return [server.post("submit_test", key, json.dumps(v), submission_id=sub["submission_id"],
-                        test_case_index=i).json() for i, v in enumerate(values)]
+    return [
+        server.post("submit_test", key, json.dumps(v), submission_id=sub["submission_id"], test_case_index=i).json()
+        for i, v in enumerate(values)
+    ]
 
 
 def cell(url, name, label="hw1/forward"):
@@ -73,13 +80,16 @@ NOW = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 def test_a_moved_deadline_and_an_extension_re_judge_earlier_answers(course, capsys):
     server, url, keys = course
     assert not cell(url, "ann").late
-    code, out, _ = cli(capsys, "deadline", "hw1/forward", iso(NOW - dt.timedelta(days=365)), "--db", url, "--by", "prof")
+    code, out, _ = cli(
+        capsys, "deadline", "hw1/forward", iso(NOW - dt.timedelta(days=365)), "--db", url, "--by", "prof"
+    )
     assert code == 0 and out.startswith("hw1/forward due ") and "(was none)" in out
     ann, bob = cell(url, "ann"), cell(url, "bob")  # a year earlier: every answer already given is now late
     assert (ann.late, ann.on_time, ann.score) == (True, 0.0, 1.0)
     assert (bob.late, bob.on_time) == (True, 0.0)
-    code, out, _ = cli(capsys, "extension", "grant", "ann", "--until", iso(NOW + dt.timedelta(days=1)), "--db", url,
-                       "--by", "prof")
+    code, out, _ = cli(
+        capsys, "extension", "grant", "ann", "--until", iso(NOW + dt.timedelta(days=1)), "--db", url, "--by", "prof"
+    )
     assert code == 0 and out.startswith("ann: hw1/forward due ")
     assert (cell(url, "ann").late, cell(url, "ann").on_time) == (False, 1.0)  # her extension re-judged her answers
     assert cell(url, "bob").late  # bob's deadline did not move
@@ -92,8 +102,12 @@ def test_a_moved_deadline_and_an_extension_re_judge_earlier_answers(course, caps
     code, out, _ = cli(capsys, "changes", "--student", "bob", "--db", url)
     assert "extension" not in out  # ann's extension is hers alone
     # her page shows the deadline in force for her and the log, and the gradebook the log too
-    me = requests.get(server.url + "gradebook/student", params={"name": "ann"},
-                      headers={"Authorization": f"Bearer {keys['prof']}"}, timeout=30).text
+    me = requests.get(
+        server.url + "gradebook/student",
+        params={"name": "ann"},
+        headers={"Authorization": f"Bearer {keys['prof']}"},
+        timeout=30,
+    ).text
     assert 'id="changes"' in me and "extension hw1 ann" in me
     book = requests.get(server.url + "gradebook", headers={"Authorization": f"Bearer {keys['prof']}"}, timeout=30)
     assert book.text.count('class="change"') == 3
@@ -129,15 +143,20 @@ def test_a_changed_deadline_is_echoed_in_the_course_zone_and_utc(course, capsys)
     code, out, _ = cli(capsys, "deadline", "hw1/forward", "2026-02-01T23:59", "--db", url)
     assert out == "hw1/forward due 2026-02-01 23:59 CET (2026-02-01 22:59 UTC) (was none)"
     code, out, _ = cli(capsys, "extension", "grant", "bob", "--extra", "2d", "--db", url)
-    assert out == "bob: hw1/forward due 2026-02-03 23:59 CET (2026-02-03 22:59 UTC) " \
-                  "(was 2026-02-01 23:59 CET (2026-02-01 22:59 UTC))"
+    assert (
+        out == "bob: hw1/forward due 2026-02-03 23:59 CET (2026-02-03 22:59 UTC) "
+        "(was 2026-02-01 23:59 CET (2026-02-01 22:59 UTC))"
+    )
     assert cli(capsys, "extension", "list", "--db", url)[1].startswith("bob: hw1 (every question) +2d (granted ")
     # /publish takes the course's zone for a deadline typed without one, and echoes both
-    r = server.post("publish", keys["prof"], [1, 2, 3], assignment="hw1", problem="forward",
-                    deadline="2026-07-01T12:00")
+    r = server.post(
+        "publish", keys["prof"], [1, 2, 3], assignment="hw1", problem="forward", deadline="2026-07-01T12:00"
+    )
     assert r.status_code == 200
     assert (r.json()["deadline"], r.json()["deadline_shown"]) == (
-        "2026-07-01T10:00:00+00:00", "2026-07-01 12:00 CEST (2026-07-01 10:00 UTC)")
+        "2026-07-01T10:00:00+00:00",
+        "2026-07-01 12:00 CEST (2026-07-01 10:00 UTC)",
+    )
     assert "deadline hw1/forward: 2026-02-01 23:59 CET" in cli(capsys, "changes", "--db", url)[1]
 
 
@@ -158,31 +177,33 @@ def test_a_republish_re_judges_stored_answers_and_says_so(course, capsys):
     line = cli(capsys, "changes", "--db", url)[1]
     assert "regrade hw1/forward: earlier published answers -> publication 2: re-judged 6 answers" in line
     # the same answers again: nothing to re-judge, nothing logged
-    assert "regraded" not in server.post("publish", keys["prof"], [1, 2, 0], assignment="hw1",
-                                         problem="forward").json()
-    assert sqlite_rows(Path(url[len("sqlite:///"):]), "select count(*) from verdicts") == [(6,)]
+    assert "regraded" not in server.post("publish", keys["prof"], [1, 2, 0], assignment="hw1", problem="forward").json()
+    assert sqlite_rows(Path(url[len("sqlite:///") :]), "select count(*) from verdicts") == [(6,)]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["extension", "grant", "nobody", "--extra", "1d"], "no student named 'nobody'"),
-    (["extension", "grant", "ann"], "give the new deadline (--until) or the time added (--extra), one of them"),
-    (["extension", "grant", "ann", "--extra", "soon"], "--extra: 'soon' is not a duration"),
-    (["extension", "grant", "ann", "--extra", "1d", "--question", "nope"], "hw1 has no question 'nope'"),
-    (["extension", "clear", "ann"], "ann has no extension for hw1"),
-    (["deadline", "hw1/forward", "tomorrow"], "deadline: 'tomorrow' is not a time"),
-    (["deadline", "hw9", "2026-02-01T23:59Z"], "assignment 'hw9' has no published question"),
-    (["course", "set-zone", "Mars/Olympus"], "'Mars/Olympus' is not a time zone"),
-    (["course", "set-late-days", "-1"], "give a whole number of days"),
-    (["course", "set-penalty", "per day"], "field 'policy.time.percent_per_day': give a percent"),
-    (["course", "set-penalty", "zero after"], "\"zero after\" needs one"),
-    (["course", "set-penalty", "half"], "'half' is not one of"),
-    (["course", "show", "--cutoff", "1d"], "--percent and --cutoff are for `grader course set-penalty`"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["extension", "grant", "nobody", "--extra", "1d"], "no student named 'nobody'"),
+        (["extension", "grant", "ann"], "give the new deadline (--until) or the time added (--extra), one of them"),
+        (["extension", "grant", "ann", "--extra", "soon"], "--extra: 'soon' is not a duration"),
+        (["extension", "grant", "ann", "--extra", "1d", "--question", "nope"], "hw1 has no question 'nope'"),
+        (["extension", "clear", "ann"], "ann has no extension for hw1"),
+        (["deadline", "hw1/forward", "tomorrow"], "deadline: 'tomorrow' is not a time"),
+        (["deadline", "hw9", "2026-02-01T23:59Z"], "assignment 'hw9' has no published question"),
+        (["course", "set-zone", "Mars/Olympus"], "'Mars/Olympus' is not a time zone"),
+        (["course", "set-late-days", "-1"], "give a whole number of days"),
+        (["course", "set-penalty", "per day"], "field 'policy.time.percent_per_day': give a percent"),
+        (["course", "set-penalty", "zero after"], '"zero after" needs one'),
+        (["course", "set-penalty", "half"], "'half' is not one of"),
+        (["course", "show", "--cutoff", "1d"], "--percent and --cutoff are for `grader course set-penalty`"),
+    ],
+)
 def test_a_bad_time_command_is_one_line_and_changes_nothing(course, capsys, args, message):
     _, url, _ = course
     code, out, err = cli(capsys, *args, "--db", url)
     assert code == 2 and out == "" and message in err and "\n" not in err
-    db = Path(url[len("sqlite:///"):])
+    db = Path(url[len("sqlite:///") :])
     assert sqlite_rows(db, "select count(*) from time_changes") == [(0,)]
     assert sqlite_rows(db, "select count(*) from extensions") == [(0,)]
     assert sqlite_rows(db, "select count(*) from settings where name like 'course:%' or name like 'late:%'") == [(0,)]
@@ -193,8 +214,9 @@ def test_student_ids_from_the_users_command_and_the_roster_reach_the_canvas_expo
     roster = tmp_path / "roster.csv"
     roster.write_text("name,email,student_id\nann,ann@uni.edu,S001\nbob,bob@uni.edu,S002\ncy,cy@uni.edu,S003\n")
     assert cli(capsys, "users", "import", str(roster), "--db", url, "--out", str(tmp_path / "keys.csv"))[0] == 0
-    assert sqlite_rows(Path(url[len("sqlite:///"):]), "select name, student_id from users where role = 'student' "
-                       "order by name") == [("ann", "S001"), ("bob", "S002"), ("cy", "S003")]
+    assert sqlite_rows(
+        Path(url[len("sqlite:///") :]), "select name, student_id from users where role = 'student' order by name"
+    ) == [("ann", "S001"), ("bob", "S002"), ("cy", "S003")]
     code, _, err = cli(capsys, "users", "add", "dee", "--student-id", "\x00", "--db", url)
     assert code == 1 and "student ID" in err
     out = tmp_path / "canvas.csv"

@@ -2,6 +2,7 @@
 revision reaches the newest one with the server's own engine (foreign keys
 on), every row kept or derived as its migration says; a failed upgrade leaves
 the database at its old revision and says so in one line."""
+
 import datetime as dt
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import MetaData, Table, inspect, insert, select, text
+from sqlalchemy import MetaData, Table, insert, inspect, select, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "server"))
 from server_harness import DATABASES, REPO, child_env, database_url, db_rows  # noqa: E402
@@ -20,9 +21,11 @@ from grader.server.store.db import engine_for, metadata  # noqa: E402
 
 pytestmark = pytest.mark.server
 
+
 def _earlier_revisions() -> list:
     """Every revision before the head, oldest first."""
     from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(migrate.alembic_config())
     return [r.revision for r in reversed(list(script.walk_revisions())) if r.revision != migrate.head()]
 
@@ -36,45 +39,150 @@ def t(day, hour=0):
 
 # Every column any revision had; each revision gets the ones it has. Parents before children.
 ROWS = {
-    "users": [dict(id=1, name="prof", role="instructor", key_hash="h1", created_at=t(1), email="prof@x.org"),
-              dict(id=2, name="ann", role="student", key_hash="h2", created_at=t(1), email="ann@x.org"),
-              dict(id=3, name="bob", role="student", key_hash="h3", created_at=t(2), email=None)],
+    "users": [
+        dict(id=1, name="prof", role="instructor", key_hash="h1", created_at=t(1), email="prof@x.org"),
+        dict(id=2, name="ann", role="student", key_hash="h2", created_at=t(1), email="ann@x.org"),
+        dict(id=3, name="bob", role="student", key_hash="h3", created_at=t(2), email=None),
+    ],
     "settings": [dict(name="secret", value="s3cr3t")],
     "assignments": [dict(id=1, name="hw1", deadline=t(20, 23)), dict(id=2, name="hw2", deadline=None)],
-    "problems": [dict(id=1, assignment_id=1, name="forward", weight=10.0, deadline=t(21)),
-                 dict(id=2, assignment_id=1, name="backward", weight=25.0, deadline=t(22)),
-                 dict(id=3, assignment_id=2, name="x", weight=1.0, deadline=None)],
-    "publications": [dict(id=i, problem_id=i, published_by=1, created_at=t(3), rtol=1e-5, atol=1e-8, num_cases=2,
-                          values_json="[1, 2]") for i in (1, 2, 3)],
-    "submissions": [dict(id=1, user_id=2, problem_id=1, publication_id=1, created_at=t(10), late=False),
-                    dict(id=2, user_id=3, problem_id=2, publication_id=2, created_at=t(25), late=True)],
+    "problems": [
+        dict(id=1, assignment_id=1, name="forward", weight=10.0, deadline=t(21)),
+        dict(id=2, assignment_id=1, name="backward", weight=25.0, deadline=t(22)),
+        dict(id=3, assignment_id=2, name="x", weight=1.0, deadline=None),
+    ],
+    "publications": [
+        dict(
+            id=i, problem_id=i, published_by=1, created_at=t(3), rtol=1e-5, atol=1e-8, num_cases=2, values_json="[1, 2]"
+        )
+        for i in (1, 2, 3)
+    ],
+    "submissions": [
+        dict(id=1, user_id=2, problem_id=1, publication_id=1, created_at=t(10), late=False),
+        dict(id=2, user_id=3, problem_id=2, publication_id=2, created_at=t(25), late=True),
+    ],
     "case_results": [
-        dict(id=1, submission_id=1, test_case_index=0, correct=True, value_sha256="a" * 64, value_json="1",
-             created_at=t(10), late=True, reason=""),
-        dict(id=2, submission_id=2, test_case_index=0, correct=False, value_sha256="b" * 64, value_json=None,
-             created_at=t(25), late=True, reason="wrong shape"),
-        dict(id=3, submission_id=2, test_case_index=1, correct=True, value_sha256="c" * 64, value_json="2",
-             created_at=t(25), late=False, reason="")],
+        dict(
+            id=1,
+            submission_id=1,
+            test_case_index=0,
+            correct=True,
+            value_sha256="a" * 64,
+            value_json="1",
+            created_at=t(10),
+            late=True,
+            reason="",
+        ),
+        dict(
+            id=2,
+            submission_id=2,
+            test_case_index=0,
+            correct=False,
+            value_sha256="b" * 64,
+            value_json=None,
+            created_at=t(25),
+            late=True,
+            reason="wrong shape",
+        ),
+        dict(
+            id=3,
+            submission_id=2,
+            test_case_index=1,
+            correct=True,
+            value_sha256="c" * 64,
+            value_json="2",
+            created_at=t(25),
+            late=False,
+            reason="",
+        ),
+    ],
     "sessions": [dict(token_hash="s" * 64, user_id=2, expires_at=t(30))],
     "rate_buckets": [dict(user_id=2, tokens=3.5, updated=1.7e9)],
     "usage": [dict(user_id=1, stored_bytes=0), dict(user_id=2, stored_bytes=120), dict(user_id=3, stored_bytes=7)],
     "case_notes": [dict(id=1, publication_id=1, test_case_index=0, name="c0", description="first case")],
-    "batch_results": [dict(id=1, source="out", name="ann", assignment="hw1", digest="d" * 64, graded_at=t(5),
-                           imported_at=t(6), score=35.0, output="ok", batch="run:1"),
-                      dict(id=2, source="out2", name="ann", assignment="hw1", digest="f" * 64, graded_at=t(5),
-                           imported_at=t(6), score=20.0, output="", batch="run:2")],
+    "batch_results": [
+        dict(
+            id=1,
+            source="out",
+            name="ann",
+            assignment="hw1",
+            digest="d" * 64,
+            graded_at=t(5),
+            imported_at=t(6),
+            score=35.0,
+            output="ok",
+            batch="run:1",
+        ),
+        dict(
+            id=2,
+            source="out2",
+            name="ann",
+            assignment="hw1",
+            digest="f" * 64,
+            graded_at=t(5),
+            imported_at=t(6),
+            score=20.0,
+            output="",
+            batch="run:2",
+        ),
+    ],
     "batch_questions": [dict(id=1, result_id=1, question="forward", score=10.0, max_score=10.0)],
-    "batch_cases": [dict(id=1, result_id=1, position=0, question="forward", name="case a", number="1.1",
-                         score=10.0, max_score=10.0, passed=True, hidden=False, output="")],
+    "batch_cases": [
+        dict(
+            id=1,
+            result_id=1,
+            position=0,
+            question="forward",
+            name="case a",
+            number="1.1",
+            score=10.0,
+            max_score=10.0,
+            passed=True,
+            hidden=False,
+            output="",
+        )
+    ],
     # 0010: the time policy's tables (filled only when populating at the head's own revision)
-    "extensions": [dict(id=1, user_id=2, assignment="hw1", question="forward", deadline=t(23), extra_seconds=None,
-                        granted_at=t(20), granted_by="prof")],
-    "time_changes": [dict(id=1, changed_at=t(20), changed_by="prof", kind="extension", assignment="hw1",
-                          subject="ann", before="2026-01-21 00:00 UTC", after="until 2026-01-23 00:00 UTC")],
+    "extensions": [
+        dict(
+            id=1,
+            user_id=2,
+            assignment="hw1",
+            question="forward",
+            deadline=t(23),
+            extra_seconds=None,
+            granted_at=t(20),
+            granted_by="prof",
+        )
+    ],
+    "time_changes": [
+        dict(
+            id=1,
+            changed_at=t(20),
+            changed_by="prof",
+            kind="extension",
+            assignment="hw1",
+            subject="ann",
+            before="2026-01-21 00:00 UTC",
+            after="until 2026-01-23 00:00 UTC",
+        )
+    ],
     "verdicts": [dict(id=1, case_result_id=2, publication_id=2, correct=True, reason="", regraded_at=t(26))],
-    "batch_history": [dict(id=1, source="out", name="ann", assignment="hw1", digest="e" * 64, graded_at=t(4),
-                           imported_at=t(4), replaced_at=t(6), score=30.0, questions='{"forward": [5, 10]}',
-                           batch="run:1")],
+    "batch_history": [
+        dict(
+            id=1,
+            source="out",
+            name="ann",
+            assignment="hw1",
+            digest="e" * 64,
+            graded_at=t(4),
+            imported_at=t(4),
+            replaced_at=t(6),
+            score=30.0,
+            questions='{"forward": [5, 10]}',
+            batch="run:1",
+        )
+    ],
 }
 
 
@@ -205,8 +313,14 @@ def test_a_failed_upgrade_changes_nothing_and_says_how_to_proceed(kind, tmp_path
 def test_serve_on_a_database_whose_upgrade_fails_exits_with_one_line(tmp_path):
     url = database_url("sqlite", tmp_path)
     _break_0005(url).dispose()
-    run = subprocess.run([sys.executable, "-m", "grader", "serve", "--db", url, "--port", "1"], cwd=REPO,
-                         env=child_env(), capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "grader", "serve", "--db", url, "--port", "1"],
+        cwd=REPO,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1
     assert run.stdout == ""
     assert "Traceback" not in run.stderr
@@ -223,10 +337,17 @@ def test_an_upgrade_that_would_leave_a_dangling_reference_is_rolled_back(tmp_pat
     engine = fk_engine(url)
     populate(engine, "0004")
     with engine.begin() as conn:  # a trigger standing in for a migration that loses a parent row
-        conn.execute(text("CREATE TRIGGER lose AFTER UPDATE ON alembic_version WHEN NEW.version_num = '0006' "
-                          "BEGIN DELETE FROM users WHERE id = 3; END"))
-    with pytest.raises(migrate.UpgradeFailed, match=r"would refer to missing rows, e.g. submissions row 2 "
-                                                    r"to users\); every step was undone"):
+        conn.execute(
+            text(
+                "CREATE TRIGGER lose AFTER UPDATE ON alembic_version WHEN NEW.version_num = '0006' "
+                "BEGIN DELETE FROM users WHERE id = 3; END"
+            )
+        )
+    with pytest.raises(
+        migrate.UpgradeFailed,
+        match=r"would refer to missing rows, e.g. submissions row 2 "
+        r"to users\); every step was undone",
+    ):
         migrate.upgrade(engine)
     assert migrate.current(engine) == "0004"
     assert db_rows(url, "select id from users order by id") == [(1,), (2,), (3,)]
@@ -238,6 +359,7 @@ def test_a_database_at_head_opens_without_the_write_lock(tmp_path):
     read, so it neither waits for a busy server's writer nor needs a writable file."""
     import sqlite3
     import time
+
     url = database_url("sqlite", tmp_path)
     engine = fk_engine(url)
     migrate.upgrade(engine)

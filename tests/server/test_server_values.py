@@ -1,11 +1,12 @@
 """The server's value checker: it must accept the published value and reject wrong ones."""
+
 import json
 
 import numpy as np
 import pytest
 
-from grader.shipped import tolerance
 from grader.server.answers.values import BadValue, Tagged, compare, parse
+from grader.shipped import tolerance
 from grader.shipped.cases.registry import Case
 
 
@@ -22,34 +23,43 @@ def test_the_cases_default_tolerance_is_the_one_in_grader_tolerance():
     assert (case.rtol, case.atol) == (tolerance.RTOL, tolerance.ATOL)
 
 
-@pytest.mark.parametrize("expected, got", [
-    (ARR, ARR),
-    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.00001]]}),
-    (3, 3.0),
-    ([1.5, {"a": "x"}], [1.5, {"a": "x"}]),
-    ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float32')"}),
-    ({"_encoded_type": "np.ndarray", "data": [True, False]}, {"_encoded_type": "np.ndarray", "data": [True, False]}),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "expected, got",
+    [
+        (ARR, ARR),
+        (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.00001]]}),
+        (3, 3.0),
+        ([1.5, {"a": "x"}], [1.5, {"a": "x"}]),
+        ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float32')"}),
+        (
+            {"_encoded_type": "np.ndarray", "data": [True, False]},
+            {"_encoded_type": "np.ndarray", "data": [True, False]},
+        ),
+        (None, None),
+    ],
+)
 def test_matching_values_are_correct(expected, got):
     assert compare(decoded(expected), decoded(got), 1e-5, 1e-5).correct
 
 
-@pytest.mark.parametrize("expected, got", [
-    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.001]]}),  # 0.025% off
-    (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 3.0], [2.0, 4.0]]}),    # transposed
-    (ARR, {"_encoded_type": "np.ndarray", "data": [1.0, 2.0, 3.0, 4.0]}),        # reshaped
-    (ARR, [[1.0, 2.0], [3.0, 4.0]]),                                             # not an array
-    (3, 3.001),
-    (3, True),
-    (True, 1),
-    ([1.5, 2.5], [1.5]),
-    ({"a": 1}, {"b": 1}),
-    ("relu", "Relu"),
-    ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float64')"}),
-    ({"_encoded_type": "np.ndarray", "data": [True, False]}, {"_encoded_type": "np.ndarray", "data": [1, 0]}),
-    ({"_encoded_type": "np.ndarray", "data": [1.0]}, {"_encoded_type": "np.ndarray", "data": [float("nan")]}),
-])
+@pytest.mark.parametrize(
+    "expected, got",
+    [
+        (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 2.0], [3.0, 4.001]]}),  # 0.025% off
+        (ARR, {"_encoded_type": "np.ndarray", "data": [[1.0, 3.0], [2.0, 4.0]]}),  # transposed
+        (ARR, {"_encoded_type": "np.ndarray", "data": [1.0, 2.0, 3.0, 4.0]}),  # reshaped
+        (ARR, [[1.0, 2.0], [3.0, 4.0]]),  # not an array
+        (3, 3.001),
+        (3, True),
+        (True, 1),
+        ([1.5, 2.5], [1.5]),
+        ({"a": 1}, {"b": 1}),
+        ("relu", "Relu"),
+        ({"_encoded_type": "type", "data": "dtype('float32')"}, {"_encoded_type": "type", "data": "dtype('float64')"}),
+        ({"_encoded_type": "np.ndarray", "data": [True, False]}, {"_encoded_type": "np.ndarray", "data": [1, 0]}),
+        ({"_encoded_type": "np.ndarray", "data": [1.0]}, {"_encoded_type": "np.ndarray", "data": [float("nan")]}),
+    ],
+)
 def test_wrong_values_are_incorrect(expected, got):
     verdict = compare(decoded(expected), decoded(got), 1e-5, 1e-5)
     assert not verdict.correct and verdict.reason.startswith("value")
@@ -84,6 +94,7 @@ SPECIAL = [0.0, 1.0, -1.0, 1e-6, 1e6, np.inf, -np.inf, np.nan, 1.00001, 0.99999,
 @pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-5), (0.0, 0.0), (1e-2, 0.0)])
 def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
     from grader.server.answers.values import _all_close
+
     for a in SPECIAL:
         for b in SPECIAL:
             x, y = np.array([a]), np.array([b])
@@ -97,23 +108,29 @@ def test_fast_closeness_agrees_with_numpy_allclose(rtol, atol):
 
 # The server compares as the grader does (grader/shipped/tolerance.py): a 0-d value and a
 # one-element array are the same number, and float width does not matter.
-@pytest.mark.parametrize("published, sent", [
-    (np.float64(0.5), np.array([0.5], dtype=np.float32)),
-    (np.array([[0.5]]), np.float64(0.5)),
-    (0.5, np.array([0.5])),
-    (np.array([0.1, 0.2], dtype=np.float64), np.array([0.1, 0.2], dtype=np.float32)),
-])
+@pytest.mark.parametrize(
+    "published, sent",
+    [
+        (np.float64(0.5), np.array([0.5], dtype=np.float32)),
+        (np.array([[0.5]]), np.float64(0.5)),
+        (0.5, np.array([0.5])),
+        (np.array([0.1, 0.2], dtype=np.float64), np.array([0.1, 0.2], dtype=np.float32)),
+    ],
+)
 def test_scalar_like_values_and_float_widths_compare_as_the_grader_does(published, sent):
     published = np.asarray(published) if isinstance(published, np.generic) else published
     sent = np.asarray(sent) if isinstance(sent, np.generic) else sent
     assert compare(published, sent, 1e-5, 1e-5).correct
 
 
-@pytest.mark.parametrize("published, sent", [
-    (np.array(0.5), np.array([0.5, 0.5])),
-    (np.array([0.5]), np.array([0.6])),
-    (1.0, np.array([1.0, 1.0])),
-    (100.0, 100.2),  # 2e-3 off: beyond atol + rtol * |expected| = 1e-5 + 1e-3
-])
+@pytest.mark.parametrize(
+    "published, sent",
+    [
+        (np.array(0.5), np.array([0.5, 0.5])),
+        (np.array([0.5]), np.array([0.6])),
+        (1.0, np.array([1.0, 1.0])),
+        (100.0, 100.2),  # 2e-3 off: beyond atol + rtol * |expected| = 1e-5 + 1e-3
+    ],
+)
 def test_what_the_shared_rule_still_refuses(published, sent):
     assert not compare(published, sent, 1e-5, 1e-5).correct

@@ -1,5 +1,6 @@
 """Several server processes over one database: `grader serve --workers N`,
 with the rate limit and the storage quota holding across processes."""
+
 import asyncio
 import os
 import socket
@@ -21,6 +22,7 @@ def test_rate_buckets_are_shared_by_limiters_of_different_processes(kind, tmp_pa
     """Two limiters on one database stand for two processes: together they grant the burst, no more."""
     from grader.server.store.db import make_engine
     from grader.server.web.limits import SharedRateLimiter
+
     engine = make_engine(database_url(kind, tmp_path))
     uid = 7
     try:
@@ -29,6 +31,7 @@ def test_rate_buckets_are_shared_by_limiters_of_different_processes(kind, tmp_pa
 
         async def spend():
             return [await limiter.retry_after(uid) for _ in range(40) for limiter in (a, b)]
+
         waits = asyncio.run(spend())
     finally:
         engine.dispose()
@@ -52,8 +55,20 @@ def children(pid: int) -> list:
 
 def test_two_processes_on_postgresql_share_limits_and_quota(tmp_path):
     url = database_url("postgresql", tmp_path)
-    srv = Server(tmp_path / "grader.db", "--workers", "2", "--rate", "0.001", "--burst", "12",
-                 "--quota-mb", "0.02", "--header-timeout", "1", db_url=url)
+    srv = Server(
+        tmp_path / "grader.db",
+        "--workers",
+        "2",
+        "--rate",
+        "0.001",
+        "--burst",
+        "12",
+        "--quota-mb",
+        "0.02",
+        "--header-timeout",
+        "1",
+        db_url=url,
+    )
     prof, alice, bob = add_user(url, "prof", "instructor"), add_user(url, "alice"), add_user(url, "bob")
     srv.start()
     try:
@@ -64,8 +79,9 @@ def test_two_processes_on_postgresql_share_limits_and_quota(tmp_path):
         assert codes.count(200) == 12 and codes[12:] == [429] * 12, codes
         sid = srv.post("submit", bob, assignment="hw1", problem="p").json()["submission_id"]
         value = enc(list(range(1000)))  # 4.9 KB a case: with the submission, the 20 KB quota holds 4
-        answers = [srv.post("submit_test", bob, value, submission_id=sid, test_case_index=i).status_code
-                   for i in range(10)]
+        answers = [
+            srv.post("submit_test", bob, value, submission_id=sid, test_case_index=i).status_code for i in range(10)
+        ]
         assert answers == [200] * 4 + [403] * 6, answers
         assert requests.get(srv.url + "healthz", timeout=5).text == "ok\n"
         # Each process guards its connections: headers that never finish are dropped.
@@ -82,6 +98,7 @@ def test_a_bucket_written_later_by_another_process_does_not_lose_tokens(tmp_path
     """A process that read the clock before another wrote the bucket must not count time backwards."""
     from grader.server.store.db import make_engine
     from grader.server.web.limits import SharedRateLimiter
+
     engine = make_engine(database_url("sqlite", tmp_path))
     try:
         limiter = SharedRateLimiter(engine, rate=1000.0, burst=1000)
@@ -98,6 +115,7 @@ def test_quota_charges_of_a_group_are_all_or_nothing_per_key(kind, tmp_path):
     from grader.server.accounts import users as accounts
     from grader.server.store import protocol as store
     from grader.server.store.db import make_engine
+
     engine = make_engine(database_url(kind, tmp_path))
     try:
         accounts.add_users(engine, [("ann", "student"), ("ben", "student")])

@@ -1,4 +1,5 @@
 """Group commit: concurrent writes share transactions, and one bad write fails alone."""
+
 import concurrent.futures
 import threading
 
@@ -29,10 +30,10 @@ def test_concurrent_writes_are_grouped_and_all_committed(tmp_path):
     def slow_first(conn):  # holds the writer busy so the other writes pile up
         gate.wait(5)
         conn.execute(insert(rows).values(n=0))
+
     writer.start()
     first = writer.submit(slow_first)
-    futures = [writer.submit(lambda conn, i=i: conn.execute(insert(rows).values(n=i)).rowcount)
-               for i in range(1, 201)]
+    futures = [writer.submit(lambda conn, i=i: conn.execute(insert(rows).values(n=i)).rowcount) for i in range(1, 201)]
     gate.set()
     assert [f.result(10) for f in futures] == [1] * 200
     first.result(10)
@@ -79,6 +80,7 @@ def test_bulk_items_of_a_group_go_to_one_call(tmp_path):
         calls.append(list(items))
         conn.execute(insert(rows), [{"n": i} for i in items])
         return [i * 10 for i in items]
+
     writer.start()
     blocker = writer.submit(lambda conn: gate.wait(5))
     futures = [writer.submit(i, bulk) for i in range(1, 6)]

@@ -10,6 +10,7 @@ ones, as a real class does. Planted copies then take one classmate's (or a
 public solution's) files and disguise them as copiers do: variables
 renamed, comments dropped, code reformatted, functions reordered.
 """
+
 from __future__ import annotations
 
 import io
@@ -44,9 +45,14 @@ def catalogue_variants() -> dict:
 def variants() -> dict:
     """block id -> every correct body we have of it (None: the reference's)."""
     extra = catalogue_variants()
-    return {bid: [*([None] if bid != HELPER else []),  # (the reference has no helper: its own code inlines it)
-                  *(body(style, bid) for style in STYLES.values()), *extra.get(bid, [])]
-            for bid in BLOCKS}
+    return {
+        bid: [
+            *([None] if bid != HELPER else []),  # (the reference has no helper: its own code inlines it)
+            *(body(style, bid) for style in STYLES.values()),
+            *extra.get(bid, []),
+        ]
+        for bid in BLOCKS
+    }
 
 
 def solution(edits) -> dict:
@@ -85,6 +91,7 @@ def make_class(size: int, seed: int = 25) -> dict:
 
 # --- how copiers disguise what they copy -------------------------------------------
 
+
 def _tokens(text: str):
     return list(tokenize.generate_tokens(io.StringIO(text).readline))
 
@@ -114,7 +121,7 @@ def _renamable(tok, known, previous) -> bool:
     if keyword.iskeyword(tok.string) or tok.string in known or tok.string in ALWAYS_KNOWN:
         return False
     before = previous[-1][1] if previous else ""
-    after = tok.line[tok.end[1]:].lstrip()
+    after = tok.line[tok.end[1] :].lstrip()
     keyword_argument = after.startswith("=") and not after.startswith("==") and before in ("(", ",")
     return before != "." and not keyword_argument
 
@@ -127,7 +134,7 @@ def reorder(text: str) -> str:
     if len(starts) < 2:
         return text
     chunks = [lines[a:b] for a, b in zip(starts, starts[1:] + [len(lines)])]
-    return "".join(lines[:starts[0]]) + "".join("".join(c) for c in reversed(chunks))
+    return "".join(lines[: starts[0]]) + "".join("".join(c) for c in reversed(chunks))
 
 
 def plant_copy(files: dict, known: dict, keep_markers: bool = True) -> dict:

@@ -3,6 +3,7 @@ stub kept as shipped, the reference's solution functions appended
 unchanged under other names, and the stubs' names rebound to them, in each
 way Python allows (`C.f = g`, `f = g`, through an alias, `setattr`, a
 decorator that names its target)."""
+
 from __future__ import annotations
 
 import ast
@@ -15,7 +16,7 @@ STYLES = ("assign", "setattr", "alias", "decorator")
 # blocks (the rest take STYLES in turn, so a block added or removed in the
 # reference must not move them).
 PINNED = {"EWiseDiv.gradient": "setattr", "nn_epoch": "decorator"}
-DECORATOR = '''
+DECORATOR = """
 
 def _replaces(owner, name=None):
     def install(function):
@@ -25,7 +26,7 @@ def _replaces(owner, name=None):
             setattr(owner, name, function)
         return function
     return install
-'''
+"""
 
 
 def functions(text: str) -> dict:
@@ -37,7 +38,7 @@ def functions(text: str) -> dict:
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 q = f"{node.name}.{sub.name}" if sub is not node else sub.name
                 first = min([sub.lineno, *(d.lineno for d in sub.decorator_list)])
-                found[q] = textwrap.dedent("\n".join(lines[first - 1:sub.end_lineno]))
+                found[q] = textwrap.dedent("\n".join(lines[first - 1 : sub.end_lineno]))
     return found
 
 
@@ -74,8 +75,21 @@ def rebound_copy(template, source=REFERENCE, dynamic: bool = False) -> dict:
             parts.append("\n".join(["", *before, body, *after, ""]))
             n += 1
         if table:
-            parts.append("\n".join(["", "_TABLE = [", *table, "]", "for _owner, _name, _f in _TABLE:",
-                                     "    if _owner is None:", "        globals()[_name] = _f", "    else:",
-                                     "        setattr(_owner, _name, _f)", ""]))
+            parts.append(
+                "\n".join(
+                    [
+                        "",
+                        "_TABLE = [",
+                        *table,
+                        "]",
+                        "for _owner, _name, _f in _TABLE:",
+                        "    if _owner is None:",
+                        "        globals()[_name] = _f",
+                        "    else:",
+                        "        setattr(_owner, _name, _f)",
+                        "",
+                    ]
+                )
+            )
         out[tfile.rel] = "\n".join(parts) + "\n"
     return out

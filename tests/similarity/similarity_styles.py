@@ -9,12 +9,19 @@ Terse: numpy calls and Tensor operators, few temporaries.
 Verbose: named temporaries, explicit loops, needle functions.
 Methods: Tensor methods and op classes called directly, comprehensions.
 """
+
 import textwrap
 
 from catalogue.build import AUTOGRAD, OPS, SIMPLE_ML, Body, Replace
 
-FILE = {"compute_gradient_of_variables": AUTOGRAD, "find_topo_sort": AUTOGRAD, "topo_sort_dfs": AUTOGRAD,
-        "parse_mnist": SIMPLE_ML, "softmax_loss": SIMPLE_ML, "nn_epoch": SIMPLE_ML}
+FILE = {
+    "compute_gradient_of_variables": AUTOGRAD,
+    "find_topo_sort": AUTOGRAD,
+    "topo_sort_dfs": AUTOGRAD,
+    "parse_mnist": SIMPLE_ML,
+    "softmax_loss": SIMPLE_ML,
+    "nn_epoch": SIMPLE_ML,
+}
 
 TERSE = {
     "compute_gradient_of_variables": """
@@ -424,8 +431,9 @@ HELPER = "_sum_to_shape"
 def helper_def(text: str) -> Replace:
     """The edit that defines the helper with body `text` above BroadcastTo."""
     code = textwrap.indent(textwrap.dedent(text).strip("\n"), "    ")
-    return Replace(OPS, "class BroadcastTo(TensorOp):\n",
-                   f"def {HELPER}(grad, shape):\n{code}\n\n\nclass BroadcastTo(TensorOp):\n")
+    return Replace(
+        OPS, "class BroadcastTo(TensorOp):\n", f"def {HELPER}(grad, shape):\n{code}\n\n\nclass BroadcastTo(TensorOp):\n"
+    )
 
 
 def body(style: dict, block_id: str):

@@ -1,6 +1,7 @@
 """The similarity bench's own parts on a small class (its 300-submission
 run is `make bench`), and the proof that the synthetic class the
 similarity tests use is made of correct solutions (graded, slow)."""
+
 import random
 import zipfile
 
@@ -8,17 +9,23 @@ import pytest
 import similarity_class as sc
 
 from benchmarks import similarity as bench
+from grader import HANDOUT
+from grader.core.assignment import Assignment
 from grader.grading.report.orchestrate import grade_submission
 from grader.similarity.analysis import analyse
 from grader.similarity.template import load_template
-from grader import HANDOUT
-from grader.core.assignment import Assignment
 
 
 def test_bench_class_differs_per_submission_and_shares_runs(tmp_path):
     folder = bench.synthetic_class(tmp_path, count=6)
-    assert sorted(p.name for p in folder.iterdir()) == ["student000.zip", "student001", "student002",
-                                                        "student003.zip", "student004", "student005"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "student000.zip",
+        "student001",
+        "student002",
+        "student003.zip",
+        "student004",
+        "student005",
+    ]
     with zipfile.ZipFile(folder / "student000.zip") as archive:
         assert "student000/python/needle/autograd.py" in archive.namelist()
     analysis = analyse(folder, None, load_template(HANDOUT, Assignment.hw1().student_files))

@@ -5,6 +5,7 @@ and shows a hostile submission's name and code as text (no script runs).
 
 A screenshot is kept in tests/artifacts/ (git-ignored) for a person to look at.
 """
+
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,18 @@ def page_file(tmp_path_factory):
     people = sc.make_class(10, seed=7)
     hostile = dict(people["student003"])
     hostile[sc.build.SIMPLE_ML] = hostile[sc.build.SIMPLE_ML].replace(
-        "### END YOUR SOLUTION", f"    note = {BREAKOUT}\n    ### END YOUR SOLUTION", 1)
+        "### END YOUR SOLUTION", f"    note = {BREAKOUT}\n    ### END YOUR SOLUTION", 1
+    )
     people[HOSTILE] = hostile
     people["copy_of_student001"] = sc.plant_copy(people["student001"], known)
     sc.write(root / "class", people)
-    result = subprocess.run([sys.executable, "-m", "grader", "similarity", str(root / "class"), "--out",
-                             str(root / "out")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", "similarity", str(root / "class"), "--out", str(root / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return root / "out" / "index.html"
 

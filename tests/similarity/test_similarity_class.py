@@ -5,6 +5,7 @@ classmates (one keeping the solution markers, one with every comment
 dropped), one of a public solution; each disguised (names renamed, comments
 dropped, code laid out again, functions reordered) and some zipped. Run as
 the instructor runs it: the command in a subprocess."""
+
 import csv
 import json
 import random
@@ -22,9 +23,11 @@ from grader.core.assignment import Assignment
 from grader.similarity.scoring import THRESHOLD
 from grader.similarity.template import load_template
 
-PLANTED = {frozenset({"copy_marked", "student005"}): "class",
-           frozenset({"copy_unmarked", "student012"}): "class",
-           frozenset({"copy_public", "repo_alpha"}): "public"}
+PLANTED = {
+    frozenset({"copy_marked", "student005"}): "class",
+    frozenset({"copy_unmarked", "student012"}): "class",
+    frozenset({"copy_public", "repo_alpha"}): "public",
+}
 INDEPENDENT = ("indep_reference", "indep_terse", "indep_verbose", "indep_methods")
 
 
@@ -44,8 +47,13 @@ def zip_folder(folder: Path) -> Path:
 
 
 def run_similarity(*args):
-    return subprocess.run([sys.executable, "-m", "grader", "similarity", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", "similarity", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def read_csv(path: Path):
@@ -104,21 +112,37 @@ def test_every_pair_once_ranked_in_range(graded):
     values = [float(r["similarity"]) for r in rows]
     assert values == sorted(values, reverse=True) and all(0 <= v <= 1 for v in values)
     assert {r["kind"] for r in rows if r["other"].startswith("repo_")} == {"public"}
-    assert list(rows[0]) == ["submission", "other", "similarity", "shared blocks", "kind", "flagged", "decision",
-                            "note", "submission_code", "other_code"]
+    assert list(rows[0]) == [
+        "submission",
+        "other",
+        "similarity",
+        "shared blocks",
+        "kind",
+        "flagged",
+        "decision",
+        "note",
+        "submission_code",
+        "other_code",
+    ]
 
 
 def test_damaged_markers_are_matched_by_name_and_said(graded):
     _, _, _, result = graded
-    assert ("copy_unmarked: python/needle/ops/ops_mathematic.py: MatMul.gradient: solution markers missing; "
-            "matched by function name") in result.stderr
+    assert (
+        "copy_unmarked: python/needle/ops/ops_mathematic.py: MatMul.gradient: solution markers missing; "
+        "matched by function name"
+    ) in result.stderr
 
 
 def test_fingerprints_file_says_how_they_were_taken(graded):
     root, people, public, _ = graded
     document = json.loads((root / "out" / "fingerprints.json").read_text())
-    assert (document["hash"], document["k"], document["w"], document["normalisation"]) == \
-        ("blake2b-64", 5, 4, "tokens-v1")
+    assert (document["hash"], document["k"], document["w"], document["normalisation"]) == (
+        "blake2b-64",
+        5,
+        4,
+        "tokens-v1",
+    )
     names = {s["name"] for s in document["submissions"]}
     assert names == set(people) | set(public)
     reference = next(s for s in document["submissions"] if s["name"] == "indep_reference")
@@ -143,32 +167,38 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     result = run_similarity(tmp_path / "class", "--out", tmp_path / "out")
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
-    assert any(ln.startswith("not_a_zip: ") and "not a readable zip file" in ln and ln.endswith("left out")
-               for ln in lines), result.stderr
+    assert any(
+        ln.startswith("not_a_zip: ") and "not a readable zip file" in ln and ln.endswith("left out") for ln in lines
+    ), result.stderr
     assert any(ln.startswith("no_files: ") and "none of" in ln for ln in lines), result.stderr
-    assert any(ln.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in ln
-               for ln in lines), result.stderr
+    assert any(ln.startswith(f"unreadable_ops: {ops}:") and "cannot be read as Python" in ln for ln in lines), (
+        result.stderr
+    )
     assert "only_autograd: apps/simple_ml.py not found in the submission: its blocks are not compared" in lines
     rows = read_csv(tmp_path / "out" / "similarity.csv")
     names = {n for r in rows for n in (r["submission"], r["other"])}
-    assert names == set(people) | {"only_autograd"}   # the unreadable ops file's other files still count
+    assert names == set(people) | {"only_autograd"}  # the unreadable ops file's other files still count
     copied = next(r for r in rows if {r["submission"], r["other"]} == {"only_autograd", "student001"})
     assert copied["shared blocks"].startswith("compute_gradient_of_variables")
     pair = next(r for r in rows if {r["submission"], r["other"]} == {"unreadable_ops", "student000"})
     assert "nn_epoch" in pair["shared blocks"] and "MatMul.gradient" not in pair["shared blocks"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (("missing", "--out", "out"), "grader similarity: missing: not a folder"),
-    (("class", "--out", "out", "--threshold", "1.5"), "grader similarity: --threshold 1.5: must be in (0, 1]"),
-    (("class", "--against", "nowhere", "--out", "out"), "grader similarity: --against nowhere: not a folder"),
-    (("class", "--out", "class"), "grader similarity: --out class: is an input folder"),
-    (("class", "--out", "out", "--assignment", "hw9"), "grader similarity: --assignment hw9: no such folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("missing", "--out", "out"), "grader similarity: missing: not a folder"),
+        (("class", "--out", "out", "--threshold", "1.5"), "grader similarity: --threshold 1.5: must be in (0, 1]"),
+        (("class", "--against", "nowhere", "--out", "out"), "grader similarity: --against nowhere: not a folder"),
+        (("class", "--out", "class"), "grader similarity: --out class: is an input folder"),
+        (("class", "--out", "out", "--assignment", "hw9"), "grader similarity: --assignment hw9: no such folder"),
+    ],
+)
 def test_usage_errors_say_what_and_write_nothing(tmp_path, args, message):
     (tmp_path / "class").mkdir()
-    result = subprocess.run([sys.executable, "-m", "grader", "similarity", *args], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", "similarity", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 2 and result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "out").exists() and not (tmp_path / "class" / "similarity.csv").exists()
 

@@ -1,6 +1,7 @@
 """Clusters: submissions linked by flagged pairs are one group (three who
 share one solution are one cluster, not three pairs), with the blocks they
 share, in clusters.csv and in the page."""
+
 import csv
 import io
 
@@ -24,14 +25,18 @@ def pair(a, b, s, blocks=(), threshold=0.7):
 
 
 def test_flagged_pairs_join_transitively_and_unflagged_ones_do_not():
-    pairs = [pair("a", "b", 0.95, [("nn_epoch", 1.0), ("f", 0.4)]), pair("d", "e", 0.9, [("f", 0.8)]),
-             pair("b", "c", 0.8, [("nn_epoch", 0.9), ("g", 0.7)]), pair("a", "d", 0.6, [("f", 1.0)]),
-             pair("c", "x", 0.1)]
+    pairs = [
+        pair("a", "b", 0.95, [("nn_epoch", 1.0), ("f", 0.4)]),
+        pair("d", "e", 0.9, [("f", 0.8)]),
+        pair("b", "c", 0.8, [("nn_epoch", 0.9), ("g", 0.7)]),
+        pair("a", "d", 0.6, [("f", 1.0)]),
+        pair("c", "x", 0.1),
+    ]
     clusters = find_clusters(pairs)
-    assert [c.members for c in clusters] == [("b", "a", "c"), ("d", "e")]   # b has two links: first
+    assert [c.members for c in clusters] == [("b", "a", "c"), ("d", "e")]  # b has two links: first
     big = clusters[0]
     assert [(p.a, p.b) for p in big.links] == [("a", "b"), ("b", "c")]
-    assert big.blocks == (("nn_epoch", 3, 1.0), ("g", 2, 0.7))               # f at 0.4 is not shown
+    assert big.blocks == (("nn_epoch", 3, 1.0), ("g", 2, 0.7))  # f at 0.4 is not shown
     assert big.linked("b") == ("a", "c") and big.linked("a") == ("b",)
     assert find_clusters([pair("a", "b", 0.5)]) == ()
 

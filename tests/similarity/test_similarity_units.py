@@ -1,6 +1,7 @@
 """The parts of grader similarity on small inputs: tokens and scopes,
 normalisation, blocks found by markers and by name, winnowing, the stable
 hash, and the rarity weights."""
+
 import os
 import re
 import subprocess
@@ -96,7 +97,7 @@ def solved(edits: dict, drop_markers=(), drop_end=()) -> str:
         stub = re.search(r'raise NotImplementedError\("Q\d: ([\w.]+)"\)', line)
         owner = stub.group(1) if stub else None
         if owner in edits:
-            indent = line[:len(line) - len(line.lstrip())]
+            indent = line[: len(line) - len(line.lstrip())]
             if owner in drop_markers:
                 out.pop()
             out.extend(indent + ln for ln in edits[owner].splitlines())
@@ -108,8 +109,11 @@ def solved(edits: dict, drop_markers=(), drop_end=()) -> str:
 
 
 def test_blocks_by_markers_by_name_and_with_one_marker_left(template):
-    edits = {"EWiseDiv.compute": "return a / b", "Exp.gradient": "return out_grad * exp(node.inputs[0])",
-             "Log.gradient": "return out_grad / node.inputs[0]"}
+    edits = {
+        "EWiseDiv.compute": "return a / b",
+        "Exp.gradient": "return out_grad * exp(node.inputs[0])",
+        "Log.gradient": "return out_grad / node.inputs[0]",
+    }
     text = solved(edits, drop_markers=("Exp.gradient",), drop_end=("Log.gradient",))
     blocks, notes = find_blocks(text, OPS, ops_file(template), template, "alice")
     got = {b.id: b for b in blocks}
@@ -117,10 +121,10 @@ def test_blocks_by_markers_by_name_and_with_one_marker_left(template):
     assert got["EWiseDiv.compute"].how == MARKERS
     assert got["Exp.gradient"].how == BY_NAME and got["Log.gradient"].how == PARTIAL
     # by name: the handout's own lines (the def line's docstring, the `# Q2` tag) do not count
-    assert [t for t, _ in got["Exp.gradient"].tokens] == norm("return out_grad * exp(node.inputs[0])",
-                                                               ops_file(template).known)
-    assert any("alice: python/needle/ops/ops_mathematic.py: Exp.gradient: solution markers missing" in n
-               for n in notes)
+    assert [t for t, _ in got["Exp.gradient"].tokens] == norm(
+        "return out_grad * exp(node.inputs[0])", ops_file(template).known
+    )
+    assert any("alice: python/needle/ops/ops_mathematic.py: Exp.gradient: solution markers missing" in n for n in notes)
     assert any("Log.gradient: one solution marker is missing" in n for n in notes)
 
 
@@ -149,11 +153,19 @@ def test_hash_is_the_same_in_every_process():
     seen = set()
     for seed in ("1", "2", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        )
         seen.add(out.stdout.strip())
-    salted = {subprocess.run([sys.executable, "-c", "print(hash('return V ;'))"], env={**os.environ,
-                             "PYTHONHASHSEED": s}, capture_output=True, text=True).stdout for s in ("1", "2")}
+    salted = {
+        subprocess.run(
+            [sys.executable, "-c", "print(hash('return V ;'))"],
+            env={**os.environ, "PYTHONHASHSEED": s},
+            capture_output=True,
+            text=True,
+        ).stdout
+        for s in ("1", "2")
+    }
     assert len(salted) == 2, "the control: hash() differs between these processes"
     assert seen == {str(fingerprints.stable_hash(["return", "V", ";"]))}
 
@@ -168,17 +180,19 @@ def printed(name, blocks: dict, kind="class"):
 
 
 def test_what_most_of_the_class_shares_weighs_nothing_and_rare_shares_weigh_one():
-    subs = [printed(f"s{i}", {"f": {1, 100 + i}}) for i in range(12)]   # fingerprint 1: everyone's
-    subs[0].blocks["f"], subs[1].blocks["f"] = (printed("x", {"f": {1, 100, 7}}).blocks["f"],
-                                                printed("y", {"f": {1, 101, 7}}).blocks["f"])
+    subs = [printed(f"s{i}", {"f": {1, 100 + i}}) for i in range(12)]  # fingerprint 1: everyone's
+    subs[0].blocks["f"], subs[1].blocks["f"] = (
+        printed("x", {"f": {1, 100, 7}}).blocks["f"],
+        printed("y", {"f": {1, 101, 7}}).blocks["f"],
+    )
     weights = weigh(subs, {"f": frozenset({100})})
-    assert weights[("f", 1)] == 0.0          # 12 of 12
-    assert weights[("f", 7)] == 1.0          # 2 of 12
-    assert weights[("f", 100)] == 0.0        # the handout's own
+    assert weights[("f", 1)] == 0.0  # 12 of 12
+    assert weights[("f", 7)] == 1.0  # 2 of 12
+    assert weights[("f", 100)] == 0.0  # the handout's own
     pairs = score_pairs(subs, [], weights, threshold=0.5)
     top = pairs[0]
     assert (top.a, top.b) == ("s0", "s1") and top.flagged and top.blocks[0][0] == "f"
-    assert all(p.similarity == 0 for p in pairs[1:])   # only forced code in common: nothing
+    assert all(p.similarity == 0 for p in pairs[1:])  # only forced code in common: nothing
 
 
 def test_a_public_solution_is_weighed_by_the_class():

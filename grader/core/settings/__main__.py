@@ -1,5 +1,6 @@
 """`python -m grader.core.settings`: write docs/reference/settings.md from the
 declarations; with --check, exit 1 (writing nothing) when it is not fresh."""
+
 import sys
 
 from .page import COMMAND, PAGE, render

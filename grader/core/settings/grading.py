@@ -3,6 +3,7 @@ they fill grader.grading.run.config's RunConfig and QuestionLimits, whose
 defaults come from here, and the sandbox's time limits
 (grader.grading.run.time_limits). Also the instructor client's two
 settings that come from the environment."""
+
 import os
 
 from .setting import Setting, number
@@ -11,48 +12,99 @@ from .setting import Setting, number
 TIERS = ("bwrap", "unshare", "rlimit")
 
 TIME_MULTIPLE = Setting(
-    "limits.multiple", float, 10, "a question's time limit is this many times the reference's time for it on "
+    "limits.multiple",
+    float,
+    10,
+    "a question's time limit is this many times the reference's time for it on "
     "this machine now: a correct student epoch takes up to 6x the reference's, and the load changes during a "
-    "run", unit="x", positive=True)
+    "run",
+    unit="x",
+    positive=True,
+)
 TIME_FLOOR = Setting(
-    "limits.floor", float, 20, "the shortest scaled time limit: the reference's short questions take well under "
-    "a second, most of it the sandbox starting, and noise there must not fail honest code", unit="s",
-    at_least=0)
+    "limits.floor",
+    float,
+    20,
+    "the shortest scaled time limit: the reference's short questions take well under "
+    "a second, most of it the sandbox starting, and noise there must not fail honest code",
+    unit="s",
+    at_least=0,
+)
 TIMEOUT = Setting(
-    "limits.seconds", float, None, "wall-clock and CPU seconds, the same for every question",
-    unit="s", flag="--timeout", metavar="SECONDS", positive=True,
+    "limits.seconds",
+    float,
+    None,
+    "wall-clock and CPU seconds, the same for every question",
+    unit="s",
+    flag="--timeout",
+    metavar="SECONDS",
+    positive=True,
     advice="(or leave --timeout out to scale the limits with this machine)",
     shown=f"{number(TIME_MULTIPLE.default)} x the reference's time for the question on this machine now, "
-          f"at least {number(TIME_FLOOR.default)} s")
+    f"at least {number(TIME_FLOOR.default)} s",
+)
 MEMORY_MB = Setting(
-    "limits.memory_mb", int, 1024, "memory in use by all of one question's processes, in MB; a question may "
-    "ask for a multiple (hw1's Q6: twice)", unit="MB", flag="--memory-mb", at_least=128)
+    "limits.memory_mb",
+    int,
+    1024,
+    "memory in use by all of one question's processes, in MB; a question may ask for a multiple (hw1's Q6: twice)",
+    unit="MB",
+    flag="--memory-mb",
+    at_least=128,
+)
 TIER = Setting(
-    "tier", str, None, "force a sandbox tier", flag="--tier", choices=TIERS,
-    shown="probe: the strongest tier the machine allows")
+    "tier",
+    str,
+    None,
+    "force a sandbox tier",
+    flag="--tier",
+    choices=TIERS,
+    shown="probe: the strongest tier the machine allows",
+)
 INSECURE = Setting(
-    "insecure", bool, False, "grade even where the sandbox cannot hide the reference and answers from student "
-    "code (a non-root user without user namespaces); the report says so", flag="--insecure")
+    "insecure",
+    bool,
+    False,
+    "grade even where the sandbox cannot hide the reference and answers from student "
+    "code (a non-root user without user namespaces); the report says so",
+    flag="--insecure",
+)
 SCORE_ADVISORIES = Setting(
-    "score_advisories", bool, False, "also score the checks beyond the course's contract (default: listed, no "
-    "points)", flag="--score-advisories")
+    "score_advisories",
+    bool,
+    False,
+    "also score the checks beyond the course's contract (default: listed, no points)",
+    flag="--score-advisories",
+)
 PACKAGES = Setting(
-    "packages", str, None, "run student code and the reference against these pinned packages instead of "
-    "assignment.toml's [environment], e.g. \"numpy==1.26.4 tqdm==4.66.1\" to grade an earlier cohort as it "
-    "was taught; results record which was used", flag="--packages", metavar='"NAME==VERSION ..."',
-    shown="assignment.toml's [environment]")
-JOBS = Setting(
-    "jobs", int, 2, "questions graded at once", flag="--jobs", at_least=1)
+    "packages",
+    str,
+    None,
+    "run student code and the reference against these pinned packages instead of "
+    'assignment.toml\'s [environment], e.g. "numpy==1.26.4 tqdm==4.66.1" to grade an earlier cohort as it '
+    "was taught; results record which was used",
+    flag="--packages",
+    metavar='"NAME==VERSION ..."',
+    shown="assignment.toml's [environment]",
+)
+JOBS = Setting("jobs", int, 2, "questions graded at once", flag="--jobs", at_least=1)
 BATCH_JOBS = Setting(
-    "batch_jobs", int, lambda: os.cpu_count() or 1, "submissions graded at once (grade-batch: ignored with "
-    "--cluster)", flag="--jobs", at_least=1, shown="the number of cores")
+    "batch_jobs",
+    int,
+    lambda: os.cpu_count() or 1,
+    "submissions graded at once (grade-batch: ignored with --cluster)",
+    flag="--jobs",
+    at_least=1,
+    shown="the number of cores",
+)
 
 # The sandbox options `grade` and `grade-batch` share (grader.grading.run.config.add_limit_arguments).
 LIMITS = (TIMEOUT, MEMORY_MB, TIER, INSECURE, SCORE_ADVISORIES, PACKAGES)
 GRADING = (JOBS, BATCH_JOBS, *LIMITS, TIME_MULTIPLE, TIME_FLOOR)
 
 # The instructor client (`grader submit`, `grader publish`): the environment gives the defaults.
-SERVER_URL = Setting("server_url", str, None, "grading server URL", flag="--server", env="MUGRADE_SERVER",
-                     shown="$MUGRADE_SERVER")
+SERVER_URL = Setting(
+    "server_url", str, None, "grading server URL", flag="--server", env="MUGRADE_SERVER", shown="$MUGRADE_SERVER"
+)
 KEY = Setting("key", str, None, "an instructor key", flag="--key", env="MUGRADE_KEY", shown="$MUGRADE_KEY")
 CLIENT = (SERVER_URL, KEY)

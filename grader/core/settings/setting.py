@@ -2,6 +2,7 @@
 command-line flag (`add_argument`), its check (`Setting.problem`, one line
 naming the flag, the value and how to fix it), and the value it gives the
 field it fills (`Setting.to_field`, the unit converted). Standard library only."""
+
 import argparse
 import os
 from dataclasses import dataclass
@@ -14,23 +15,23 @@ _ON_PARSER = "declared_settings"
 
 @dataclass(frozen=True)
 class Setting:
-    name: str                       # the field it fills (ServerConfig's, RunConfig's) or the option's name
-    type: type                      # of the value as typed: int, float, str, bool (a switch: on or off)
-    default: object                 # in `unit`; a callable is asked when the parser is built (`shown` says what)
-    help: str                       # what it does, as --help and the reference page say it
-    unit: str = ""                  # of the value as typed: s, MB, bytes, KB/s, ...
-    flag: str | None = None         # on the command line, e.g. "--quota-mb"; None: not an option
-    env: str | None = None          # an environment variable giving the default, if any
-    scale: float = 1                # the field's value is the typed value times this (MB -> bytes: 2**20)
+    name: str  # the field it fills (ServerConfig's, RunConfig's) or the option's name
+    type: type  # of the value as typed: int, float, str, bool (a switch: on or off)
+    default: object  # in `unit`; a callable is asked when the parser is built (`shown` says what)
+    help: str  # what it does, as --help and the reference page say it
+    unit: str = ""  # of the value as typed: s, MB, bytes, KB/s, ...
+    flag: str | None = None  # on the command line, e.g. "--quota-mb"; None: not an option
+    env: str | None = None  # an environment variable giving the default, if any
+    scale: float = 1  # the field's value is the typed value times this (MB -> bytes: 2**20)
     field_type: type | None = None  # the field's type when it is not `type` (int bytes from float MB)
-    at_least: float | None = None   # the checks, on the value as typed
+    at_least: float | None = None  # the checks, on the value as typed
     at_most: float | None = None
     positive: bool = False
     choices: tuple = ()
-    valid: Callable | None = None   # value -> what is wrong with it (a phrase with the fix), or None
-    advice: str = ""                # words after the rule, e.g. "(0 turns the limit off)"
-    shown: str = ""                 # the default in words, when it is not a plain value (None, computed)
-    repeat: bool = False            # the flag may be given again; the field holds the values comma-separated
+    valid: Callable | None = None  # value -> what is wrong with it (a phrase with the fix), or None
+    advice: str = ""  # words after the rule, e.g. "(0 turns the limit off)"
+    shown: str = ""  # the default in words, when it is not a plain value (None, computed)
+    repeat: bool = False  # the flag may be given again; the field holds the values comma-separated
     metavar: str | None = None
 
     @property
@@ -68,7 +69,7 @@ class Setting:
         """One line saying what is wrong with `value` (as typed) and how to fix it, or None."""
         if value is None:
             return None
-        for one in (value if self.repeat else [value]):
+        for one in value if self.repeat else [value]:
             wrong = self._wrong(one)
             if wrong:
                 return f"{self.label} {shown_value(one)}: {wrong}"
@@ -80,8 +81,11 @@ class Setting:
         if self.type in (int, float) and not isinstance(value, bool):
             lo, hi = self.at_least, self.at_most
             # written `not value >= lo`: NaN fails every bound
-            if (lo is not None and not value >= lo) or (hi is not None and not value <= hi) \
-                    or (self.positive and not value > 0):
+            if (
+                (lo is not None and not value >= lo)
+                or (hi is not None and not value <= hi)
+                or (self.positive and not value > 0)
+            ):
                 return self.rule()
         return self.valid(value) if self.valid else None
 

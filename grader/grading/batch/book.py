@@ -11,14 +11,15 @@ Submission names and reasons come from students (a zip's file name): the
 file is written by grader.core.csvsafe, so `=HYPERLINK(...).zip` shows as text in
 a spreadsheet; scores are csvsafe.Number cells, written as they are.
 """
+
 import json
 from pathlib import Path
 
 from grader.core import csvsafe
-from grader.grading.report import results as report
-from grader.grading.batch.names import GRADEBOOK
-from grader.grading.report.writing import RESULTS
 from grader.core.files import write_atomic
+from grader.grading.batch.names import GRADEBOOK
+from grader.grading.report import results as report
+from grader.grading.report.writing import RESULTS
 
 PENDING = "not graded yet: the batch is running, or stopped before it (run grade-batch again)"
 
@@ -60,13 +61,15 @@ def read_row(folder: Path, questions):
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ungraded_row(folder.name, f"not graded: {RESULTS} unreadable ({exc}); run grade-batch --force",
-                            questions)
+        return ungraded_row(
+            folder.name, f"not graded: {RESULTS} unreadable ({exc}); run grade-batch --force", questions
+        )
     try:
         return row_from_results(folder.name, json.loads(text), questions)
     except (ValueError, TypeError, AttributeError) as exc:
-        return ungraded_row(folder.name, f"not graded: {RESULTS} is not valid ({exc}); "
-                                         "run grade-batch again to regrade it", questions)
+        return ungraded_row(
+            folder.name, f"not graded: {RESULTS} is not valid ({exc}); run grade-batch again to regrade it", questions
+        )
 
 
 def render(rows: dict, questions) -> str:
@@ -93,7 +96,8 @@ class BatchGradebook:
     def graded(self, name: str) -> None:
         """Take the row from the submission's freshly written results.json."""
         self.rows[name] = read_row(self.out_root / name, self.questions) or ungraded_row(
-            name, f"not graded: the grader wrote no {RESULTS}", self.questions)
+            name, f"not graded: the grader wrote no {RESULTS}", self.questions
+        )
 
     def ungraded(self, name: str, reason: str) -> None:
         self.rows[name] = ungraded_row(name, reason, self.questions)

@@ -16,6 +16,7 @@ checkout: each task checks both and refuses with the reason otherwise. It
 also refuses where the sandbox tier lets student code reach the network and
 the cluster has no TLS, since any task sent to a Dask port runs.
 """
+
 import socket
 import tempfile
 import time
@@ -23,11 +24,11 @@ import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.grading.run import expected
 from grader import sandbox
-from grader.grading.batch.jobs import Done
 from grader.core.files import write_atomic
+from grader.grading.batch.jobs import Done
 from grader.grading.report.writing import REPORT_FILES, RESULTS
+from grader.grading.run import expected
 
 OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network
 CONNECT_SECONDS = 10
@@ -43,7 +44,7 @@ class ClusterError(RuntimeError):
 @dataclass(frozen=True)
 class Graded:
     done: Done
-    files: tuple        # (report file name, text) pairs
+    files: tuple  # (report file name, text) pairs
 
 
 def grade_remote(job, grade_fn, grader_key: str) -> Graded:
@@ -51,11 +52,15 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     the reports returned as text."""
     where = socket.gethostname()
     if expected.cache_key(job.config.assignment) != grader_key:
-        raise ClusterError(f"worker on {where} runs a different grader (reference, cases, worker or "
-                           "numpy differ from the client's): install the same checkout on every worker")
+        raise ClusterError(
+            f"worker on {where} runs a different grader (reference, cases, worker or "
+            "numpy differ from the client's): install the same checkout on every worker"
+        )
     if not Path(job.submission).exists():
-        raise ClusterError(f"{job.submission}: not visible on the worker on {where}; put the "
-                           "submissions on a filesystem every worker mounts at the same path")
+        raise ClusterError(
+            f"{job.submission}: not visible on the worker on {where}; put the "
+            "submissions on a filesystem every worker mounts at the same path"
+        )
     worker = _this_worker()
     problem = network_problem(job.config.tier or sandbox.probe(), worker.address if worker else "")
     if problem:
@@ -65,8 +70,9 @@ def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     with tempfile.TemporaryDirectory(prefix="grade-task-", dir=scratch) as tmp:
         out = Path(tmp) / "out"
         done = grade_fn(replace(job, out_dir=out))
-        files = tuple((name, (out / name).read_text(encoding="utf-8"))
-                      for name in REPORT_FILES if (out / name).is_file())
+        files = tuple(
+            (name, (out / name).read_text(encoding="utf-8")) for name in REPORT_FILES if (out / name).is_file()
+        )
     return Graded(done, files)
 
 
@@ -86,13 +92,17 @@ def network_problem(tier: str, worker_address: str) -> str:
     reach the network could send one and run as the grader (pure)."""
     if tier in OFFLINE_TIERS or worker_address.startswith("tls://"):
         return ""
-    return (f"the sandbox tier here ({tier}) lets student code reach the network, and this Dask "
-            f"cluster ({worker_address or 'no address'}) has no TLS, so a submission could send tasks "
-            "to it: start the cluster with TLS (see docs/operator/scale-out.md) or on machines where bubblewrap works")
+    return (
+        f"the sandbox tier here ({tier}) lets student code reach the network, and this Dask "
+        f"cluster ({worker_address or 'no address'}) has no TLS, so a submission could send tasks "
+        "to it: start the cluster with TLS (see docs/operator/scale-out.md) or on machines where bubblewrap works"
+    )
 
 
-TLS_ENV = ("DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
-           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY")
+TLS_ENV = (
+    "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT and "
+    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"
+)
 
 
 def connect(address: str, timeout: float | None = None):
@@ -103,15 +113,20 @@ def connect(address: str, timeout: float | None = None):
         from distributed import Client  # optional extra: only --cluster needs it
     except ImportError:
         raise ClusterError("--cluster needs the distributed package: pip install -e '.[cluster]'") from None
-    if address.startswith("tls://") and not (dask.config.get("distributed.comm.tls.ca-file", None)
-                                             and dask.config.get("distributed.comm.tls.client.cert", None)):
-        raise ClusterError(f"--cluster {address}: a TLS scheduler needs this client's certificate: "
-                           f"set {TLS_ENV} (PEM files)")
+    if address.startswith("tls://") and not (
+        dask.config.get("distributed.comm.tls.ca-file", None)
+        and dask.config.get("distributed.comm.tls.client.cert", None)
+    ):
+        raise ClusterError(
+            f"--cluster {address}: a TLS scheduler needs this client's certificate: set {TLS_ENV} (PEM files)"
+        )
     try:
         return Client(address, timeout=timeout, set_as_default=False)
     except Exception as exc:  # refused, timed out, TLS handshake, bad address: all mean "not usable"
-        raise ClusterError(f"--cluster {address}: no Dask scheduler answered ({type(exc).__name__}: "
-                           f"{exc}); start one with `dask scheduler` and pass its address") from None
+        raise ClusterError(
+            f"--cluster {address}: no Dask scheduler answered ({type(exc).__name__}: "
+            f"{exc}); start one with `dask scheduler` and pass its address"
+        ) from None
 
 
 def save(graded: Graded, out_dir: Path) -> None:
@@ -135,16 +150,26 @@ def run_jobs(client, jobs: list, grade_fn, on_done, patience: float = PATIENCE) 
     batch_id = uuid.uuid4().hex[:12]  # two batches with the same names never share a task
     results = []
     with client:
-        futures = {client.submit(grade_remote, job, grade_fn, key, key=f"grade-{job.name}-{batch_id}",
-                                 pure=False, retries=RETRIES): job for job in jobs}
+        futures = {
+            client.submit(
+                grade_remote, job, grade_fn, key, key=f"grade-{job.name}-{batch_id}", pure=False, retries=RETRIES
+            ): job
+            for job in jobs
+        }
         for future in _finished(as_completed(futures, loop=client.loop), client, patience):
             done = _collect(future, futures.pop(future))
             results.append(done)
             on_done(done)
         for future, job in futures.items():  # given up: no worker left
             future.cancel()
-            done = Done(job.name, 0.0, False, 0.0, f"not graded: the cluster had no worker for "
-                        f"{patience:g} s; start workers and run grade-batch again", graded=False)
+            done = Done(
+                job.name,
+                0.0,
+                False,
+                0.0,
+                f"not graded: the cluster had no worker for {patience:g} s; start workers and run grade-batch again",
+                graded=False,
+            )
             results.append(done)
             on_done(done)
     return results

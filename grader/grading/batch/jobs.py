@@ -4,6 +4,7 @@
 small Done summary, writing the reports into the job's own folder. Every
 executor maps this same function: the local process pool and Dask workers.
 """
+
 import json
 import time
 from dataclasses import dataclass
@@ -16,17 +17,17 @@ from grader.grading.run.config import RunConfig
 
 @dataclass(frozen=True)
 class Job:
-    name: str            # result folder name under OUTDIR
+    name: str  # result folder name under OUTDIR
     submission: Path
     out_dir: Path
-    config: RunConfig    # the run's settings (jobs=1 inside a job: the batch shares the machine)
+    config: RunConfig  # the run's settings (jobs=1 inside a job: the batch shares the machine)
 
 
 @dataclass(frozen=True)
 class Done:
     name: str
     score: float
-    ok: bool             # False: the grader failed on this submission
+    ok: bool  # False: the grader failed on this submission
     seconds: float
     error: str = ""
     graded: bool = True  # False: no results at all (e.g. lost with the cluster); graded on a rerun
@@ -59,5 +60,3 @@ def record_failure(job: Job, reason: str, start: float) -> Done:
     except Exception as exc:
         reason += f" (and its results.json could not be written: {exc})"
     return Done(job.name, 0.0, False, elapsed, reason)
-
-

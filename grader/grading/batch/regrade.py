@@ -25,6 +25,7 @@ it is; a submission or case changed since is graded again), so a dry run
 followed by --apply costs one grading. A new result that is a grader error
 never replaces a graded one.
 """
+
 import dataclasses
 import datetime as dt
 import getpass
@@ -38,18 +39,17 @@ from pathlib import Path
 from grader.core import csvsafe
 from grader.core.assignment import packages_option
 from grader.core.files import write_atomic
-from grader.grading.run import expected
-from grader.grading.run import seeds
 from grader.grading.batch import record as batch_record
 from grader.grading.batch import setup as batch_setup
-from grader.grading.report import provenance
-from grader.grading.report import results as report
-from grader.grading.batch.run import Progress, run_jobs
 from grader.grading.batch.book import BatchGradebook
 from grader.grading.batch.jobs import Job
 from grader.grading.batch.names import AUDIT_LOG, GRADEBOOK, REGRADE_CSV, STAGED, find_submissions
+from grader.grading.batch.run import Progress, run_jobs
+from grader.grading.report import provenance
+from grader.grading.report import results as report
 from grader.grading.report.orchestrate import submission_digest
 from grader.grading.report.writing import REPORT_FILES, RESULTS
+from grader.grading.run import expected, seeds
 
 NEW_SUBMISSION = "new submission"
 HEADER = ["submission", "old total", "new total", "cases changed", "why"]
@@ -58,19 +58,21 @@ HEADER = ["submission", "old total", "new total", "cases changed", "why"]
 @dataclass(frozen=True)
 class Pending:
     """A submission whose recorded inputs differ from the current ones."""
+
     name: str
     path: Path
-    old: dict | None     # its parsed results.json (None: never graded)
+    old: dict | None  # its parsed results.json (None: never graded)
     reasons: tuple
 
 
 @dataclass(frozen=True)
 class Change:
     """One submission graded again: its old and new result."""
+
     name: str
-    old_total: float | None   # None: no earlier result
+    old_total: float | None  # None: no earlier result
     new_total: float
-    cases: tuple              # "square_range: passed -> failed", per case whose verdict changed
+    cases: tuple  # "square_range: passed -> failed", per case whose verdict changed
     reasons: tuple
     grader_error: bool = False  # the new result is a grader error (never applied over a graded one)
 
@@ -81,9 +83,9 @@ class Change:
 
 @dataclass(frozen=True)
 class Outcome:
-    changes: tuple     # Change per submission graded again
-    standing: tuple    # names whose result stands (not graded again)
-    orphans: tuple     # result folders with no submission in the folder any more (kept)
+    changes: tuple  # Change per submission graded again
+    standing: tuple  # names whose result stands (not graded again)
+    orphans: tuple  # result folders with no submission in the folder any more (kept)
     reused: tuple = ()  # --apply: names whose dry-run result was applied without grading again
 
 
@@ -118,8 +120,11 @@ def pending(out_root: Path, folder: Path, config) -> tuple:
         else:
             standing.append(name)
     names = {name for name, _ in found}
-    orphans = sorted(p.name for p in out_root.iterdir() if p.is_dir() and not p.name.startswith(".")
-                     and p.name not in names and (p / RESULTS).is_file())
+    orphans = sorted(
+        p.name
+        for p in out_root.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and p.name not in names and (p / RESULTS).is_file()
+    )
     return tuple(todo), tuple(standing), tuple(orphans)
 
 
@@ -131,12 +136,14 @@ def _verdicts(doc) -> dict:
 def compare(item: Pending, new: dict) -> Change:
     """What grading again changed for one submission (pure)."""
     old, fresh = _verdicts(item.old or {}), _verdicts(new)
-    cases = tuple(f"{name}: {old.get(name) or 'absent'} -> {fresh.get(name) or 'absent'}"
-                  for name in sorted(set(old) | set(fresh), key=str) if old.get(name) != fresh.get(name))
+    cases = tuple(
+        f"{name}: {old.get(name) or 'absent'} -> {fresh.get(name) or 'absent'}"
+        for name in sorted(set(old) | set(fresh), key=str)
+        if old.get(name) != fresh.get(name)
+    )
     error = provenance.inputs(new).get("status") == provenance.GRADER_ERROR
     old_total = None if item.old is None else float(item.old.get("score", 0.0))
-    return Change(item.name, old_total, float(new.get("score", 0.0)), cases if item.old else (), item.reasons,
-                  error)
+    return Change(item.name, old_total, float(new.get("score", 0.0)), cases if item.old else (), item.reasons, error)
 
 
 def _total(value) -> str:
@@ -145,9 +152,17 @@ def _total(value) -> str:
 
 def render_csv(changes) -> str:
     """regrade.csv (pure): a row per submission whose score or a verdict changed, by name."""
-    rows = [[c.name, "" if c.old_total is None else csvsafe.Number(_total(c.old_total)),
-             csvsafe.Number(_total(c.new_total)), "; ".join(c.cases), "; ".join(c.reasons)]
-            for c in sorted(changes, key=lambda c: c.name) if c.moved]
+    rows = [
+        [
+            c.name,
+            "" if c.old_total is None else csvsafe.Number(_total(c.old_total)),
+            csvsafe.Number(_total(c.new_total)),
+            "; ".join(c.cases),
+            "; ".join(c.reasons),
+        ]
+        for c in sorted(changes, key=lambda c: c.name)
+        if c.moved
+    ]
     return csvsafe.render([HEADER, *rows])
 
 
@@ -159,11 +174,15 @@ def audit_entry(changes, applied: tuple, when: str, user: str, out_root: str) ->
     """The lines --apply appends to audit.log (pure): one for the run, one
     per result replaced, tab-separated: time, user, submission, old -> new, why, cases."""
     moved = [c for c in changes if c.name in applied]
-    lines = [f"{when}\t{_one_line(user)}\tregrade --apply {_one_line(out_root)}: {len(moved)} result(s) replaced, "
-             f"{sum(c.moved for c in moved)} score(s) or verdicts changed"]
+    lines = [
+        f"{when}\t{_one_line(user)}\tregrade --apply {_one_line(out_root)}: {len(moved)} result(s) replaced, "
+        f"{sum(c.moved for c in moved)} score(s) or verdicts changed"
+    ]
     for c in sorted(moved, key=lambda c: c.name):
-        lines.append(f"{when}\t{_one_line(user)}\t{c.name}\t{_total(c.old_total) or '-'} -> {_total(c.new_total)}"
-                     f"\t{'; '.join(c.reasons)}\t{'; '.join(c.cases)}")
+        lines.append(
+            f"{when}\t{_one_line(user)}\t{c.name}\t{_total(c.old_total) or '-'} -> {_total(c.new_total)}"
+            f"\t{'; '.join(c.reasons)}\t{'; '.join(c.cases)}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -208,8 +227,10 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
         record = dataclasses.replace(record, packages=chosen)
     folder = Path(record.submissions)
     if not folder.is_dir():
-        raise batch_record.RecordError(f"{out_root / batch_record.RECORD}: field 'submissions': {folder} is not "
-                                       "a folder any more; put the submissions back there")
+        raise batch_record.RecordError(
+            f"{out_root / batch_record.RECORD}: field 'submissions': {folder} is not "
+            "a folder any more; put the submissions back there"
+        )
     seed = seeds.batch_seed(out_root, expected.cache_root())  # the batch's inputs: the course's (or its own)
     config = dataclasses.replace(record.config(), seed=seed)
     todo, standing, orphans = pending(out_root, folder, config)
@@ -223,8 +244,7 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
             setup = batch_setup.start(config, jobs)  # answers, feedback values: cached, else built alongside
             progress = Progress(len(grade), stream)
             try:
-                run_jobs([Job(p.name, p.path, staging / p.name, config) for p in grade], jobs,
-                         on_done=progress.update)
+                run_jobs([Job(p.name, p.path, staging / p.name, config) for p in grade], jobs, on_done=progress.update)
             finally:
                 setup.finish()
         for item in todo:
@@ -284,25 +304,35 @@ def summary(outcome: Outcome, out_root: Path, apply: bool) -> str:
     """The few lines `grader regrade` prints."""
     changes = outcome.changes
     moved = sorted((c for c in changes if c.moved), key=lambda c: c.name)
-    lines = [f"regrade of {out_root}: {len(changes) + len(outcome.standing)} submission(s): "
-             f"{len(changes)} graded again (inputs changed), {len(outcome.standing)} unchanged (result reused)"]
+    lines = [
+        f"regrade of {out_root}: {len(changes) + len(outcome.standing)} submission(s): "
+        f"{len(changes)} graded again (inputs changed), {len(outcome.standing)} unchanged (result reused)"
+    ]
     lines.append(f"{len(moved)} score(s) or verdicts change" + (":" if moved else ""))
     width = max((len(c.name) for c in moved), default=0)
     for c in moved:
-        lines.append(f"  {c.name:<{width}}  {_total(c.old_total) or '-':>6} -> {_total(c.new_total):<6}  "
-                     f"{'; '.join(c.reasons)}")
+        lines.append(
+            f"  {c.name:<{width}}  {_total(c.old_total) or '-':>6} -> {_total(c.new_total):<6}  {'; '.join(c.reasons)}"
+        )
     kept = [c.name for c in changes if c.grader_error and c.old_total is not None]
     if kept:
         lines.append(f"the grader failed on {', '.join(kept)}: {'kept the old result' if apply else 'not applied'}")
     if outcome.orphans:
-        lines.append(f"{len(outcome.orphans)} result(s) without a submission any more, kept: "
-                     f"{', '.join(outcome.orphans)}")
+        lines.append(
+            f"{len(outcome.orphans)} result(s) without a submission any more, kept: {', '.join(outcome.orphans)}"
+        )
     if apply:
-        lines.append(f"{len(outcome.reused)} taken from the dry run as it graded them, "
-                     f"{len(changes) - len(outcome.reused)} graded now")
-        lines.append(f"applied: new results in place (old ones kept as results.prev-*.json), "
-                     f"{out_root / GRADEBOOK} rewritten, logged in {out_root / AUDIT_LOG}")
+        lines.append(
+            f"{len(outcome.reused)} taken from the dry run as it graded them, "
+            f"{len(changes) - len(outcome.reused)} graded now"
+        )
+        lines.append(
+            f"applied: new results in place (old ones kept as results.prev-*.json), "
+            f"{out_root / GRADEBOOK} rewritten, logged in {out_root / AUDIT_LOG}"
+        )
     else:
-        lines.append(f"dry run: no result changed; the list is in {out_root / REGRADE_CSV}; "
-                     f"apply it with `grader regrade {out_root} --apply`")
+        lines.append(
+            f"dry run: no result changed; the list is in {out_root / REGRADE_CSV}; "
+            f"apply it with `grader regrade {out_root} --apply`"
+        )
     return "\n".join(lines)

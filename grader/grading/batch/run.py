@@ -14,6 +14,7 @@ course's inputs) is cached across batches and built alongside the first
 submissions (batch/setup.py). A submission the grader chokes on gets a results.json with score 0
 and the reason; the batch goes on.
 """
+
 import dataclasses
 import multiprocessing
 import os
@@ -23,15 +24,14 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from grader.grading.run import expected
-from grader.grading.run import seeds
-from grader.grading.batch import record as batch_record
 from grader.grading.batch import cluster
+from grader.grading.batch import record as batch_record
 from grader.grading.batch import setup as batch_setup
-from grader.grading.report import results as report
 from grader.grading.batch.book import BatchGradebook
 from grader.grading.batch.jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch.names import find_submissions
+from grader.grading.report import results as report
+from grader.grading.run import expected, seeds
 from grader.grading.run.config import RunConfig
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
@@ -51,10 +51,12 @@ class Progress:
         width = 24
         filled = width * self.done // max(1, self.total)
         bar = "#" * filled + "-" * (width - filled)
-        last = "not graded" if not done.graded else \
-            report.fmt_points(done.score) + ("" if done.ok else " (grader error)")
-        return (f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  "
-                f"ETA {_clock(eta)}  last {done.name}: {last}")
+        last = (
+            "not graded" if not done.graded else report.fmt_points(done.score) + ("" if done.ok else " (grader error)")
+        )
+        return (
+            f"[{bar}] {self.done}/{self.total}  elapsed {_clock(elapsed)}  ETA {_clock(eta)}  last {done.name}: {last}"
+        )
 
     def update(self, done: Done) -> None:
         self.done += 1
@@ -83,8 +85,7 @@ def run_jobs(jobs: list, workers: int, grade_fn=grade_one, on_done=None) -> list
         again, failed = _pool_round([job], 1, grade_fn, on_done)
         results += again
         for lost in failed:
-            done = record_failure(lost, "grader error: the grading process died on this submission",
-                                  time.monotonic())
+            done = record_failure(lost, "grader error: the grading process died on this submission", time.monotonic())
             results.append(done)
             on_done(done)
     return results
@@ -118,8 +119,18 @@ def plan(folder: Path, out_root: Path, force: bool, config: RunConfig):
     return todo, [job.name for job in skipped]
 
 
-def grade_batch(folder, out_root, jobs=None, force=False, grade_fn=grade_one, stream=None,
-                config=None, address=None, patience=cluster.PATIENCE, setup_fn=None):
+def grade_batch(
+    folder,
+    out_root,
+    jobs=None,
+    force=False,
+    grade_fn=grade_one,
+    stream=None,
+    config=None,
+    address=None,
+    patience=cluster.PATIENCE,
+    setup_fn=None,
+):
     """Grade everything under folder, locally or on the Dask scheduler at
     `address`; returns (Done list, skipped names). No config: the defaults,
     read now, one question at a time per submission. `setup_fn(config, width)`

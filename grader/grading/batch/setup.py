@@ -13,12 +13,13 @@ wide while the pool already grades: a submission builds its own inputs'
 answers meanwhile and waits, on the cache's lock, only for what it needs and
 is not built yet (a correct submission never needs the known bugs).
 """
+
 import dataclasses
 import threading
 
-from grader.grading.run import expected
 from grader.grading.explain.causes import store as causes_store
 from grader.grading.explain.shrink import reference as shrink_reference
+from grader.grading.run import expected
 
 
 def build(config, width: int) -> None:

@@ -11,6 +11,7 @@ by its name when it is one of the handout's, and the kind of a worker's
 stop; never a message, a class or stub name, a length or a count the
 student's code picked, which could carry out what the case looks like.
 """
+
 import re
 
 NOT_IMPLEMENTED = "NotImplementedError: "
@@ -18,18 +19,43 @@ NOT_IMPLEMENTED = "NotImplementedError: "
 STUB = re.compile(r"^NotImplementedError: (Q\d{1,2}: [A-Za-z_][\w.]{0,60})$")
 STUB_LINE = re.compile(r"""raise NotImplementedError\(["'](Q\d{1,2}: [A-Za-z_][\w.]{0,60})["']\)""")
 # What a hidden case may name: built-in exceptions (a student's own class is "an exception").
-SHOWN_ERRORS = frozenset((
-    "ArithmeticError", "AssertionError", "AttributeError", "FloatingPointError", "ImportError", "IndexError",
-    "KeyError", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError", "NotImplementedError",
-    "OSError", "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "SystemExit", "TypeError",
-    "UnboundLocalError", "ValueError", "ZeroDivisionError",
-))
+SHOWN_ERRORS = frozenset(
+    (
+        "ArithmeticError",
+        "AssertionError",
+        "AttributeError",
+        "FloatingPointError",
+        "ImportError",
+        "IndexError",
+        "KeyError",
+        "LookupError",
+        "MemoryError",
+        "ModuleNotFoundError",
+        "NameError",
+        "NotImplementedError",
+        "OSError",
+        "OverflowError",
+        "RecursionError",
+        "RuntimeError",
+        "StopIteration",
+        "SystemExit",
+        "TypeError",
+        "UnboundLocalError",
+        "ValueError",
+        "ZeroDivisionError",
+    )
+)
 HIDDEN_NOTE = "messages are shown for public cases only"
 # A worker's stop, as a hidden case may say it: the grader's limits by name;
 # an exit status or a signal number the student's code chose, never.
-STOPS = (("timeout", "timeout"), ("CPU time limit", "CPU time limit"), ("memory limit", "memory limit"),
-         ("file size limit", "file size limit"), ("output directory over its limit", "output limit"),
-         ("crashed", "crashed"))
+STOPS = (
+    ("timeout", "timeout"),
+    ("CPU time limit", "CPU time limit"),
+    ("memory limit", "memory limit"),
+    ("file size limit", "file size limit"),
+    ("output directory over its limit", "output limit"),
+    ("crashed", "crashed"),
+)
 
 
 def stubs_in(texts) -> frozenset:
@@ -38,7 +64,7 @@ def stubs_in(texts) -> frozenset:
 
 
 def stub_of(outcome, run, stubs=None) -> str:
-    """"Q2 EWiseDiv.gradient" when the case stopped at one of the handout's
+    """ "Q2 EWiseDiv.gradient" when the case stopped at one of the handout's
     `stubs` (None: any stub-shaped message), else "" (the worker's `(at ...)`
     after it says nothing the stub's name does not)."""
     error = "" if run.import_error or outcome.ok else outcome.problem.split(" (at ", 1)[0]
@@ -71,7 +97,7 @@ def feedback(case, outcome, run, stubs=None):
         return f"{case.description}: not implemented: {stub_of(outcome, run, stubs)}"
     problem = _hidden(outcome) if case.hidden else outcome.problem
     if problem.startswith(NOT_IMPLEMENTED):
-        problem = "not implemented: " + problem[len(NOT_IMPLEMENTED):].replace(": ", " ", 1)
+        problem = "not implemented: " + problem[len(NOT_IMPLEMENTED) :].replace(": ", " ", 1)
     if run.problem and problem.startswith("no value"):
         stop = worker_stop(run.problem) if case.hidden else run.problem
         problem = f"no value: the {case.question} worker stopped ({stop})"

@@ -9,6 +9,7 @@
   reading the student's source as text. Student code is never imported or
   parsed here; a plain line scan cannot be made to misbehave.
 """
+
 import re
 
 from grader.shipped.where import NAME
@@ -17,8 +18,12 @@ AT = re.compile(r"\(at ([\w.\-/]+\.py):(\d+)")
 # hw1's: where a question's code lives when a case's description names no
 # function of it ("a chain of 6 scalar ops"). Another assignment without an
 # entry here still gets lines from descriptions that name functions.
-QUESTION_CODE = {"topo_sort": "find_topo_sort", "compute_gradient": "compute_gradient_of_variables",
-                 "softmax_loss_ndl": "softmax_loss", "nn_epoch_ndl": "nn_epoch"}
+QUESTION_CODE = {
+    "topo_sort": "find_topo_sort",
+    "compute_gradient": "compute_gradient_of_variables",
+    "softmax_loss_ndl": "softmax_loss",
+    "nn_epoch_ndl": "nn_epoch",
+}
 BEGIN = "### BEGIN YOUR SOLUTION"  # the handout's marker: the student's code starts under it
 
 
@@ -43,8 +48,9 @@ def _body_start(lines, start):
         if stripped and len(lines[i]) - len(lines[i].lstrip()) <= indent:
             break  # the function ended
         if stripped == BEGIN:
-            code = next((j for j in range(i + 1, len(lines)) if lines[j].strip()
-                         and not lines[j].strip().startswith("#")), None)
+            code = next(
+                (j for j in range(i + 1, len(lines)) if lines[j].strip() and not lines[j].strip().startswith("#")), None
+            )
             return code if code is not None else start
     return start
 
@@ -74,7 +80,7 @@ def _candidates(case):
 
 
 def static_where(case, sources, display):
-    """"path:LINE" of the function `case` exercises in the student's files."""
+    """ "path:LINE" of the function `case` exercises in the student's files."""
     for name in filter(None, _candidates(case)):
         for rel, text in sources.items():
             line = def_line(text, name)
@@ -84,7 +90,7 @@ def static_where(case, sources, display):
 
 
 def raised_where(problem, display):
-    """"path:LINE" from a worker's "(at path:LINE in ...)", "" when none."""
+    """ "path:LINE" from a worker's "(at path:LINE in ...)", "" when none."""
     match = AT.search(problem or "")
     return f"{display.get(match.group(1), match.group(1))}:{match.group(2)}" if match else ""
 

@@ -7,6 +7,7 @@ the handout (the student's workflow renders its public cases with it); here
 a Report becomes that module's results document, so both sides print the
 same annotations and tables. Every function but emit_github is pure.
 """
+
 import os
 import sys
 
@@ -25,11 +26,30 @@ def document(report: rep.Report) -> dict:
     return {
         "version": 1,
         "title": f"needle {report.assignment}",
-        "questions": [{"key": q.key, "label": q.label, "score": q.score, "max_score": q.max_score,
-                       "passed": q.passed, "total": q.total} for q in report.questions],
-        "cases": [{"name": c.name, "question": c.question, "score": round(c.score, 4),
-                   "max_score": round(c.max_score, 4), "passed": c.passed, "stub": c.stub,
-                   "message": c.output, "where": c.where} for c in report.cases],
+        "questions": [
+            {
+                "key": q.key,
+                "label": q.label,
+                "score": q.score,
+                "max_score": q.max_score,
+                "passed": q.passed,
+                "total": q.total,
+            }
+            for q in report.questions
+        ],
+        "cases": [
+            {
+                "name": c.name,
+                "question": c.question,
+                "score": round(c.score, 4),
+                "max_score": round(c.max_score, 4),
+                "passed": c.passed,
+                "stub": c.stub,
+                "message": c.output,
+                "where": c.where,
+            }
+            for c in report.cases
+        ],
         "errors": [{"message": report.error, "where": ""}] if report.error else [],
         "notes": notes,
         "report": MARKDOWN,

@@ -16,23 +16,24 @@ Everything is written to a temporary folder beside OUTDIR and renamed into
 place, so a failure leaves no partial folder. The handout copy is what
 `make handout` committed: run `grader check-handout` first if in doubt.
 """
+
 import json
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-from grader.core.assignment import Assignment, shown
-from grader.grading.report.scoring import UNIT
 from grader.core import labels
+from grader.core.assignment import Assignment, shown
 from grader.core.paths import SHIPPED
+from grader.grading.report.scoring import UNIT
 
-PACKAGE = "needle_autograde"   # the copied modules' package beside autograder.py
+PACKAGE = "needle_autograde"  # the copied modules' package beside autograder.py
 MODULES = ("classroom50_autograde.py", "classroom50_result.py", "int_points.py", "github_ci.py")
 HANDOUT = "handout"
 CONFIG = "bundle.json"
 COMMAND = "grader classroom50 OUTDIR"
-TIMEOUT = 600   # seconds for the public cases (the runner's grade job stops at 15 minutes)
+TIMEOUT = 600  # seconds for the public cases (the runner's grade job stops at 15 minutes)
 SKIP = shutil.ignore_patterns(".github", ".venv", "data", "__pycache__", ".pytest_cache", "*.pyc")
 LAUNCHER = '''"""Classroom 50's autograder for {name}'s public cases: the runner runs it in
 the student's checkout; it writes ./result.json and ./release-body.md."""
@@ -60,8 +61,13 @@ def _write(path: Path, text: str, source: str):
 
 
 def _config(assignment: Assignment) -> dict:
-    return {"handout": HANDOUT, "student_files": list(assignment.student_files),
-            "points": f"{assignment.cases_dest}/points.json", "unit": UNIT, "timeout": TIMEOUT}
+    return {
+        "handout": HANDOUT,
+        "student_files": list(assignment.student_files),
+        "points": f"{assignment.cases_dest}/points.json",
+        "unit": UNIT,
+        "timeout": TIMEOUT,
+    }
 
 
 def _fill(folder: Path, assignment: Assignment):
@@ -70,11 +76,17 @@ def _fill(folder: Path, assignment: Assignment):
     _write(package / "__init__.py", "", "grader/grading/platforms/classroom50.py")
     for name in MODULES:
         _write(package / name, (SHIPPED / name).read_text(encoding="utf-8"), shown(SHIPPED / name))
-    _write(folder / "autograder.py", LAUNCHER.format(name=assignment.name, package=PACKAGE),
-           "grader/grading/platforms/classroom50.py")
+    _write(
+        folder / "autograder.py",
+        LAUNCHER.format(name=assignment.name, package=PACKAGE),
+        "grader/grading/platforms/classroom50.py",
+    )
     (folder / CONFIG).write_text(json.dumps(_config(assignment), indent=1) + "\n", encoding="utf-8")
-    _write(folder / labels.INDEX, f"{CONFIG}  what autograder.py grades: the student files, points.json, "
-           "the points' unit, the time limit\n", "grader/grading/platforms/classroom50.py")
+    _write(
+        folder / labels.INDEX,
+        f"{CONFIG}  what autograder.py grades: the student files, points.json, the points' unit, the time limit\n",
+        "grader/grading/platforms/classroom50.py",
+    )
     shutil.copytree(assignment.handout, folder / HANDOUT, ignore=SKIP, symlinks=False)
 
 

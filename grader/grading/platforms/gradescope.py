@@ -14,6 +14,7 @@ hw1 and of the checkout's files a wheel carries in grader/bundled/, see
 grader/core/paths.py), laid out as the checkout is.
 Entries are sorted with a fixed timestamp: the same tree gives the same zip.
 """
+
 import os
 import zipfile
 from pathlib import Path
@@ -37,8 +38,12 @@ def project(root: Path | None = None) -> dict:
     """Where each top-level name of the bundle is read from: `root`'s (the
     checkout by default), or an installed grader's package and grader/bundled/."""
     if root is None and not paths.in_checkout():
-        return {"grader": paths.PACKAGE, "reference": paths.BUNDLED / "reference",
-                "handout": paths.BUNDLED / "handout", **{f: paths.BUNDLED_PROJECT / f for f in SOURCE_FILES}}
+        return {
+            "grader": paths.PACKAGE,
+            "reference": paths.BUNDLED / "reference",
+            "handout": paths.BUNDLED / "handout",
+            **{f: paths.BUNDLED_PROJECT / f for f in SOURCE_FILES},
+        }
     root = paths.ROOT if root is None else root
     return {name: root / name for name in (*SOURCE_DIRS, *SOURCE_FILES)}
 
@@ -48,14 +53,17 @@ def source_files(root: Path | None = None) -> list:
     tops = project(root)
     missing = [str(path) for path in tops.values() if not path.exists()]
     if missing:
-        raise BundleError(f"missing {', '.join(missing)}; run `make handout` for handout/ (installed: reinstall "
-                          "the grader from a wheel built by `pip wheel .`)")
+        raise BundleError(
+            f"missing {', '.join(missing)}; run `make handout` for handout/ (installed: reinstall "
+            "the grader from a wheel built by `pip wheel .`)"
+        )
     files = [(Path(name), tops[name]) for name in SOURCE_FILES]
     for top in SOURCE_DIRS:
         for dirpath, dirnames, filenames in os.walk(tops[top]):
             here = Path(dirpath)
-            dirnames[:] = [d for d in dirnames if d not in SKIP_NAMES and not (here / d).is_symlink()
-                           and here / d != paths.BUNDLED]  # the wheel's hw1 ships as reference/, handout/
+            dirnames[:] = [
+                d for d in dirnames if d not in SKIP_NAMES and not (here / d).is_symlink() and here / d != paths.BUNDLED
+            ]  # the wheel's hw1 ships as reference/, handout/
             for name in filenames:
                 path = here / name
                 if not path.is_symlink() and not name.endswith((".pyc", ".pyo")):

@@ -1,17 +1,18 @@
 """One CaseResult per registered case, from the workers' runs and the
 expected answers: verdict, points, feedback, contract line and the
 student's line a failure points at."""
+
 from functools import lru_cache
 from pathlib import Path
 
 from grader.core.assignment import Assignment
-from grader.grading.run import derived
 from grader.grading.explain import student_lines
 from grader.grading.explain.causes import diagnose as causes
-from grader.shipped.checks import check
 from grader.grading.explain.feedback import feedback, stub_of, stubs_in
 from grader.grading.report.results import CaseResult
 from grader.grading.report.scoring import max_scores
+from grader.grading.run import derived
+from grader.shipped.checks import check
 
 
 @lru_cache(maxsize=4)
@@ -58,8 +59,16 @@ def _constant(case, runs, answers) -> bool:
     return bool(outcome and outcome.ok and want and want.ok and derived.constant(want.value, outcome.value))
 
 
-def grade_cases(runs, answers, strict=False, assignment: Assignment | None = None, drawn=True,
-                sources=None, display=None, diagnose=None):
+def grade_cases(
+    runs,
+    answers,
+    strict=False,
+    assignment: Assignment | None = None,
+    drawn=True,
+    sources=None,
+    display=None,
+    diagnose=None,
+):
     """One CaseResult per registered case, numbered within its question;
     `drawn`: the inputs came from a grading seed (feedback shows no answer);
     `sources` ({student file: its text}) and `display` ({student file: its
@@ -73,8 +82,10 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
     stubs = handout_stubs(assignment.handout, tuple(assignment.student_files))
     verdicts = {case.name: _verdict(case, runs, answers, test_set, drawn, stubs) for case in registry.cases}
     pairs = derived.evidence(registry.cases)
-    constants = {name: _constant(registry.by_name[name], runs, answers)
-                 for name in {n for names in pairs.values() for n in names}}
+    constants = {
+        name: _constant(registry.by_name[name], runs, answers)
+        for name in {n for names in pairs.values() for n in names}
+    }
     for case in registry.cases:
         kind = "a" if case.advisory else ""
         counters[(case.question, kind)] = counters.get((case.question, kind), 0) + 1
@@ -89,9 +100,26 @@ def grade_cases(runs, answers, strict=False, assignment: Assignment | None = Non
         blocked = bool(runs[case.question].import_error)
         run = runs[case.question]
         stub = stub_of(run.outcomes[case.value_key], run, stubs)
-        where = "" if passed else student_lines.case_where(case, run.outcomes[case.value_key], run,
-                                                           sources or {}, display or {})
-        results.append(CaseResult(case.name, case.question, number,
-                                  points[case.name] if passed else 0.0, points[case.name], passed,
-                                  output, case.hidden, case.advisory, contract, blocked, stub, where))
+        where = (
+            ""
+            if passed
+            else student_lines.case_where(case, run.outcomes[case.value_key], run, sources or {}, display or {})
+        )
+        results.append(
+            CaseResult(
+                case.name,
+                case.question,
+                number,
+                points[case.name] if passed else 0.0,
+                points[case.name],
+                passed,
+                output,
+                case.hidden,
+                case.advisory,
+                contract,
+                blocked,
+                stub,
+                where,
+            )
+        )
     return tuple(results)

@@ -4,6 +4,7 @@ grade_submission() is a pure map from a submission path to a Report (no
 shared state), so grade-batch can run it over any executor. The parent only
 compares values the workers wrote; it never imports student code or needle.
 """
+
 import dataclasses
 import tempfile
 import time
@@ -12,21 +13,18 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
-from grader.grading.run import cache
-from grader.grading.run import expected
-from grader.grading.run import hangs, seeds
-from grader.grading.report import provenance
-from grader.grading.report import results as report
-from grader.grading.report import case_results
-from grader.grading.report.case_results import grade_cases
 from grader.grading.explain.causes import diagnose as causes
-from grader.grading.explain.shrink import run as shrink
 from grader.grading.explain.feedback import import_notes
-from grader.grading.run.submission import SubmissionError, extract_zip, locate
-from grader.grading.run.config import RunConfig
+from grader.grading.explain.shrink import run as shrink
+from grader.grading.report import case_results, provenance
+from grader.grading.report import results as report
+from grader.grading.report.case_results import grade_cases
 from grader.grading.report.writing import write_reports
+from grader.grading.run import cache, expected, hangs, seeds
+from grader.grading.run.config import RunConfig
+from grader.grading.run.submission import SubmissionError, extract_zip, locate
 
-REFUSED = "none"    # the tier recorded for a submission that could not be read: nothing ran
+REFUSED = "none"  # the tier recorded for a submission that could not be read: nothing ran
 
 
 def _student_files(submission: Path, scratch: Path, assignment: Assignment):
@@ -35,8 +33,10 @@ def _student_files(submission: Path, scratch: Path, assignment: Assignment):
     if submission.is_file() and submission.suffix.lower() == ".zip":  # ALICE.ZIP too
         submission = extract_zip(submission, scratch / "unzipped")
     elif not submission.is_dir():
-        raise SubmissionError(f"{submission}: not a folder or a .zip; pass a handout folder, "
-                              "a zip of one, or a folder with the student files")
+        raise SubmissionError(
+            f"{submission}: not a folder or a .zip; pass a handout folder, "
+            "a zip of one, or a folder with the student files"
+        )
     located = locate(submission, assignment.student_files)
     pristine = {rel: assignment.handout / rel for rel in assignment.student_files}
     root = submission.resolve()
@@ -75,8 +75,10 @@ def _security_notes(config: RunConfig) -> tuple:
     """Refuse a tier that cannot hide our files, unless --insecure (then say so)."""
     problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, expected.cache_root()])
     if problem and not config.insecure:
-        raise sandbox.SandboxError(f"sandbox: {problem}: student code could read the reference and the "
-                                   "answers; run as root or where user namespaces work, or pass --insecure")
+        raise sandbox.SandboxError(
+            f"sandbox: {problem}: student code could read the reference and the "
+            "answers; run as root or where user namespaces work, or pass --insecure"
+        )
     return (f"INSECURE: graded with --insecure: {problem}",) if problem else ()
 
 
@@ -97,11 +99,19 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
         try:
             files, notes, display, digest = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
-            made = provenance.make(assignment, submission, provenance.raw_sha256(submission), seed_id, REFUSED,
-                                   mode, provenance.REFUSED)
-            return report.Report(str(submission), (), report.question_scores((), questions), REFUSED,
-                                 time.monotonic() - start, (str(exc),), assignment=assignment.name,
-                                 provenance=made)
+            made = provenance.make(
+                assignment, submission, provenance.raw_sha256(submission), seed_id, REFUSED, mode, provenance.REFUSED
+            )
+            return report.Report(
+                str(submission),
+                (),
+                report.question_scores((), questions),
+                REFUSED,
+                time.monotonic() - start,
+                (str(exc),),
+                assignment=assignment.name,
+                provenance=made,
+            )
         own = expected.for_submission(config, digest)  # this submission's own inputs
         # The reference's answers on them (built on a first grade: a sandbox
         # run) and the MNIST test set (Q6's test error) are read meanwhile.
@@ -113,16 +123,35 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
             answers = reading.result()
         sources = _sources(files)
         smallest = early.result(runs)
-        explain = shrink.with_smallest(causes.diagnoser(expected.course(config), answers, runs,
-                                                        _course_rerun(files, own, runs)), smallest)
-        cases = grade_cases(runs, answers, config.score_advisories, assignment, drawn=config.seed != seeds.PUBLIC,
-                            sources=sources, display=display, diagnose=explain)
+        explain = shrink.with_smallest(
+            causes.diagnoser(expected.course(config), answers, runs, _course_rerun(files, own, runs)), smallest
+        )
+        cases = grade_cases(
+            runs,
+            answers,
+            config.score_advisories,
+            assignment,
+            drawn=config.seed != seeds.PUBLIC,
+            sources=sources,
+            display=display,
+            diagnose=explain,
+        )
     tier = next(iter(runs.values())).tier
     notes = (*warnings, *notes, *import_notes(runs, assignment.registry()), *hangs.notes(runs, assignment.registry()))
-    made = provenance.make(assignment, submission, digest, seed_id, tier, mode,
-                           inputs=own.inputs.derivation if own.inputs else "public")
-    return report.Report(str(submission), cases, report.question_scores(cases, questions), tier,
-                         time.monotonic() - start, notes, mode=mode, assignment=assignment.name, provenance=made)
+    made = provenance.make(
+        assignment, submission, digest, seed_id, tier, mode, inputs=own.inputs.derivation if own.inputs else "public"
+    )
+    return report.Report(
+        str(submission),
+        cases,
+        report.question_scores(cases, questions),
+        tier,
+        time.monotonic() - start,
+        notes,
+        mode=mode,
+        assignment=assignment.name,
+        provenance=made,
+    )
 
 
 def _course_rerun(files, own, runs):
@@ -152,13 +181,28 @@ def failed_report(submission, reason, elapsed, assignment: Assignment, config: R
     questions = assignment.registry().questions
     seed_id = seeds.seed_id(config.seed) if config is not None and config.seed is not None else ""
     try:
-        made = provenance.make(assignment, Path(submission), provenance.raw_sha256(Path(submission)), seed_id, "none",
-                               _scoring(config) if config is not None else report.CONTRACT_MODE,
-                               provenance.GRADER_ERROR)
+        made = provenance.make(
+            assignment,
+            Path(submission),
+            provenance.raw_sha256(Path(submission)),
+            seed_id,
+            "none",
+            _scoring(config) if config is not None else report.CONTRACT_MODE,
+            provenance.GRADER_ERROR,
+        )
     except Exception:  # what broke the grader may break this too: the reason matters more
         made = None
-    return report.Report(str(submission), (), report.question_scores((), questions), "none", elapsed, (), reason,
-                         assignment=assignment.name, provenance=made)
+    return report.Report(
+        str(submission),
+        (),
+        report.question_scores((), questions),
+        "none",
+        elapsed,
+        (),
+        reason,
+        assignment=assignment.name,
+        provenance=made,
+    )
 
 
 def grade_to(submission, out_dir, config: RunConfig | None = None):
@@ -167,7 +211,15 @@ def grade_to(submission, out_dir, config: RunConfig | None = None):
     try:
         rep, ok = grade_submission(submission, config), True
     except Exception as exc:  # the grader broke: still leave a results.json
-        rep, ok = failed_report(submission, f"grader error: {type(exc).__name__}: {exc}",
-                                time.monotonic() - start, config.assignment, config), False
+        rep, ok = (
+            failed_report(
+                submission,
+                f"grader error: {type(exc).__name__}: {exc}",
+                time.monotonic() - start,
+                config.assignment,
+                config,
+            ),
+            False,
+        )
     write_reports(rep, Path(out_dir))
     return rep, ok

@@ -9,6 +9,7 @@ repositories are hostile, so no git command (and no hook) ever runs on one.
 It is recorded as fact only when the submission's own git objects hold it
 and the files graded (git_objects.py); otherwise as `claimed:<commit>`.
 """
+
 import dataclasses
 import datetime as dt
 import hashlib
@@ -32,11 +33,24 @@ from grader.grading.run.submission import SubmissionError, locate
 GRADED, REFUSED, GRADER_ERROR = "graded", "refused", "grader error"
 # The fields a result must share with the current inputs to stand as it is
 # (time and tier say how it was graded, not what decides the score).
-INPUTS = ("grader_version", "cases_sha256", "reference_sha256", "submission_sha256", "seed_id", "numpy",
-          "sandbox_packages", "python", "scoring")
+INPUTS = (
+    "grader_version",
+    "cases_sha256",
+    "reference_sha256",
+    "submission_sha256",
+    "seed_id",
+    "numpy",
+    "sandbox_packages",
+    "python",
+    "scoring",
+)
 # Why a result is graded again, by the input that differs.
-WHY = {"submission_sha256": "submission changed", "cases_sha256": "cases changed",
-       "reference_sha256": "reference changed", "sandbox_packages": "packages changed"}
+WHY = {
+    "submission_sha256": "submission changed",
+    "cases_sha256": "cases changed",
+    "reference_sha256": "reference changed",
+    "sandbox_packages": "packages changed",
+}
 GRADER_CHANGED = "grader changed"
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 MAX_GIT_FILE = 1 << 20
@@ -45,20 +59,20 @@ CLAIMED = "claimed:"  # a commit the submission's .git names but its objects do 
 
 @dataclass(frozen=True)
 class Provenance:
-    grader_version: str      # the package version, and the grader's git commit when known
-    cases_sha256: str        # the cases package: case table and code
-    reference_sha256: str    # the reference's sources (the expected answers)
-    submission_sha256: str   # the student files graded ("" when none could be read)
-    seed_id: str             # which drawn inputs (a hash of the seed, never the seed)
-    numpy: str               # the grader's numpy (it compares the values)
+    grader_version: str  # the package version, and the grader's git commit when known
+    cases_sha256: str  # the cases package: case table and code
+    reference_sha256: str  # the reference's sources (the expected answers)
+    submission_sha256: str  # the student files graded ("" when none could be read)
+    seed_id: str  # which drawn inputs (a hash of the seed, never the seed)
+    numpy: str  # the grader's numpy (it compares the values)
     sandbox_packages: tuple  # what student code and the reference ran against
     python: str
-    tier: str                # the sandbox tier
-    time: str                # when, UTC ISO 8601
+    tier: str  # the sandbox tier
+    time: str  # when, UTC ISO 8601
     scoring: str = "contract"
-    status: str = GRADED     # graded, refused (the submission could not be read), grader error
-    git_commit: str = ""     # a git submission's HEAD commit, verified; "claimed:<commit>" when not (checked_commit)
-    inputs: str = ""         # how the scored inputs were derived (inputs.derivation: never the secret)
+    status: str = GRADED  # graded, refused (the submission could not be read), grader error
+    git_commit: str = ""  # a git submission's HEAD commit, verified; "claimed:<commit>" when not (checked_commit)
+    inputs: str = ""  # how the scored inputs were derived (inputs.derivation: never the secret)
     packages_from: str = "assignment.toml"  # who chose sandbox_packages: the declaration, or --packages
 
     def to_json(self) -> dict:
@@ -111,14 +125,18 @@ def sandbox_packages(assignment) -> tuple:
 
 @lru_cache(maxsize=1)
 def grader_version() -> str:
-    """"0.1.0+g<commit>" from a git checkout of the grader, else the version alone."""
+    """ "0.1.0+g<commit>" from a git checkout of the grader, else the version alone."""
     try:
         version = metadata.version("needle-grader")
     except metadata.PackageNotFoundError:
         version = "unknown"
     try:  # our own checkout (trusted), hooks off all the same
-        out = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "-C", str(ROOT), "rev-parse", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-c", "core.hooksPath=/dev/null", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         commit = out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
         commit = ""
@@ -150,7 +168,7 @@ def git_commit(submission: Path) -> str:
     head = _read_small(git / "HEAD").strip()
     if HEX40.match(head):  # a detached HEAD
         return head
-    ref = head[len("ref: "):].strip() if head.startswith("ref: ") else ""
+    ref = head[len("ref: ") :].strip() if head.startswith("ref: ") else ""
     if not re.fullmatch(r"refs/[A-Za-z0-9._/-]{1,200}", ref) or ".." in ref.split("/"):
         return ""
     direct = _read_small(git.joinpath(*ref.split("/"))).strip()
@@ -186,13 +204,35 @@ def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def make(assignment, submission: Path, digest: str, seed_id: str, tier: str, scoring: str,
-         status: str = GRADED, inputs: str = "") -> Provenance:
+def make(
+    assignment,
+    submission: Path,
+    digest: str,
+    seed_id: str,
+    tier: str,
+    scoring: str,
+    status: str = GRADED,
+    inputs: str = "",
+) -> Provenance:
     """The provenance of a result graded now."""
     commit = checked_commit(submission, assignment.student_files) if Path(submission).is_dir() else ""
-    return Provenance(grader_version(), cases_sha256(assignment), reference_sha256(assignment), digest, seed_id,
-                      np.__version__, sandbox_packages(assignment), sys.version.split()[0], tier, now_iso(),
-                      scoring, status, commit, inputs, assignment.packages_from)
+    return Provenance(
+        grader_version(),
+        cases_sha256(assignment),
+        reference_sha256(assignment),
+        digest,
+        seed_id,
+        np.__version__,
+        sandbox_packages(assignment),
+        sys.version.split()[0],
+        tier,
+        now_iso(),
+        scoring,
+        status,
+        commit,
+        inputs,
+        assignment.packages_from,
+    )
 
 
 def inputs(doc: dict) -> dict:

@@ -5,14 +5,14 @@ function of a Report (golden-tested): Gradescope results.json, JUnit XML,
 Markdown and the terminal's score table (a gradebook row is built from
 results.json: batch_book.py).
 """
+
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-
 from pathlib import PurePath
 
 CONTRACT_MODE = "contract"  # advisory cases carry no points (the default)
-STRICT_MODE = "strict"      # an instructor asked for advisory cases to be scored
+STRICT_MODE = "strict"  # an instructor asked for advisory cases to be scored
 MODE_NOTES = {
     CONTRACT_MODE: "scored on the course's contract; checks beyond it are listed apart and carry no points",
     STRICT_MODE: "strict: checks beyond the course's contract are scored too (instructor's choice)",
@@ -24,17 +24,17 @@ ADVISORY_TITLE = "Beyond the assignment (no points)"
 class CaseResult:
     name: str
     question: str
-    number: str           # "Q2.5": question label and position ("Q2.a1" for an advisory case)
+    number: str  # "Q2.5": question label and position ("Q2.a1" for an advisory case)
     score: float
     max_score: float
     passed: bool
-    output: str           # feedback; never the expected value of a hidden case
+    output: str  # feedback; never the expected value of a hidden case
     hidden: bool
     advisory: bool = False
-    contract: str = ""    # the contract line the case checks (or goes beyond)
+    contract: str = ""  # the contract line the case checks (or goes beyond)
     blocked: bool = False  # not run: its question's worker could not import the submission
-    stub: str = ""        # "Q2 EWiseDiv.gradient": it stopped at that handout stub (NotImplementedError)
-    where: str = ""       # "apps/simple_ml.py:42": the student's line a failure points at (student_lines.py)
+    stub: str = ""  # "Q2 EWiseDiv.gradient": it stopped at that handout stub (NotImplementedError)
+    where: str = ""  # "apps/simple_ml.py:42": the student's line a failure points at (student_lines.py)
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Report:
     tier: str
     execution_time: float
     notes: tuple = field(default=())
-    error: str = ""       # set when the grader itself failed
+    error: str = ""  # set when the grader itself failed
     mode: str = CONTRACT_MODE
     assignment: str = "hw1"
     provenance: object = None  # provenance.Provenance: what graded it, its seed_id included (None: unknown)
@@ -76,8 +76,11 @@ def question_scores(cases, questions):
     scores = []
     for q in questions:
         mine = [c for c in cases if c.question == q.key and c.max_score > 0]
-        scores.append(QuestionScore(q.key, q.label, round(sum(c.score for c in mine), 4), q.points,
-                                    sum(c.passed for c in mine), len(mine)))
+        scores.append(
+            QuestionScore(
+                q.key, q.label, round(sum(c.score for c in mine), 4), q.points, sum(c.passed for c in mine), len(mine)
+            )
+        )
     return tuple(scores)
 
 
@@ -99,17 +102,21 @@ def gradescope_json(report):
     doc = {
         "score": report.score,
         "execution_time": round(report.execution_time, 2),
-        "output": "\n".join([header, "Scoring: " + MODE_NOTES[report.mode], *report.notes,
-                             *([report.error] if report.error else [])]),
-        "tests": [{
-            "name": c.name,
-            "number": c.number,
-            "score": round(c.score, 4),
-            "max_score": round(c.max_score, 4),
-            "status": "passed" if c.passed else "failed",
-            "output": _gradescope_output(c),
-            "visibility": "after_published" if c.hidden else "visible",
-        } for c in report.cases],
+        "output": "\n".join(
+            [header, "Scoring: " + MODE_NOTES[report.mode], *report.notes, *([report.error] if report.error else [])]
+        ),
+        "tests": [
+            {
+                "name": c.name,
+                "number": c.number,
+                "score": round(c.score, 4),
+                "max_score": round(c.max_score, 4),
+                "status": "passed" if c.passed else "failed",
+                "output": _gradescope_output(c),
+                "visibility": "after_published" if c.hidden else "visible",
+            }
+            for c in report.cases
+        ],
         "extra_data": {
             "questions": {q.key: {"score": q.score, "max_score": q.max_score} for q in report.questions},
             "sandbox_tier": report.tier,
@@ -142,10 +149,14 @@ def _junit_case(suite, report, c):
 def junit_xml(report):
     """One testcase per case; failures are exactly the cases below their
     points (as in results.json), failed advisories are skipped with the advice."""
-    suite = ET.Element("testsuite", name=f"needle-{report.assignment}", tests=str(len(report.cases)),
-                       failures=str(sum(map(_costs_points, report.cases))),
-                       skipped=str(sum(not c.passed and not _costs_points(c) for c in report.cases)),
-                       time=f"{report.execution_time:.2f}")
+    suite = ET.Element(
+        "testsuite",
+        name=f"needle-{report.assignment}",
+        tests=str(len(report.cases)),
+        failures=str(sum(map(_costs_points, report.cases))),
+        skipped=str(sum(not c.passed and not _costs_points(c) for c in report.cases)),
+        time=f"{report.execution_time:.2f}",
+    )
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="sandbox_tier", value=report.tier)
     ET.SubElement(props, "property", name="score", value=fmt_points(report.score))
@@ -162,8 +173,10 @@ def score_table(report):
     lines = ["| question | cases passed | points |", "|---|---|---|"]
     for q in report.questions:
         lines.append(f"| {q.label} {q.key} | {q.passed}/{q.total} | {fmt_points(q.score)}/{q.max_score} |")
-    lines.append(f"| total | {sum(q.passed for q in report.questions)}/{sum(q.total for q in report.questions)} "
-                 f"| {fmt_points(report.score)}/{report.max_score} |")
+    lines.append(
+        f"| total | {sum(q.passed for q in report.questions)}/{sum(q.total for q in report.questions)} "
+        f"| {fmt_points(report.score)}/{report.max_score} |"
+    )
     advisories = [c for c in report.cases if c.advisory]
     if advisories:
         lines.append(f"\n{ADVISORY_TITLE}: {sum(c.passed for c in advisories)}/{len(advisories)} cases passed.")
@@ -212,9 +225,11 @@ def _question_section(report, q):
 
 def markdown(report):
     """The student's report: table, then each question's scored failures, then advisories."""
-    parts = [f"# needle {report.assignment}: {fmt_points(report.score)} / {report.max_score}\n",
-             f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
-             f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n"]
+    parts = [
+        f"# needle {report.assignment}: {fmt_points(report.score)} / {report.max_score}\n",
+        f"Submission `{PurePath(report.submission).name}`, sandbox tier `{report.tier}`, "
+        f"{report.execution_time:.1f} s. Scoring: {MODE_NOTES[report.mode]}.\n",
+    ]
     parts += [f"> {note}\n" for note in report.notes]
     if report.error:
         parts.append(f"**Grader error:** {report.error}\n")
@@ -224,9 +239,10 @@ def markdown(report):
     beyond = [c for c in report.cases if c.advisory and not c.passed and c.max_score == 0 and not c.blocked]
     if beyond:
         parts.append(f"## {ADVISORY_TITLE}\n")
-        parts.append("These go past what the course's handout promises. They cost nothing, but "
-                     "fixing them makes your library sturdier.\n")
+        parts.append(
+            "These go past what the course's handout promises. They cost nothing, but "
+            "fixing them makes your library sturdier.\n"
+        )
         for q in report.questions:
             parts += _failure_lines([c for c in beyond if c.question == q.key], prefix=f"{q.label}: ")
     return "\n".join(parts).rstrip("\n") + "\n"
-

@@ -5,7 +5,8 @@ largest remainder, so per-question and overall totals add up exactly. The
 grader and the handout's `make test` (grader/handout/cases.py) both count
 with these.
 """
-UNIT = 10_000       # case scores are whole multiples of 1e-4 points, so totals add up exactly
+
+UNIT = 10_000  # case scores are whole multiples of 1e-4 points, so totals add up exactly
 
 
 def split_points(points, weights):
@@ -15,7 +16,7 @@ def split_points(points, weights):
     shares = [whole * w / total for w in weights]
     units = [int(s) for s in shares]
     by_remainder = sorted(range(len(weights)), key=lambda i: units[i] - shares[i])
-    for i in by_remainder[:round(whole - sum(units))]:
+    for i in by_remainder[: round(whole - sum(units))]:
         units[i] += 1
     return units
 

@@ -18,6 +18,7 @@ Everything here sits under cache_root() (GRADER_CACHE, else
   hour at most), so that a single `grader grade` does not start a sandbox
   only to probe it.
 """
+
 import fcntl
 import hashlib
 import os
@@ -107,7 +108,7 @@ def _size(path: Path) -> int:
 
 def _entry_id(name: str) -> str:
     """Entries of one submission share their last dash-separated part (its inputs' key id)."""
-    return name[:-len(".npz")].rsplit("-", 1)[-1] if name.endswith(".npz") else name.rsplit("-", 1)[-1]
+    return name[: -len(".npz")].rsplit("-", 1)[-1] if name.endswith(".npz") else name.rsplit("-", 1)[-1]
 
 
 def submission_limit_bytes() -> int:

@@ -5,6 +5,7 @@ with the inputs drawn from it. `grade` and `grade-batch` share the options
 that fill them (add_limit_arguments, config_from_args). Each setting is
 declared once, with its default, unit, check and help, in
 grader/core/settings/grading.py: the defaults below and the flags come from there."""
+
 from dataclasses import dataclass, field
 
 from grader import sandbox
@@ -23,14 +24,14 @@ from grader.grading.run.inputs import Drawn
 @dataclass(frozen=True)
 class QuestionLimits:
     memory_mb: int = settings.MEMORY_MB.default  # sandbox.Limits.memory_mb too (a test holds them equal)
-    seconds: float | None = None        # --timeout: one fixed limit for every question; None: scaled
+    seconds: float | None = None  # --timeout: one fixed limit for every question; None: scaled
     multiple: float = time_limits.MULTIPLE
     floor: float = time_limits.FLOOR_SECONDS
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    jobs: int = settings.JOBS.default         # questions run at once (2 cores here)
+    jobs: int = settings.JOBS.default  # questions run at once (2 cores here)
     tier: str | None = settings.TIER.default  # None: the strongest tier the machine allows
     insecure: bool = settings.INSECURE.default  # grade even where the tier cannot hide our files
     limits: QuestionLimits = QuestionLimits()
@@ -42,7 +43,7 @@ class RunConfig:
     # It never leaves the trusted side: workers get `inputs`, the arrays drawn
     # from it (grading/inputs.py), set with the seed (expected.settled).
     seed: str | None = None
-    inputs: Drawn | None = None   # the drawn inputs (None: the public inputs)
+    inputs: Drawn | None = None  # the drawn inputs (None: the public inputs)
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
         """question -> TimeLimit for a run starting now: --timeout's, else
@@ -57,8 +58,9 @@ class RunConfig:
         return self.assignment.registry().memory(question) * self.limits.memory_mb
 
     def limits_for(self, question: str, time: time_limits.TimeLimit) -> sandbox.Limits:
-        return sandbox.Limits(memory_mb=self.memory_mb(question), wall_seconds=time.seconds,
-                              cpu_seconds=time.cpu_seconds)
+        return sandbox.Limits(
+            memory_mb=self.memory_mb(question), wall_seconds=time.seconds, cpu_seconds=time.cpu_seconds
+        )
 
 
 def add_limit_arguments(parser):
@@ -77,6 +79,11 @@ def config_from_args(args, jobs, assignment: Assignment):
     problem = settings.first_problem(args, settings.GRADING)
     if problem:
         raise ValueError(problem)
-    return RunConfig(jobs=jobs, tier=args.tier, limits=QuestionLimits(args.memory_mb, args.timeout),
-                     insecure=args.insecure, score_advisories=args.score_advisories,
-                     assignment=assignment.with_packages(getattr(args, "packages", None)))
+    return RunConfig(
+        jobs=jobs,
+        tier=args.tier,
+        limits=QuestionLimits(args.memory_mb, args.timeout),
+        insecure=args.insecure,
+        score_advisories=args.score_advisories,
+        assignment=assignment.with_packages(getattr(args, "packages", None)),
+    )

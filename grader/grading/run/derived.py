@@ -10,6 +10,7 @@ only itself.
 
 Pure functions of the case table and values already read.
 """
+
 import numpy as np
 
 ZERO = 1e-9  # of the reference's largest second-order entry: "nothing reached it"
@@ -25,9 +26,14 @@ def evidence(cases) -> dict:
     for case in cases:
         if calls[case.name] is not None and calls[case.name].kind == SECOND:
             second.setdefault(calls[case.name].op, []).append(case.name)
-    return {case.name: tuple(second[calls[case.name].op]) for case in cases
-            if calls[case.name] is not None and calls[case.name].kind == FIRST and not case.advisory
-            and calls[case.name].op in second}
+    return {
+        case.name: tuple(second[calls[case.name].op])
+        for case in cases
+        if calls[case.name] is not None
+        and calls[case.name].kind == FIRST
+        and not case.advisory
+        and calls[case.name].op in second
+    }
 
 
 def _arrays(value):
@@ -49,11 +55,13 @@ def constant(expected, actual) -> bool:
 
 
 def unearned(case_name, constants: dict, pairs: dict) -> str:
-    """"" when case_name's points stand, else why not (its op's second-order
+    """ "" when case_name's points stand, else why not (its op's second-order
     case shows the gradient is a constant to autodiff). constants: second-order
     case name -> constant()."""
     found = [name for name in pairs.get(case_name, ()) if constants.get(name, False)]
     if not found:
         return ""
-    return (f"values right, but the gradient is {UNEARNED} (not built from needle ops): "
-            f"{', '.join(found)} differentiates it to zero, so this case earns no points")
+    return (
+        f"values right, but the gradient is {UNEARNED} (not built from needle ops): "
+        f"{', '.join(found)} differentiates it to zero, so this case earns no points"
+    )

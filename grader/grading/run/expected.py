@@ -12,6 +12,7 @@ gradient must match central differences of the reference forward. It also
 records how long each question took the reference: the base of the time
 limits (time_limits.py).
 """
+
 import dataclasses
 import hashlib
 import json
@@ -22,17 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from grader import ROOT, sandbox
-from grader.core import paths
 from grader.core.assignment import Assignment
-from grader.grading.run import cache
-from grader.grading.run import gradcheck
-from grader.grading.run import inputs
-from grader.grading.run import seeds
-from grader.grading.run import time_limits
-from grader.grading.run import together
+from grader.grading.run import cache, gradcheck, inputs, seeds, time_limits, together
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
-
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
 # (v2: the reference's times) is rebuilt, not misread.
@@ -54,8 +48,9 @@ def settled(config):
     if config.seed == seeds.PUBLIC or config.inputs is not None:
         return config
     grading_key = inputs.key(config.seed, inputs.COURSE)
-    return dataclasses.replace(config, inputs=drawn_inputs(config, grading_key, inputs.derivation(
-        seeds.seed_id(config.seed), inputs.COURSE)))
+    return dataclasses.replace(
+        config, inputs=drawn_inputs(config, grading_key, inputs.derivation(seeds.seed_id(config.seed), inputs.COURSE))
+    )
 
 
 def public(config):
@@ -87,7 +82,8 @@ def for_submission(config, digest: str):
         folder = expected_dir(public(config))
         by_question = {q: inputs.read_requests([folder / q]) for q in config.assignment.registry().question}
         course_requests, own_requests = inputs.split(
-            by_question, [q for q in config.assignment.registry().question if q not in own])
+            by_question, [q for q in config.assignment.registry().question if q not in own]
+        )
         arrays = inputs.draw(inputs.key(config.seed, inputs.COURSE), course_requests)
         arrays.update(inputs.draw(submission_key, own_requests))
         inputs.write(arrays, dest)
@@ -138,8 +134,11 @@ def data_files(assignment: Assignment) -> list:
     folder = Path(assignment.data)
     if not folder.is_dir():
         return []
-    return [f"{p.relative_to(folder)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-            for p in sorted(folder.rglob("*")) if p.is_file()]
+    return [
+        f"{p.relative_to(folder)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    ]
 
 
 def cache_key(assignment: Assignment) -> str:
@@ -172,13 +171,17 @@ def _check_reference(runs, registry):
         for k, (a, n) in enumerate(zip(value["analytic"], value["numeric"])):
             a, n = np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64)
             tol = registry.numeric_tolerance
-            check = gradcheck.compare(a, n, k, rtol=tol, atol=tol) \
-                if a.shape == n.shape else None
+            check = gradcheck.compare(a, n, k, rtol=tol, atol=tol) if a.shape == n.shape else None
             if check is None or not check.ok:
-                detail = f"shape {a.shape} vs {n.shape}" if check is None else \
-                    f"max abs error {check.max_abs_error:.3g} at {check.where}"
-                raise ReferenceError(f"reference gradient {k} of {case.name} differs from central "
-                                     f"differences ({detail}): fix reference/ or the case")
+                detail = (
+                    f"shape {a.shape} vs {n.shape}"
+                    if check is None
+                    else f"max abs error {check.max_abs_error:.3g} at {check.where}"
+                )
+                raise ReferenceError(
+                    f"reference gradient {k} of {case.name} differs from central "
+                    f"differences ({detail}): fix reference/ or the case"
+                )
 
 
 def build(config, dest: Path) -> None:
@@ -196,10 +199,15 @@ def build(config, dest: Path) -> None:
         runs = run_all(files, config, guard, base=reference, questions=list(questions), keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
     # The quieter of the two calibrations: later ratios to it err generous.
-    times = time_limits.ReferenceTimes({q: run.seconds for q, run in runs.items()},
-                                       min(workload, time_limits.workload_seconds()))
-    meta = {"numpy": np.__version__, "packages": list(config.assignment.packages),
-            "tier": next(iter(runs.values())).tier, "times": times.to_json()}
+    times = time_limits.ReferenceTimes(
+        {q: run.seconds for q, run in runs.items()}, min(workload, time_limits.workload_seconds())
+    )
+    meta = {
+        "numpy": np.__version__,
+        "packages": list(config.assignment.packages),
+        "tier": next(iter(runs.values())).tier,
+        "times": times.to_json(),
+    }
     (dest / "meta.json").write_text(json.dumps(meta))
 
 
@@ -209,18 +217,27 @@ def _build_together(files, config, questions, dest: Path) -> dict:
     submission), its output split into dest/<question>/ as run_all keeps it."""
     registry, guard = config.assignment.registry(), time_limits.building()
     names = {q: [c.name for c in registry.producers(q)] for q in questions}
-    limits = sandbox.Limits(memory_mb=max(config.memory_mb(q) for q in questions), wall_seconds=guard.seconds,
-                            cpu_seconds=guard.cpu_seconds)
+    limits = sandbox.Limits(
+        memory_mb=max(config.memory_mb(q) for q in questions), wall_seconds=guard.seconds, cpu_seconds=guard.cpu_seconds
+    )
     with tempfile.TemporaryDirectory(prefix="together-", dir=dest) as tmp:
-        run = run_mode(files, config, SEVERAL.join(questions), [n for q in questions for n in names[q]], guard,
-                       limits, {}, base=config.assignment.reference, keep_outputs=Path(tmp))
+        run = run_mode(
+            files,
+            config,
+            SEVERAL.join(questions),
+            [n for q in questions for n in names[q]],
+            guard,
+            limits,
+            {},
+            base=config.assignment.reference,
+            keep_outputs=Path(tmp),
+        )
         out = Path(tmp) / SEVERAL.join(questions)
         for q in sorted(questions, key=len, reverse=True):  # longest key first: no key is another's prefix
             (dest / q).mkdir()
             for path in out.glob(f"{q}_*"):
                 path.rename(dest / q / path.name)
-    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]})
-            for q in questions}
+    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]}) for q in questions}
 
 
 def run_graded(files: dict, config, **options) -> dict:
@@ -229,8 +246,14 @@ def run_graded(files: dict, config, **options) -> dict:
     at most config.jobs workers (together.py)."""
     config = settled(config)
     reference = reference_times(config)
-    return together.run_all(files, config, config.time_limits_now(reference), seconds=reference.question_seconds,
-                            isolate_hangs=True, **options)
+    return together.run_all(
+        files,
+        config,
+        config.time_limits_now(reference),
+        seconds=reference.question_seconds,
+        isolate_hangs=True,
+        **options,
+    )
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
@@ -247,9 +270,14 @@ def expected_dir(config) -> Path:
     if config.inputs is not None and config.inputs.own:  # one submission's: quietly, seconds
         final = final.with_name(cache.SUBMISSION_PREFIX + final.name)
         return built_once(final, "meta.json", lambda folder: build(config, folder), "", "")
-    return built_once(final, "meta.json", lambda folder: build(config, folder),
-                      f"building the expected answers: the {config.assignment.name} reference's cases, once per "
-                      "change and per grading seed (about a minute)...", "expected answers ready")
+    return built_once(
+        final,
+        "meta.json",
+        lambda folder: build(config, folder),
+        f"building the expected answers: the {config.assignment.name} reference's cases, once per "
+        "change and per grading seed (about a minute)...",
+        "expected answers ready",
+    )
 
 
 def load(config) -> dict:

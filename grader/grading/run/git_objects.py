@@ -12,6 +12,7 @@ no `objects/info/alternates` (which could name the grader's own
 repository, where the claimed commit does exist), and every read is capped
 (object size, delta chain, index size).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,11 +23,11 @@ import struct
 import zlib
 from pathlib import Path
 
-MAX_OBJECT = 32 << 20       # bytes of one object, inflated
-MAX_INDEX = 64 << 20        # bytes of one pack index
+MAX_OBJECT = 32 << 20  # bytes of one object, inflated
+MAX_INDEX = 64 << 20  # bytes of one pack index
 MAX_PACKS = 64
-MAX_DEPTH = 64              # delta chain
-MAX_TOTAL = 256 << 20       # bytes inflated in all for one check (a chain of large deltas included)
+MAX_DEPTH = 64  # delta chain
+MAX_TOTAL = 256 << 20  # bytes inflated in all for one check (a chain of large deltas included)
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 TYPES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
 OFS_DELTA, REF_DELTA = 6, 7
@@ -90,17 +91,17 @@ class _Pack:
             data = f.read(MAX_INDEX + 1)
         if len(data) > MAX_INDEX or data[:4] != IDX_MAGIC or struct.unpack(">I", data[4:8])[0] != 2:
             return  # version 1 indexes (git before 1.5.2) are not read: their objects count as missing
-        n = struct.unpack(">I", data[8 + 255 * 4:8 + 256 * 4])[0]
+        n = struct.unpack(">I", data[8 + 255 * 4 : 8 + 256 * 4])[0]
         names, crc = 8 + 256 * 4, 8 + 256 * 4 + 20 * n
         small, large = crc + 4 * n, crc + 8 * n
         if len(data) < large:
             return
         for i in range(n):
-            off = struct.unpack(">I", data[small + 4 * i:small + 4 * i + 4])[0]
+            off = struct.unpack(">I", data[small + 4 * i : small + 4 * i + 4])[0]
             if off & 0x80000000:
                 at = large + 8 * (off & 0x7FFFFFFF)
-                off = struct.unpack(">Q", data[at:at + 8])[0] if at + 8 <= len(data) else -1
-            self.offsets[data[names + 20 * i:names + 20 * i + 20].hex()] = off
+                off = struct.unpack(">Q", data[at : at + 8])[0] if at + 8 <= len(data) else -1
+            self.offsets[data[names + 20 * i : names + 20 * i + 20].hex()] = off
 
 
 class ObjectStore:
@@ -182,7 +183,7 @@ class ObjectStore:
             delta = self._sized(f, size)
             base_kind, base = self._entry(f, pack, offset - back, depth + 1)
         elif kind == REF_DELTA:
-            base_name = head[i:i + 20].hex()
+            base_name = head[i : i + 20].hex()
             f.seek(offset + i + 20)
             delta = self._sized(f, size)
             base_kind, base = self.read(base_name, depth + 1)
@@ -236,9 +237,9 @@ def apply_delta(base: bytes, delta: bytes) -> bytes:
             start, length = sum(fields[:4]), sum(fields[4:]) or 0x10000
             if start + length > len(base):
                 raise GitObjectError("a delta copying past its base")
-            out += base[start:start + length]
+            out += base[start : start + length]
         elif op:
-            out += delta[i:i + op]
+            out += delta[i : i + op]
             i += op
         else:
             raise GitObjectError("a delta with a reserved order")
@@ -255,7 +256,10 @@ def tree_entries(content: bytes) -> dict:
         nul = content.find(b"\0", space)
         if space < 0 or nul < 0 or nul + 21 > len(content):
             raise GitObjectError("a malformed tree")
-        entries[content[space + 1:nul].decode("utf-8", "replace")] = (content[i:space].decode(), content[nul + 1:nul + 21].hex())
+        entries[content[space + 1 : nul].decode("utf-8", "replace")] = (
+            content[i:space].decode(),
+            content[nul + 1 : nul + 21].hex(),
+        )
         i = nul + 21
     return entries
 
@@ -286,7 +290,7 @@ def blob_at(store: ObjectStore, tree: str, rel: str) -> str:
 
 
 def check_commit(git_dir: Path, commit: str, files: dict) -> str:
-    """"" when `commit`, its tree and each graded file (repository-relative
+    """ "" when `commit`, its tree and each graded file (repository-relative
     path -> the bytes graded) are in the repository's objects, else why
     the commit is only claimed."""
     store = ObjectStore(git_dir)

@@ -7,6 +7,7 @@ of sum(f(*xs) * out_grad) with respect to each input against central
 differences of f, and reports the op, the input shapes, the worst element's
 analytic and numeric values, and the max absolute and relative errors.
 """
+
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -19,9 +20,11 @@ ATOL = 1e-7
 # Message texts, kept as constants so tests can check what users see.
 SHAPE_MISMATCH = "{op}: gradient of input {index} has shape {got}, the input has shape {want}"
 COUNT_MISMATCH = "{op}: {got} gradients for {want} inputs"
-VALUE_MISMATCH = ("{op} (input shapes {shapes}): gradient of input {index} is wrong at {where}: "
-                  "analytic {analytic:.10g} vs numeric {numeric:.10g}; max abs error {abs_err:.3g}, "
-                  "max rel error {rel_err:.3g} (tolerance atol={atol:g}, rtol={rtol:g})")
+VALUE_MISMATCH = (
+    "{op} (input shapes {shapes}): gradient of input {index} is wrong at {where}: "
+    "analytic {analytic:.10g} vs numeric {numeric:.10g}; max abs error {abs_err:.3g}, "
+    "max rel error {rel_err:.3g} (tolerance atol={atol:g}, rtol={rtol:g})"
+)
 
 
 class GradientCheckError(AssertionError):
@@ -31,6 +34,7 @@ class GradientCheckError(AssertionError):
 @dataclass(frozen=True)
 class InputCheck:
     """The comparison for one input: its worst element and the max errors."""
+
     index: int
     shape: Tuple[int, ...]
     max_abs_error: float
@@ -41,8 +45,9 @@ class InputCheck:
     ok: bool
 
 
-def numeric_gradients(fn: Callable, arrays: Sequence[np.ndarray], out_grad: np.ndarray,
-                      eps: float = EPS) -> List[np.ndarray]:
+def numeric_gradients(
+    fn: Callable, arrays: Sequence[np.ndarray], out_grad: np.ndarray, eps: float = EPS
+) -> List[np.ndarray]:
     """Central differences of sum(fn(*arrays) * out_grad) for each array.
 
     The arrays are copied to float64 and perturbed one element at a time,
@@ -69,8 +74,9 @@ def numeric_gradients(fn: Callable, arrays: Sequence[np.ndarray], out_grad: np.n
     return grads
 
 
-def compare(analytic: np.ndarray, numeric: np.ndarray, index: int,
-            rtol: float = RTOL, atol: float = ATOL) -> InputCheck:
+def compare(
+    analytic: np.ndarray, numeric: np.ndarray, index: int, rtol: float = RTOL, atol: float = ATOL
+) -> InputCheck:
     """How far one analytic gradient is from the numeric one (same shape)."""
     analytic = np.asarray(analytic, dtype=np.float64)
     diff = np.abs(analytic - numeric)
@@ -81,13 +87,30 @@ def compare(analytic: np.ndarray, numeric: np.ndarray, index: int,
     where = np.unravel_index(int(np.argmax(excess)), numeric.shape)
     rel = diff / np.maximum(np.abs(numeric), np.finfo(np.float64).tiny)
     ok = bool(np.all(excess <= 0))  # NaN never passes
-    return InputCheck(index, numeric.shape, float(np.max(diff)), float(np.max(rel)),
-                      tuple(int(i) for i in where), float(analytic[where]), float(numeric[where]), ok)
+    return InputCheck(
+        index,
+        numeric.shape,
+        float(np.max(diff)),
+        float(np.max(rel)),
+        tuple(int(i) for i in where),
+        float(analytic[where]),
+        float(numeric[where]),
+        ok,
+    )
 
 
-def check_gradients(op: str, fn: Callable, grad_fn: Callable, arrays: Sequence[np.ndarray],
-                    out_grad: Optional[np.ndarray] = None, *, rtol: float = RTOL, atol: float = ATOL,
-                    eps: float = EPS, seed: int = 0) -> List[InputCheck]:
+def check_gradients(
+    op: str,
+    fn: Callable,
+    grad_fn: Callable,
+    arrays: Sequence[np.ndarray],
+    out_grad: Optional[np.ndarray] = None,
+    *,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+    eps: float = EPS,
+    seed: int = 0,
+) -> List[InputCheck]:
     """Check grad_fn(*arrays, out_grad) against central differences of fn.
 
     grad_fn returns one gradient per input (the adjoint of each input when
@@ -108,13 +131,22 @@ def check_gradients(op: str, fn: Callable, grad_fn: Callable, arrays: Sequence[n
     checks = []
     for index, (got, want) in enumerate(zip(analytic, numeric)):
         if np.shape(got) != want.shape:
-            raise GradientCheckError(SHAPE_MISMATCH.format(op=op, index=index, got=np.shape(got),
-                                                           want=want.shape))
+            raise GradientCheckError(SHAPE_MISMATCH.format(op=op, index=index, got=np.shape(got), want=want.shape))
         check = compare(got, want, index, rtol, atol)
         if not check.ok:
-            raise GradientCheckError(VALUE_MISMATCH.format(
-                op=op, shapes=shapes, index=index, where=check.where, analytic=check.analytic,
-                numeric=check.numeric, abs_err=check.max_abs_error, rel_err=check.max_rel_error,
-                atol=atol, rtol=rtol))
+            raise GradientCheckError(
+                VALUE_MISMATCH.format(
+                    op=op,
+                    shapes=shapes,
+                    index=index,
+                    where=check.where,
+                    analytic=check.analytic,
+                    numeric=check.numeric,
+                    abs_err=check.max_abs_error,
+                    rel_err=check.max_rel_error,
+                    atol=atol,
+                    rtol=rtol,
+                )
+            )
         checks.append(check)
     return checks

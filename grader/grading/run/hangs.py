@@ -11,6 +11,7 @@ calling the hung case's op last (they are the likeliest to hang too). At
 most MAX_RERUNS such runs: the question's cost stays bounded, at most
 (1 + MAX_RERUNS) x its limit, and each run keeps the question's whole limit.
 """
+
 import dataclasses
 
 from grader.grading.run.outcomes import Outcome
@@ -29,10 +30,11 @@ def hung_problem(run) -> str:
     """The hung case's own words: what stopped the worker, while it ran this case."""
     if run.problem.startswith(OUT_OF_TIME):
         seconds = f"{run.limit.seconds:g} s" if run.limit is not None else "its limit"
-        return (f"did not finish in time ({seconds}): the worker was stopped while running this case "
-                f"({run.problem}); the question's other cases ran again without it")
-    return (f"the worker stopped while running this case: {run.problem}; the question's other cases ran "
-            "again without it")
+        return (
+            f"did not finish in time ({seconds}): the worker was stopped while running this case "
+            f"({run.problem}); the question's other cases ran again without it"
+        )
+    return f"the worker stopped while running this case: {run.problem}; the question's other cases ran again without it"
 
 
 def missing(run, names) -> list:
@@ -42,6 +44,7 @@ def missing(run, names) -> list:
 
 def rerun_order(names, hung, cases) -> list:
     """The rest after `hung`: the cases of another op first, those calling the hung case's op last."""
+
     def op(name):
         call = cases[name].call if name in cases else None
         return call.op if call is not None else None
@@ -76,12 +79,22 @@ def isolate(run, names, rerun, cases, max_reruns: int = MAX_RERUNS):
         outcomes.update({n: current.outcomes[n] for n in pending})
         seconds, log = seconds + current.seconds, log + current.log
     problem = current.problem if missing(current, pending) and stopped(current) else ""
-    return dataclasses.replace(run, outcomes=outcomes, problem=problem, hung=tuple(hung), seconds=seconds,
-                               log=log, import_error=run.import_error or current.import_error)
+    return dataclasses.replace(
+        run,
+        outcomes=outcomes,
+        problem=problem,
+        hung=tuple(hung),
+        seconds=seconds,
+        log=log,
+        import_error=run.import_error or current.import_error,
+    )
 
 
 def notes(runs, registry) -> list:
     """One line per hung case, for the report's notes."""
-    return [f"{registry.question[q].label} {name}: {runs[q].outcomes[name].problem.split(':', 1)[0]}; "
-            f"its question's other cases were run again without it"
-            for q in runs for name in getattr(runs[q], "hung", ())]
+    return [
+        f"{registry.question[q].label} {name}: {runs[q].outcomes[name].problem.split(':', 1)[0]}; "
+        f"its question's other cases were run again without it"
+        for q in runs
+        for name in getattr(runs[q], "hung", ())
+    ]

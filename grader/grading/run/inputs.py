@@ -19,6 +19,7 @@ Keys (derivation() says which one graded, for provenance; never the secret):
   run says nothing about another submission's, while a regrade of the same
   files draws the same ones.
 """
+
 import hashlib
 import hmac
 import json
@@ -32,7 +33,7 @@ import numpy as np
 from grader.sandbox import read_json_safe
 from grader.shipped.cases.util import call_key
 
-DRAWS = "draws.json"                # the worker's record of the calls (worker.DRAWS)
+DRAWS = "draws.json"  # the worker's record of the calls (worker.DRAWS)
 MAX_DRAWS_BYTES = 4 << 20
 COURSE, SUBMISSION = "course", "submission"
 
@@ -41,10 +42,11 @@ COURSE, SUBMISSION = "course", "submission"
 class Drawn:
     """One grading's drawn inputs: where the arrays are (private to the
     grader's user), and how they were keyed (never the key)."""
+
     path: Path
-    key_id: str        # key_id(key): names the expected answers computed on them
-    derivation: str    # derivation(...): what provenance records
-    own: tuple = ()    # the questions whose inputs this key drew (the rest: the course's); (): all
+    key_id: str  # key_id(key): names the expected answers computed on them
+    derivation: str  # derivation(...): what provenance records
+    own: tuple = ()  # the questions whose inputs this key drew (the rest: the course's); (): all
 
 
 class InputsError(RuntimeError):
@@ -85,8 +87,10 @@ def read_requests(folders) -> list:
             record = read_json_safe(path, MAX_DRAWS_BYTES)
             requests.update((int(number), _tuples(calls)) for number, calls in record["requests"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputsError(f"{path}: the reference's record of its draws is unreadable ({exc}); delete "
-                              "the expected-answer cache folder holding it and grade again") from None
+            raise InputsError(
+                f"{path}: the reference's record of its draws is unreadable ({exc}); delete "
+                "the expected-answer cache folder holding it and grade again"
+            ) from None
     return sorted(requests, key=repr)
 
 
@@ -114,7 +118,7 @@ def draw(grading_key: bytes, requests) -> dict:
         generator = _generator(grading_key, number)
         for k, (method, args, kwargs) in enumerate(calls):
             value = getattr(generator, method)(*args, **dict(kwargs))
-            arrays[call_key(number, calls[:k + 1])] = np.asarray(value)
+            arrays[call_key(number, calls[: k + 1])] = np.asarray(value)
     return arrays
 
 

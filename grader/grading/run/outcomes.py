@@ -8,16 +8,17 @@ Nothing in it is trusted: sizes are capped per file and per worker (each
 array file is read once however often it is referenced), names checked,
 and anything malformed becomes a one-line problem for that case only.
 """
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox.io import read_json_safe, read_npy_safe
 
-MAX_JSON_BYTES = 1 << 20        # structure only: arrays live in .npy files
-MAX_NPY_BYTES = 64 << 20        # one array; full-MNIST weights are 0.3 MB
-MAX_WORKER_BYTES = 128 << 20    # everything read from one worker's out_dir
-MAX_TEXT = 300                   # characters of worker-supplied error text kept
+MAX_JSON_BYTES = 1 << 20  # structure only: arrays live in .npy files
+MAX_NPY_BYTES = 64 << 20  # one array; full-MNIST weights are 0.3 MB
+MAX_WORKER_BYTES = 128 << 20  # everything read from one worker's out_dir
+MAX_TEXT = 300  # characters of worker-supplied error text kept
 NPY_NAME = re.compile(r"^[A-Za-z0-9_]+\.npy$")
 ERROR_TYPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,80}(?=:|$)")
 
@@ -25,10 +26,11 @@ ERROR_TYPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,80}(?=:|$)")
 @dataclass(frozen=True)
 class Outcome:
     """A case function's value, or why there is none."""
+
     ok: bool
     value: object = None
-    problem: str = ""            # for students: what went wrong
-    error_type: str = ""         # the exception's class name, when the case's code raised one
+    problem: str = ""  # for students: what went wrong
+    error_type: str = ""  # the exception's class name, when the case's code raised one
 
 
 class Budget:
@@ -75,7 +77,7 @@ def _decode(node, budget: Budget):
         return [_decode(v, budget) for v in node]
     if node is None or isinstance(node, str):
         raise ValueError(f"unexpected {type(node).__name__} in a value")
-    if isinstance(node, int) and not isinstance(node, bool) and abs(node) > 2 ** 63:
+    if isinstance(node, int) and not isinstance(node, bool) and abs(node) > 2**63:
         raise ValueError("an integer beyond 64 bits in a value")
     return node
 

@@ -15,13 +15,14 @@ can read; results record only `seed_id(seed)`.
 - PUBLIC (the empty seed) means the handout's fixed inputs: what the
   handout's expected values and the mugrade submit cases use.
 """
+
 import hashlib
 import os
 import secrets
 from pathlib import Path
 
-PUBLIC = ""             # the fixed public inputs
-SEED_FILE = "seed"      # the machine's seed, in the expected-answer cache
+PUBLIC = ""  # the fixed public inputs
+SEED_FILE = "seed"  # the machine's seed, in the expected-answer cache
 BATCH_SEED_FILE = ".grading-seed"  # a batch's seed, in its OUTDIR
 
 
@@ -53,8 +54,10 @@ def _read(path: Path) -> str:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd) as f:
         if os.fstat(f.fileno()).st_mode & 0o077:
-            raise SeedError(f"{path}: readable by others; the seed must stay secret: delete the file "
-                            "(a new seed is drawn) or chmod 600 it")
+            raise SeedError(
+                f"{path}: readable by others; the seed must stay secret: delete the file "
+                "(a new seed is drawn) or chmod 600 it"
+            )
         seed = f.read().strip()
     if len(seed) < 16 or not all(c in "0123456789abcdef" for c in seed):
         raise SeedError(f"{path}: not a seed written by the grader; delete it and a new one is drawn")

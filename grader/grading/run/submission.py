@@ -7,6 +7,7 @@ its own copy of the handout and overlays only these files. Symbolic links
 and special files are refused, in folders and zips alike: a link could make
 the grader's own reference pass for the student's work.
 """
+
 import os
 import stat
 import zipfile
@@ -14,8 +15,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_FILE_BYTES = 1 << 20          # one student source file
-MAX_ZIP_BYTES = 64 << 20          # uncompressed total
+MAX_FILE_BYTES = 1 << 20  # one student source file
+MAX_ZIP_BYTES = 64 << 20  # uncompressed total
 MAX_ZIP_FILES = 5000
 SUPPORTED_COMPRESSION = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "node_modules", "data", ".ipynb_checkpoints"}
@@ -27,8 +28,8 @@ class SubmissionError(ValueError):
 
 @dataclass(frozen=True)
 class Located:
-    files: dict         # handout-relative path -> Path of the student's version
-    notes: tuple        # what was missing or odd, for the report
+    files: dict  # handout-relative path -> Path of the student's version
+    notes: tuple  # what was missing or odd, for the report
 
 
 def extract_zip(zip_path: Path, dest: Path) -> Path:
@@ -42,11 +43,12 @@ def extract_zip(zip_path: Path, dest: Path) -> Path:
     with archive:
         infos = archive.infolist()
         if len(infos) > MAX_ZIP_FILES:
-            raise SubmissionError(f"{zip_path}: {len(infos)} entries, more than {MAX_ZIP_FILES}; "
-                                  "zip only your handout folder, without .venv or data")
+            raise SubmissionError(
+                f"{zip_path}: {len(infos)} entries, more than {MAX_ZIP_FILES}; "
+                "zip only your handout folder, without .venv or data"
+            )
         if sum(i.file_size for i in infos) > MAX_ZIP_BYTES:
-            raise SubmissionError(f"{zip_path}: over {MAX_ZIP_BYTES >> 20} MB uncompressed; "
-                                  "leave out .venv and data")
+            raise SubmissionError(f"{zip_path}: over {MAX_ZIP_BYTES >> 20} MB uncompressed; leave out .venv and data")
         entries = [(_entry_name(zip_path, info), info) for info in infos]
         for name, info in entries:
             _extract_one(archive, zip_path, name, info, dest)
@@ -60,16 +62,22 @@ def _entry_name(zip_path: Path, info: zipfile.ZipInfo) -> str:
     if name.startswith("/") or ".." in parts or ":" in name or not parts:
         raise SubmissionError(f"{zip_path}: entry {info.filename!r} points outside the archive; refused")
     if any(len(p.encode()) > 255 for p in parts) or len(name.encode()) > 1024:
-        raise SubmissionError(f"{zip_path}: entry {info.filename[:80]!r}... has a name too long; "
-                              "zip the handout folder again from a shorter path")
+        raise SubmissionError(
+            f"{zip_path}: entry {info.filename[:80]!r}... has a name too long; "
+            "zip the handout folder again from a shorter path"
+        )
     if info.flag_bits & 0x1:
         raise SubmissionError(f"{zip_path}: entry {name!r} is encrypted; zip the folder again without a password")
     if info.compress_type not in SUPPORTED_COMPRESSION:
-        raise SubmissionError(f"{zip_path}: entry {name!r} uses compression method {info.compress_type}, "
-                              "which the grader cannot read; zip the folder again with standard (deflate) zip")
+        raise SubmissionError(
+            f"{zip_path}: entry {name!r} uses compression method {info.compress_type}, "
+            "which the grader cannot read; zip the folder again with standard (deflate) zip"
+        )
     if stat.S_ISLNK(info.external_attr >> 16) and not _ignored(parts):
-        raise SubmissionError(f"{zip_path}: entry {name!r} is a symbolic link; refused: zip real files "
-                              "(zip -r without -y, or your system's Compress)")
+        raise SubmissionError(
+            f"{zip_path}: entry {name!r} is a symbolic link; refused: zip real files "
+            "(zip -r without -y, or your system's Compress)"
+        )
     return "/".join(parts) + ("/" if name.endswith("/") else "")
 
 
@@ -91,17 +99,22 @@ def _extract_one(archive, zip_path: Path, name: str, info, dest: Path) -> None:
         with archive.open(info) as src, open(target, "xb") as out:
             out.write(src.read(MAX_ZIP_BYTES + 1)[:MAX_ZIP_BYTES])
     except FileExistsError:
-        raise SubmissionError(f"{zip_path}: {name!r} appears twice, or is both a file and a folder in the zip; "
-                              "zip the handout folder again") from None
+        raise SubmissionError(
+            f"{zip_path}: {name!r} appears twice, or is both a file and a folder in the zip; "
+            "zip the handout folder again"
+        ) from None
     except (NotADirectoryError, IsADirectoryError):
-        raise SubmissionError(f"{zip_path}: {name!r} is both a file and a folder in the zip; "
-                              "zip the handout folder again") from None
+        raise SubmissionError(
+            f"{zip_path}: {name!r} is both a file and a folder in the zip; zip the handout folder again"
+        ) from None
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-        raise SubmissionError(f"{zip_path}: entry {name!r} is damaged ({exc}); zip the handout folder again "
-                              "and check the upload") from None
+        raise SubmissionError(
+            f"{zip_path}: entry {name!r} is damaged ({exc}); zip the handout folder again and check the upload"
+        ) from None
     except OSError as exc:
-        raise SubmissionError(f"{zip_path}: entry {name!r} cannot be extracted ({exc.strerror}); "
-                              "zip the handout folder again") from None
+        raise SubmissionError(
+            f"{zip_path}: entry {name!r} cannot be extracted ({exc.strerror}); zip the handout folder again"
+        ) from None
 
 
 def _walk(root: Path, parts: set):
@@ -116,8 +129,9 @@ def _walk(root: Path, parts: set):
                 continue
             mode = os.lstat(os.path.join(dirpath, name)).st_mode
             if stat.S_ISLNK(mode):
-                raise SubmissionError(f"{rel / name}: a symbolic link in the submission; refused: "
-                                      "submit the files themselves")
+                raise SubmissionError(
+                    f"{rel / name}: a symbolic link in the submission; refused: submit the files themselves"
+                )
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 raise SubmissionError(f"{rel / name}: not a regular file or folder; refused")
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
@@ -154,13 +168,19 @@ def locate(root: Path, student_files) -> Located:
             continue
         st = os.lstat(path)
         if st.st_nlink != 1:
-            raise SubmissionError(f"{path.relative_to(root)}: a hard link ({st.st_nlink} names for one file); "
-                                  "refused: submit a plain copy")
+            raise SubmissionError(
+                f"{path.relative_to(root)}: a hard link ({st.st_nlink} names for one file); "
+                "refused: submit a plain copy"
+            )
         if st.st_size > MAX_FILE_BYTES:
-            raise SubmissionError(f"{path}: {st.st_size} bytes, over {MAX_FILE_BYTES >> 10} KB "
-                                  "for one source file; submit your code, not data")
+            raise SubmissionError(
+                f"{path}: {st.st_size} bytes, over {MAX_FILE_BYTES >> 10} KB "
+                "for one source file; submit your code, not data"
+            )
         files[rel] = path
     if not files:
-        raise SubmissionError(f"{root}: none of {', '.join(student_files)} found; submit your handout folder "
-                              "(or a zip of it) with your solutions in these files")
+        raise SubmissionError(
+            f"{root}: none of {', '.join(student_files)} found; submit your handout folder "
+            "(or a zip of it) with your solutions in these files"
+        )
     return Located(files, tuple(notes))

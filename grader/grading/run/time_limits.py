@@ -17,6 +17,7 @@ time rlimit is the same number of seconds. `--timeout` replaces it with one
 fixed number for every question. The defaults (multiple and floor) are
 declared, with their reasons, in grader/core/settings/grading.py.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,13 +43,20 @@ BUILD_SECONDS = 600
 # the reference's seconds per question as measured here (2 cores, shared),
 # rounded up. Declared, not measured at each build: the handout is committed
 # and must rebuild identically, and a student's machine has no reference to time.
-HANDOUT_REFERENCE_SECONDS = {"forward": 2.5, "backward": 2.5, "topo_sort": 1.5, "compute_gradient": 2.0,
-                             "softmax_loss_ndl": 2.0, "nn_epoch_ndl": 6.5}
+HANDOUT_REFERENCE_SECONDS = {
+    "forward": 2.5,
+    "backward": 2.5,
+    "topo_sort": 1.5,
+    "compute_gradient": 2.0,
+    "softmax_loss_ndl": 2.0,
+    "nn_epoch_ndl": 6.5,
+}
 
 
 @dataclass(frozen=True)
 class TimeLimit:
     """One question's wall-clock limit and, for the report, how it was derived."""
+
     seconds: float
     why: str  # "limit: ...", appended to a timeout's reason
 
@@ -61,6 +69,7 @@ class TimeLimit:
 class ReferenceTimes:
     """What building the expected answers measured: the reference's wall
     seconds per question, and the calibration workload's seconds then."""
+
     question_seconds: dict
     workload_seconds: float
 
@@ -103,12 +112,12 @@ def given(seconds: float) -> TimeLimit:
 
 
 def building() -> TimeLimit:
-    return TimeLimit(BUILD_SECONDS, f"limit: {BUILD_SECONDS} s, the guard while the reference's times are "
-                                    "measured")
+    return TimeLimit(BUILD_SECONDS, f"limit: {BUILD_SECONDS} s, the guard while the reference's times are measured")
 
 
-def scaled(reference: ReferenceTimes, multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS,
-           now: float | None = None) -> dict:
+def scaled(
+    reference: ReferenceTimes, multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS, now: float | None = None
+) -> dict:
     """question -> TimeLimit for a run starting now. `now`: the workload's
     seconds here now (measured when None)."""
     now = workload_seconds() if now is None else now
@@ -134,5 +143,7 @@ def _limit(here: float, multiple: float, floor: float, how: str) -> TimeLimit:
 
 def handout_limits(multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS) -> dict:
     """question -> TimeLimit for the student's own run: the grader's rule on the declared reference times."""
-    return {q: _limit(s, multiple, floor, f"{multiple:g} x the reference's {s:g} s, its time on the grader's "
-                                          "machine") for q, s in HANDOUT_REFERENCE_SECONDS.items()}
+    return {
+        q: _limit(s, multiple, floor, f"{multiple:g} x the reference's {s:g} s, its time on the grader's machine")
+        for q, s in HANDOUT_REFERENCE_SECONDS.items()
+    }

@@ -14,6 +14,7 @@ its cases raised or left no value, it is run again alone, as before, and that
 run is what counts. A correct submission pays one start per core; a failing
 question costs one more run.
 """
+
 import dataclasses
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -57,12 +58,19 @@ def needs_own_run(run) -> bool:
 
 def split(run, group, names: dict) -> dict:
     """A group's QuestionRun as one per question (each with its own cases' outcomes)."""
-    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]})
-            for q in group}
+    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]}) for q in group}
 
 
-def run_all(files: dict, config, times: dict, base: Path | None = None, questions=None, on_done=None,
-            seconds: dict | None = None, isolate_hangs: bool = False) -> dict:
+def run_all(
+    files: dict,
+    config,
+    times: dict,
+    base: Path | None = None,
+    questions=None,
+    on_done=None,
+    seconds: dict | None = None,
+    isolate_hangs: bool = False,
+) -> dict:
     """question -> QuestionRun, as workers.run_all gives it, with the
     questions grouped (plan) and a question whose group's run went wrong
     run again alone. `seconds`: the reference's time per question.
@@ -82,9 +90,14 @@ def run_all(files: dict, config, times: dict, base: Path | None = None, question
             def alone(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], None, group_id)
                 if isolate_hangs:
-                    result = hangs.isolate(result, names[q],
-                                           lambda chosen: run_question(only(q, chosen), copy_dir, runner, tmp, config,
-                                                                       times[q], None, group_id), registry.by_name)
+                    result = hangs.isolate(
+                        result,
+                        names[q],
+                        lambda chosen: run_question(
+                            only(q, chosen), copy_dir, runner, tmp, config, times[q], None, group_id
+                        ),
+                        registry.by_name,
+                    )
                 return result
 
             def run(group):
@@ -92,11 +105,23 @@ def run_all(files: dict, config, times: dict, base: Path | None = None, question
                     found = {group[0]: alone(group[0])}
                 else:
                     time, box = limits(config, group, times)
-                    together = run_question(SEVERAL.join(group), copy_dir, runner, tmp, config, time, None, group_id,
-                                            [n for q in group for n in names[q]], box)
+                    together = run_question(
+                        SEVERAL.join(group),
+                        copy_dir,
+                        runner,
+                        tmp,
+                        config,
+                        time,
+                        None,
+                        group_id,
+                        [n for q in group for n in names[q]],
+                        box,
+                    )
                     found = split(together, group, names)
-                    found = {q: alone(q) if needs_own_run(r) else dataclasses.replace(r, limit=times[q])
-                             for q, r in found.items()}
+                    found = {
+                        q: alone(q) if needs_own_run(r) else dataclasses.replace(r, limit=times[q])
+                        for q, r in found.items()
+                    }
                 if on_done is not None:
                     for q in group:
                         on_done(q, found[q])

@@ -8,6 +8,7 @@ script and a copy of the cases package in a folder of their own, and a
 control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
+
 import hashlib
 import json
 import os
@@ -20,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import sandbox
-from grader.core.paths import SHIPPED
-from grader.core.assignment import Assignment, AssignmentError, shown
-from grader.grading.run.config import RunConfig
-from grader.grading.run import cache, hangs, time_limits
-from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.core import markers
+from grader.core.assignment import Assignment, AssignmentError, shown
 from grader.core.files import write_atomic
+from grader.core.paths import SHIPPED
+from grader.grading.run import cache, hangs, time_limits
+from grader.grading.run.config import RunConfig
+from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.shipped.cases.util import HANDED_FILE
 
 WORKER = SHIPPED / "worker.py"
@@ -39,20 +40,22 @@ ONLY = "@"  # QUESTION@case,case: the worker runs only those cases (the worker's
 def only(question: str, names) -> str:
     """The worker argument that runs only `names` of `question`."""
     return f"{question}{ONLY}{','.join(names)}"
+
+
 STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
 @dataclass(frozen=True)
 class QuestionRun:
     question: str
-    outcomes: dict                # computing case name -> Outcome
-    problem: str                  # "" or why the worker ended badly (timeout, crash, ...)
+    outcomes: dict  # computing case name -> Outcome
+    problem: str  # "" or why the worker ended badly (timeout, crash, ...)
     log: str
     tier: str
-    import_error: str = ""        # "" or why the library could not be imported
-    seconds: float = 0.0          # the worker's wall time
+    import_error: str = ""  # "" or why the library could not be imported
+    seconds: float = 0.0  # the worker's wall time
     limit: time_limits.TimeLimit | None = None  # the time limit it ran under
-    hung: tuple = ()              # the cases the worker was stopped in (hangs.isolate), each lost alone
+    hung: tuple = ()  # the cases the worker was stopped in (hangs.isolate), each lost alone
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -63,8 +66,10 @@ def build_copy(base: Path, files: dict, dest: Path) -> Path:
     folders = list(dict.fromkeys(Path(rel).parts[0] for rel in files))
     for sub in folders:
         if not (base / sub).is_dir():
-            raise FileNotFoundError(f"{base / sub}: missing; the grader builds each submission's copy "
-                                    f"from the pristine handout: run `make handout`")
+            raise FileNotFoundError(
+                f"{base / sub}: missing; the grader builds each submission's copy "
+                f"from the pristine handout: run `make handout`"
+            )
     for sub in folders:
         shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for rel, src in files.items():
@@ -97,8 +102,9 @@ def student_code(assignment: Assignment) -> dict:
         return json.loads(kept.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    found = {"files": {rel: {"given": markers.given_functions(text, rel) if text else []}
-                       for rel, text in texts.items()}}
+    found = {
+        "files": {rel: {"given": markers.given_functions(text, rel) if text else []} for rel, text in texts.items()}
+    }
     write_atomic(kept, json.dumps(found, sort_keys=True))
     return found
 
@@ -116,18 +122,26 @@ def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None)
     return dest
 
 
-def run_question(question, copy_dir, runner, out_parent, config, time, keep=None, group=None,
-                 names=None, limits=None) -> QuestionRun:
+def run_question(
+    question, copy_dir, runner, out_parent, config, time, keep=None, group=None, names=None, limits=None
+) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits)."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
     out_dir = sandbox.make_out_dir(out_parent)
-    result = sandbox.run(runner / "worker_boot.py", [question, sandbox.OUT],
-                         student_dir=copy_dir, out_dir=out_dir, shared={"data": config.assignment.data},
-                         limits=limits or config.limits_for(key, time), tier=config.tier, group=group,
-                         packages=config.assignment.packages)
+    result = sandbox.run(
+        runner / "worker_boot.py",
+        [question, sandbox.OUT],
+        student_dir=copy_dir,
+        out_dir=out_dir,
+        shared={"data": config.assignment.data},
+        limits=limits or config.limits_for(key, time),
+        tier=config.tier,
+        group=group,
+        packages=config.assignment.packages,
+    )
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     if names is None:
@@ -149,14 +163,25 @@ def sandbox_environment(assignment: Assignment) -> Path:
     try:
         return sandbox.environment(assignment.packages)
     except sandbox.PackageError as exc:
-        where = "--packages" if assignment.packages_from == "--packages" else \
-            f"{shown(assignment.toml)}: field 'environment.packages'"
+        where = (
+            "--packages"
+            if assignment.packages_from == "--packages"
+            else f"{shown(assignment.toml)}: field 'environment.packages'"
+        )
         raise AssignmentError(f"{where}: {exc}") from None
 
 
-def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_limits.TimeLimit,
-             limits: sandbox.Limits, runner_files: dict, base: Path | None = None,
-             keep_outputs: Path | None = None) -> QuestionRun:
+def run_mode(
+    files: dict,
+    config: RunConfig,
+    mode: str,
+    names: list,
+    time: time_limits.TimeLimit,
+    limits: sandbox.Limits,
+    runner_files: dict,
+    base: Path | None = None,
+    keep_outputs: Path | None = None,
+) -> QuestionRun:
     """One extra worker run in `mode` (not a question) for the library of
     `base` + `files`, with `runner_files` (name -> text) beside the worker;
     its outcomes are `names`' values."""
@@ -175,8 +200,16 @@ def run_mode(files: dict, config: RunConfig, mode: str, names: list, time: time_
             group.remove()
 
 
-def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = None, questions=None,
-            keep_outputs: Path | None = None, on_done=None, isolate_hangs: bool = False) -> dict:
+def run_all(
+    files: dict,
+    config: RunConfig,
+    times: dict,
+    base: Path | None = None,
+    questions=None,
+    keep_outputs: Path | None = None,
+    on_done=None,
+    isolate_hangs: bool = False,
+) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question under its TimeLimit in `times` (RunConfig.time_limits_now);
     with keep_outputs, each question's raw worker output is moved there.
@@ -196,12 +229,18 @@ def run_all(files: dict, config: RunConfig, times: dict, base: Path | None = Non
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
+
             def run(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
                 if isolate_hangs and ONLY not in q:
-                    result = hangs.isolate(result, [c.name for c in registry.producers(q)],
-                                           lambda names: run_question(only(q, names), copy_dir, runner, tmp, config,
-                                                                      times[q], None, group), registry.by_name)
+                    result = hangs.isolate(
+                        result,
+                        [c.name for c in registry.producers(q)],
+                        lambda names: run_question(
+                            only(q, names), copy_dir, runner, tmp, config, times[q], None, group
+                        ),
+                        registry.by_name,
+                    )
                 if on_done is not None:
                     on_done(q, result)
                 return result

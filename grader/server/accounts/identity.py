@@ -15,6 +15,7 @@ named in the message:
 - a word mixing Latin letters with Cyrillic or Greek ones ("Kаte" with a
   Cyrillic а), the usual way to fake a Latin name.
 """
+
 import re
 import unicodedata
 from typing import Optional

@@ -11,6 +11,7 @@ Every change ends the account's sessions in the same transaction, so a
 signed-in browser is signed out at once on every server process; a key a
 process has just looked up is trusted for at most `users.KEY_CACHE_SECONDS`.
 """
+
 import datetime as dt
 import secrets
 from dataclasses import dataclass
@@ -36,8 +37,11 @@ class Listed:
 
 def listing(conn: Connection) -> tuple:
     """Every account, by role then name (never a key: only hashes are stored)."""
-    rows = conn.execute(select(users.c.name, users.c.role, users.c.email, users.c.status, users.c.created_at)
-                        .order_by(users.c.role, users.c.name)).all()
+    rows = conn.execute(
+        select(users.c.name, users.c.role, users.c.email, users.c.status, users.c.created_at).order_by(
+            users.c.role, users.c.name
+        )
+    ).all()
     return tuple(Listed(*r) for r in rows)
 
 
@@ -47,8 +51,11 @@ def find(conn: Connection, name: str):
     problem = identity.refused(name)
     if problem:
         raise AccountError(f"name {name!r} {problem}; type the name as `grader users list` shows it")
-    fits = [r for r in conn.execute(select(users.c.id, users.c.name, users.c.status)).all()
-            if identity.key(r.name) == identity.key(name)]
+    fits = [
+        r
+        for r in conn.execute(select(users.c.id, users.c.name, users.c.status)).all()
+        if identity.key(r.name) == identity.key(name)
+    ]
     if not fits:
         raise AccountError(f"no account named {name!r}; `grader users list` shows every account")
     if len(fits) > 1:
@@ -71,8 +78,10 @@ def reissue_key(conn: Connection, name: str) -> tuple:
     """(account name, new key): the old key and every session of the account end."""
     account = find(conn, name)
     if account.status == REMOVED:
-        raise AccountError(f"account {account.name!r} was removed; a removed account gets no key "
-                           "(add the person again under another name if they return)")
+        raise AccountError(
+            f"account {account.name!r} was removed; a removed account gets no key "
+            "(add the person again under another name if they return)"
+        )
     key = new_key()
     _end(conn, account.id, ACTIVE, hash_key(key))
     return account.name, key

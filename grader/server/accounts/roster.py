@@ -13,6 +13,7 @@ student, without e-mail).
 Every problem of a roster is reported in one run, one line each, and none
 of it is applied; a dry run prints the same changes and applies nothing.
 """
+
 import csv
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,23 +40,23 @@ class RosterError(AccountError):
 class Person:
     line: int
     name: str
-    role: Optional[str]    # None: not given
-    email: Optional[str]   # None: not given
+    role: Optional[str]  # None: not given
+    email: Optional[str]  # None: not given
     student_id: Optional[str] = None  # None: not given
 
 
 @dataclass(frozen=True)
 class Change:
-    name: str              # the account's name
-    fields: tuple          # (field, old, new)
+    name: str  # the account's name
+    fields: tuple  # (field, old, new)
 
 
 @dataclass(frozen=True)
 class RosterDiff:
-    new: tuple             # Person
-    changed: tuple         # Change
+    new: tuple  # Person
+    changed: tuple  # Change
     unchanged: int
-    missing: tuple         # names of active students not on the roster
+    missing: tuple  # names of active students not on the roster
 
 
 def read(path: Path) -> tuple:
@@ -80,8 +81,10 @@ def read(path: Path) -> tuple:
             continue
         first = seen.setdefault(identity.key(name), line)
         if first != line:
-            problems.append(f"{path}:{line}: name {name!r} appears twice (first on line {first}, ignoring case "
-                            "and Unicode form); keep one line per person")
+            problems.append(
+                f"{path}:{line}: name {name!r} appears twice (first on line {first}, ignoring case "
+                "and Unicode form); keep one line per person"
+            )
             continue
         people.append(Person(line, identity.nfc(name), role, identity.nfc(email) if email else None, sid))
     if problems:
@@ -91,29 +94,39 @@ def read(path: Path) -> tuple:
 
 def compare(conn: Connection, people, path: Path) -> RosterDiff:
     """What importing `people` would change, or RosterError listing every conflict."""
-    accounts = conn.execute(select(users.c.id, users.c.name, users.c.role, users.c.email, users.c.status,
-                                   users.c.student_id)).all()
+    accounts = conn.execute(
+        select(users.c.id, users.c.name, users.c.role, users.c.email, users.c.status, users.c.student_id)
+    ).all()
     by_name = {identity.key(a.name): a for a in accounts}
     email_owner = {identity.key(a.email): a.name for a in accounts if a.email}
     new, changed, unchanged, problems = [], [], 0, []
     for p in people:
         account, where = by_name.get(identity.key(p.name)), f"{path}:{p.line}: "
         if account is not None and account.status == REMOVED:
-            problems.append(f"{where}{p.name!r} is a removed account, whose name is never reused; give the person "
-                            "another name, or leave the line out")
+            problems.append(
+                f"{where}{p.name!r} is a removed account, whose name is never reused; give the person "
+                "another name, or leave the line out"
+            )
             continue
         mine = account.name if account is not None else p.name
         if p.email and email_owner.setdefault(identity.key(p.email), mine) != mine:
-            problems.append(f"{where}email {p.email!r} is already {email_owner[identity.key(p.email)]!r}'s; "
-                            "give each person their own e-mail")
+            problems.append(
+                f"{where}email {p.email!r} is already {email_owner[identity.key(p.email)]!r}'s; "
+                "give each person their own e-mail"
+            )
             continue
         if account is None:
             new.append(p)
             continue
-        fields = tuple((f, old, value) for f, old, value in (("role", account.role, p.role),
-                                                             ("email", account.email, p.email),
-                                                             ("student_id", account.student_id, p.student_id))
-                       if value is not None and identity.key(value) != identity.key(old or ""))
+        fields = tuple(
+            (f, old, value)
+            for f, old, value in (
+                ("role", account.role, p.role),
+                ("email", account.email, p.email),
+                ("student_id", account.student_id, p.student_id),
+            )
+            if value is not None and identity.key(value) != identity.key(old or "")
+        )
         if fields:
             changed.append(Change(account.name, fields))
         else:
@@ -121,8 +134,13 @@ def compare(conn: Connection, people, path: Path) -> RosterDiff:
     if problems:
         raise RosterError(problems)
     listed = {identity.key(p.name) for p in people}
-    missing = tuple(sorted(a.name for a in accounts if a.role == "student" and a.status == ACTIVE
-                           and identity.key(a.name) not in listed))
+    missing = tuple(
+        sorted(
+            a.name
+            for a in accounts
+            if a.role == "student" and a.status == ACTIVE and identity.key(a.name) not in listed
+        )
+    )
     return RosterDiff(tuple(new), tuple(changed), unchanged, missing)
 
 
@@ -135,11 +153,15 @@ def apply(conn: Connection, diff: RosterDiff) -> list:
 
 def render(diff: RosterDiff, path: Path) -> str:
     """The changes, one line each (pure)."""
-    lines = [f"{path}: {len(diff.new)} new, {len(diff.changed)} changed, {diff.unchanged} unchanged, "
-             f"{len(diff.missing)} not on the roster"]
+    lines = [
+        f"{path}: {len(diff.new)} new, {len(diff.changed)} changed, {diff.unchanged} unchanged, "
+        f"{len(diff.missing)} not on the roster"
+    ]
     lines += [f"  + {p.name} ({p.role or 'student'}{', ' + p.email if p.email else ''})" for p in diff.new]
-    lines += [f"  ~ {c.name}: " + ", ".join(f"{f} {old or '-'} -> {new}" for f, old, new in c.fields)
-              for c in diff.changed]
-    lines += [f"  ? {name}: not on the roster; kept (`grader users remove NAME` removes an account)"
-              for name in diff.missing]
+    lines += [
+        f"  ~ {c.name}: " + ", ".join(f"{f} {old or '-'} -> {new}" for f, old, new in c.fields) for c in diff.changed
+    ]
+    lines += [
+        f"  ? {name}: not on the roster; kept (`grader users remove NAME` removes an account)" for name in diff.missing
+    ]
     return "\n".join(lines)

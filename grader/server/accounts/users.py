@@ -5,6 +5,7 @@ session is a random token in a cookie whose sha256 is a row of `sessions`:
 every server process accepts it, a restart does not log anyone out, and
 signing out deletes the row, so a copied cookie stops working at once.
 """
+
 import datetime as dt
 import hashlib
 import re
@@ -59,22 +60,27 @@ def hash_key(key: str) -> str:
 
 
 def find_user(conn: Connection, key: str):
-    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.key_hash == hash_key(key), users.c.status == ACTIVE)).first()
+    row = conn.execute(
+        select(users.c.id, users.c.name, users.c.role).where(
+            users.c.key_hash == hash_key(key), users.c.status == ACTIVE
+        )
+    ).first()
     return User(*row) if row else None
 
 
 def user_by_id(conn: Connection, user_id: int):
-    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .where(users.c.id == user_id, users.c.status == ACTIVE)).first()
+    row = conn.execute(
+        select(users.c.id, users.c.name, users.c.role).where(users.c.id == user_id, users.c.status == ACTIVE)
+    ).first()
     return User(*row) if row else None
 
 
 def check_person(name: str, role: str, where: str = "", email: Optional[str] = None):
     """AccountError naming the field and fix when a name, role or e-mail cannot be an account's."""
     if not name or len(name) > 200 or name != name.strip() or has_control_characters(name):
-        raise AccountError(f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces "
-                           "or control characters")
+        raise AccountError(
+            f"{where}name {name!r}: give 1-200 characters without leading/trailing spaces or control characters"
+        )
     if role not in ROLES:
         raise AccountError(f"{where}role {role!r}: use one of {', '.join(ROLES)}")
     if email is not None and (len(email) > 200 or not EMAIL.match(email)):
@@ -101,8 +107,10 @@ def _student_id(entry) -> Optional[str]:
 def check_student_id(value: Optional[str], where: str = "") -> None:
     """A student (SIS) ID: printable, at most 100 characters (None: none)."""
     if value is not None and (len(value) > 100 or not value.strip() or has_control_characters(value)):
-        raise AccountError(f"{where}student ID {value[:40]!r}: give the ID your school's system (SIS) uses, "
-                           "printable, at most 100 characters")
+        raise AccountError(
+            f"{where}student ID {value[:40]!r}: give the ID your school's system (SIS) uses, "
+            "printable, at most 100 characters"
+        )
 
 
 def student_ids(conn: Connection) -> dict:
@@ -118,8 +126,7 @@ def add_users(engine: Engine, people) -> list:
             keys = insert_users(conn, people)
     except IntegrityError:
         taken = _existing_names(engine, [n for n, _, _ in people], [e for _, _, e in people if e])
-        raise AccountError(f"user name or e-mail already exists: {', '.join(taken) or '?'}; "
-                           "pick another") from None
+        raise AccountError(f"user name or e-mail already exists: {', '.join(taken) or '?'}; pick another") from None
     return keys
 
 
@@ -136,8 +143,11 @@ def insert_users(conn: Connection, people) -> list:
     people = [(identity.nfc(n), r, identity.nfc(e) if e else None) for n, r, e in people]
     keys = [new_key() for _ in people]
     for (name, role, email), key, sid in zip(people, keys, ids):
-        uid = conn.execute(insert(users).values(name=name, role=role, key_hash=hash_key(key), email=email,
-                                                student_id=sid, created_at=now())).inserted_primary_key[0]
+        uid = conn.execute(
+            insert(users).values(
+                name=name, role=role, key_hash=hash_key(key), email=email, student_id=sid, created_at=now()
+            )
+        ).inserted_primary_key[0]
         # The usage row exists from the start, so that the server only ever updates it.
         conn.execute(insert(usage).values(user_id=uid, stored_bytes=0))
     return keys
@@ -159,15 +169,15 @@ def _refuse_taken(conn: Connection, people):
             held, other = taken.get((field, identity.key(value)), (None, None))
             if other:
                 how = "" if held == value else " (ignoring case and Unicode form)"
-                raise AccountError(f"{field} {value!r} is already {other}{how}; pick another, or leave that "
-                                   "person's account as it is")
+                raise AccountError(
+                    f"{field} {value!r} is already {other}{how}; pick another, or leave that person's account as it is"
+                )
             taken[(field, identity.key(value))] = (value, f"new account {name!r}")
 
 
 def accounts(conn: Connection) -> list:
     """(name, email, key_hash, role) of every account."""
-    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash,
-                                                  users.c.role)).all()]
+    return [tuple(r) for r in conn.execute(select(users.c.name, users.c.email, users.c.key_hash, users.c.role)).all()]
 
 
 def _existing_names(engine, names, emails=()):
@@ -185,16 +195,22 @@ def has_control_characters(text: str) -> bool:
 
 # --- sessions -----------------------------------------------------------
 
+
 def open_session(conn: Connection, user_id: int, hours: float, keep: int) -> str:
     """A new session of `user_id`, ending its oldest beyond `keep`; the token goes in the
     cookie, only its hash in the database."""
     token, t = secrets.token_urlsafe(32), now()
     # Both deletes find their rows by index (sessions' expiry, and key then expiry), never by a scan.
     conn.execute(delete(sessions).where(sessions.c.expires_at < t))  # sweep, so the table stays small
-    conn.execute(insert(sessions).values(token_hash=hash_key(token), user_id=user_id,
-                                         expires_at=t + dt.timedelta(hours=hours)))
-    newest = select(sessions.c.token_hash).where(sessions.c.user_id == user_id) \
-        .order_by(sessions.c.expires_at.desc()).limit(keep)
+    conn.execute(
+        insert(sessions).values(token_hash=hash_key(token), user_id=user_id, expires_at=t + dt.timedelta(hours=hours))
+    )
+    newest = (
+        select(sessions.c.token_hash)
+        .where(sessions.c.user_id == user_id)
+        .order_by(sessions.c.expires_at.desc())
+        .limit(keep)
+    )
     conn.execute(delete(sessions).where(sessions.c.user_id == user_id, sessions.c.token_hash.not_in(newest)))
     return token
 
@@ -203,10 +219,11 @@ def session_user(conn: Connection, token: str):
     """The user of a live session token, else None."""
     if not token or len(token) > 100:
         return None
-    row = conn.execute(select(users.c.id, users.c.name, users.c.role)
-                       .join(sessions, sessions.c.user_id == users.c.id)
-                       .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now(),
-                              users.c.status == ACTIVE)).first()
+    row = conn.execute(
+        select(users.c.id, users.c.name, users.c.role)
+        .join(sessions, sessions.c.user_id == users.c.id)
+        .where(sessions.c.token_hash == hash_key(token), sessions.c.expires_at > now(), users.c.status == ACTIVE)
+    ).first()
     return User(*row) if row else None
 
 

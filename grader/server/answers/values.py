@@ -7,6 +7,7 @@ types as {"_encoded_type": "datetime"|"type", "data": str}; scalars plain.
 A value that is not valid under this format is a `BadValue` (HTTP 400);
 a valid value of the wrong structure is simply incorrect, with a reason.
 """
+
 import json
 import math
 from dataclasses import dataclass
@@ -16,7 +17,6 @@ import numpy as np
 from grader.shipped.tolerance import NUMERIC_KINDS, close_mask, same_shape
 
 
-
 class BadValue(ValueError):
     """A request body that is not a well-formed encoded value (HTTP 400)."""
 
@@ -24,6 +24,7 @@ class BadValue(ValueError):
 @dataclass(frozen=True)
 class Tagged:
     """A datetime or numpy type: compared by its string form."""
+
     kind: str
     data: str
 
@@ -71,8 +72,10 @@ def _check_int(x: int):
     try:
         float(x)
     except OverflowError:
-        raise BadValue(f"a number in the body has {len(str(abs(x)))} digits, beyond the range of a "
-                       "64-bit float; send numbers as floats or arrays") from None
+        raise BadValue(
+            f"a number in the body has {len(str(abs(x)))} digits, beyond the range of a "
+            "64-bit float; send numbers as floats or arrays"
+        ) from None
 
 
 def _decode_tagged(obj, budget):
@@ -115,8 +118,10 @@ def _decode_array(data, budget):
 
 
 def _over_budget(budget, shape) -> BadValue:
-    return BadValue(f"arrays in the body have more than {budget[1]} elements in total (one of shape "
-                    f"{tuple(shape)}); submit smaller values")
+    return BadValue(
+        f"arrays in the body have more than {budget[1]} elements in total (one of shape "
+        f"{tuple(shape)}); submit smaller values"
+    )
 
 
 def compare(expected, got, rtol: float, atol: float, path: str = "value") -> AnswerVerdict:
@@ -128,13 +133,11 @@ def compare(expected, got, rtol: float, atol: float, path: str = "value") -> Ans
             return AnswerVerdict(False, f"{path}: expected a list, got {_kind(got)}")
         if len(got) != len(expected):
             return AnswerVerdict(False, f"{path}: expected {len(expected)} items, got {len(got)}")
-        return _first_wrong((compare(e, g, rtol, atol, f"{path}[{i}]")
-                             for i, (e, g) in enumerate(zip(expected, got))))
+        return _first_wrong((compare(e, g, rtol, atol, f"{path}[{i}]") for i, (e, g) in enumerate(zip(expected, got))))
     if isinstance(expected, dict):
         if not isinstance(got, dict) or set(got) != set(expected):
             return AnswerVerdict(False, f"{path}: expected a dict with keys {sorted(expected)}")
-        return _first_wrong((compare(expected[k], got[k], rtol, atol, f"{path}[{k!r}]")
-                             for k in expected))
+        return _first_wrong((compare(expected[k], got[k], rtol, atol, f"{path}[{k!r}]") for k in expected))
     if _is_number(expected):
         if isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind in "iuf":
             got = got.reshape(()).item()  # a one-element array where a number was published
@@ -159,8 +162,7 @@ def _compare_arrays(expected, got, rtol, atol, path):
     if expected.dtype.kind == "b":
         ok = got.dtype.kind == "b" and bool(np.array_equal(got, expected))
     else:
-        ok = _all_close(got.astype(np.float64, copy=False), expected.astype(np.float64, copy=False),
-                        rtol, atol)
+        ok = _all_close(got.astype(np.float64, copy=False), expected.astype(np.float64, copy=False), rtol, atol)
     if ok:
         return AnswerVerdict(True)
     return AnswerVerdict(False, f"{path}: values differ beyond tolerance (rtol={rtol:g}, atol={atol:g})")
@@ -195,5 +197,6 @@ def _kind(x):
         return x.kind
     if isinstance(x, np.ndarray):
         return "an np.ndarray"
-    return {list: "a list", dict: "a dict", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(x), "a number")
+    return {list: "a list", dict: "a dict", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(x), "a number"
+    )

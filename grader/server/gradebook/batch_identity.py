@@ -12,6 +12,7 @@ Results imported before batches had an identity (revision 0007) carry their
 label as their batch ("label:<label>"); an import of the same assignment
 under the same label takes them over (`BatchIdentity.legacy`).
 """
+
 import hashlib
 import json
 from dataclasses import dataclass
@@ -28,10 +29,10 @@ class BatchUnknown(ValueError):
 
 @dataclass(frozen=True)
 class BatchIdentity:
-    assignment: str    # the assignment's name on the server
-    batch: str         # "run:" + sha256 of the provenance batch.json records
-    label: str         # how the gradebook names the batch (--source, else the OUTDIR's name)
-    graded_from: str   # the submissions folder batch.json records
+    assignment: str  # the assignment's name on the server
+    batch: str  # "run:" + sha256 of the provenance batch.json records
+    label: str  # how the gradebook names the batch (--source, else the OUTDIR's name)
+    graded_from: str  # the submissions folder batch.json records
 
     @property
     def legacy(self) -> str:
@@ -50,5 +51,4 @@ def identify(outdir: Path, assignment: str, label: str) -> BatchIdentity:
         record = batch_record.read(outdir)
     except batch_record.RecordError as e:
         raise BatchUnknown(str(e)) from None
-    return BatchIdentity(assignment, provenance_key(record.submissions, record.assignment), label,
-                         record.submissions)
+    return BatchIdentity(assignment, provenance_key(record.submissions, record.assignment), label, record.submissions)

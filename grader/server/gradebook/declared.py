@@ -7,6 +7,7 @@ package, so another assignment needs no change here.
 An assignment the server has no assignment.toml for still shows: its
 questions ordered by name, its imported cases described by their output.
 """
+
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -16,9 +17,9 @@ from grader.core.registry import RegistryLoadError
 
 @dataclass(frozen=True)
 class Declared:
-    questions: tuple = ()                             # question keys, in the handout's order
+    questions: tuple = ()  # question keys, in the handout's order
     descriptions: dict = field(default_factory=dict)  # case name -> the grader's description of it
-    policy: Policy = Policy()                         # its assignment.toml's [policy]: which grade counts
+    policy: Policy = Policy()  # its assignment.toml's [policy]: which grade counts
 
 
 @lru_cache(maxsize=None)
@@ -31,5 +32,6 @@ def of(name: str) -> Declared:
         registry = assignment.registry()
     except (AssignmentError, RegistryLoadError):
         return Declared()  # an install without the assignment's files: a gradebook all the same
-    return Declared(tuple(q.key for q in registry.questions), {c.name: c.description for c in registry.cases},
-                    assignment.policy)
+    return Declared(
+        tuple(q.key for q in registry.questions), {c.name: c.description for c in registry.cases}, assignment.policy
+    )

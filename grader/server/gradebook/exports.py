@@ -18,6 +18,7 @@ not a 0) until it is graded. The
 writers are pure functions of a Gradebook and the people; an export that
 cannot identify every student is refused (ExportError), never partial.
 """
+
 import csv
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 from grader.core import csvsafe
 
 FORMATS = ("percent", "plain", "canvas", "moodle")  # percent: scores.to_csv, the gradebook as it shows
-STUDENT_ID = "student_id"                           # the roster column that carries a student's (SIS) ID
+STUDENT_ID = "student_id"  # the roster column that carries a student's (SIS) ID
 
 
 class ExportError(ValueError):
@@ -68,12 +69,16 @@ def _missing(book, people: dict, need) -> list:
 def canvas_csv(book, people: dict) -> str:
     missing = _missing(book, people, lambda p: p.student_id)
     if missing:
-        raise ExportError(f"--format canvas: no student ID for {', '.join(missing)}; Canvas matches rows by "
-                          f"SIS User ID: store it on their account (grader users import ROSTER with a {STUDENT_ID} "
-                          f"column, or users add --student-id) or give --roster FILE with that column")
+        raise ExportError(
+            f"--format canvas: no student ID for {', '.join(missing)}; Canvas matches rows by "
+            f"SIS User ID: store it on their account (grader users import ROSTER with a {STUDENT_ID} "
+            f"column, or users add --student-id) or give --roster FILE with that column"
+        )
     names, maxima, per = assignment_points(book)
-    lines = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + names,
-             ["Points Possible", "", "", "", ""] + [_points(m) for m in maxima]]
+    lines = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + names,
+        ["Points Possible", "", "", "", ""] + [_points(m) for m in maxima],
+    ]
     for row in book.rows:
         p = people[row.name]
         lines.append([row.name, "", p.student_id, "", ""] + [_points(v) for v in per[row.name]])
@@ -83,9 +88,11 @@ def canvas_csv(book, people: dict) -> str:
 def moodle_csv(book, people: dict) -> str:
     missing = _missing(book, people, lambda p: p.email or p.student_id)
     if missing:
-        raise ExportError(f"--format moodle: no e-mail or student ID for {', '.join(missing)}; Moodle identifies "
-                          f"a user by either: add their e-mail (grader users import) or a {STUDENT_ID} column "
-                          "in --roster FILE")
+        raise ExportError(
+            f"--format moodle: no e-mail or student ID for {', '.join(missing)}; Moodle identifies "
+            f"a user by either: add their e-mail (grader users import) or a {STUDENT_ID} column "
+            "in --roster FILE"
+        )
     names, _, per = assignment_points(book)
     lines = [["Email address", "ID number"] + names]
     for row in book.rows:
@@ -99,8 +106,11 @@ def plain_csv(book, people: dict) -> str:
     lines = [["name", "email", STUDENT_ID] + names + ["total", "max"]]
     for row in book.rows:
         p = people.get(row.name, Person(row.name))
-        lines.append([row.name, p.email, p.student_id] + [_points(v) for v in per[row.name]]
-                     + [_points(sum(v for v in per[row.name] if v is not None)), _points(sum(maxima))])
+        lines.append(
+            [row.name, p.email, p.student_id]
+            + [_points(v) for v in per[row.name]]
+            + [_points(sum(v for v in per[row.name] if v is not None)), _points(sum(maxima))]
+        )
     return csvsafe.render(lines)
 
 

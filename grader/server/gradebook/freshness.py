@@ -9,6 +9,7 @@ descriptions, and imported results (a regrade deletes a result and inserts its
 replacement, whose id SQLite may reuse, so the archive row it writes and the
 import time count too), and the grading policies set on the server.
 """
+
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
@@ -25,25 +26,30 @@ def student_version(conn: Connection, name: str) -> tuple:
 
     def one(expr, *where):
         return select(expr).where(*where).scalar_subquery()
-    return tuple(conn.execute(select(
-        uid,
-        one(func.max(submissions.c.id), submissions.c.user_id == uid),
-        one(func.count(), submissions.c.user_id == uid),
-        one(func.max(case_results.c.id), answered),
-        one(func.count(), answered),
-        one(func.max(publications.c.id)),
-        one(func.count(problems.c.id)),
-        one(func.sum(problems.c.weight)),
-        one(func.count(problems.c.deadline)),
-        one(func.min(problems.c.deadline)),
-        one(func.max(problems.c.deadline)),
-        one(func.max(case_notes.c.id)),
-        one(func.max(batch_results.c.id)),
-        one(func.count(batch_results.c.id)),
-        one(func.max(batch_results.c.imported_at)),
-        one(func.max(batch_history.c.id)),
-        one(settings.c.value, settings.c.name == "policy:version"),  # policy.VERSION: a grading policy set
-        # Deadlines, extensions, late days, penalties, the zone, regrades: each change is logged there.
-        one(func.max(time_changes.c.id)),
-        one(func.max(verdicts.c.id)),
-    )).one())
+
+    return tuple(
+        conn.execute(
+            select(
+                uid,
+                one(func.max(submissions.c.id), submissions.c.user_id == uid),
+                one(func.count(), submissions.c.user_id == uid),
+                one(func.max(case_results.c.id), answered),
+                one(func.count(), answered),
+                one(func.max(publications.c.id)),
+                one(func.count(problems.c.id)),
+                one(func.sum(problems.c.weight)),
+                one(func.count(problems.c.deadline)),
+                one(func.min(problems.c.deadline)),
+                one(func.max(problems.c.deadline)),
+                one(func.max(case_notes.c.id)),
+                one(func.max(batch_results.c.id)),
+                one(func.count(batch_results.c.id)),
+                one(func.max(batch_results.c.imported_at)),
+                one(func.max(batch_history.c.id)),
+                one(settings.c.value, settings.c.name == "policy:version"),  # policy.VERSION: a grading policy set
+                # Deadlines, extensions, late days, penalties, the zone, regrades: each change is logged there.
+                one(func.max(time_changes.c.id)),
+                one(func.max(verdicts.c.id)),
+            )
+        ).one()
+    )

@@ -6,6 +6,7 @@ Only the results of the batch's own identity (assignment, batch, student;
 see batch_identity.py) are read or replaced. A replaced result's scores go
 to `batch_history` first, so a regrade never loses them.
 """
+
 import datetime as dt
 import json
 from dataclasses import dataclass
@@ -28,13 +29,13 @@ class Stored:
     batch: str
     digest: str
     score: float
-    questions: tuple   # (question, score), sorted
+    questions: tuple  # (question, score), sorted
 
 
 @dataclass(frozen=True)
 class Planned:
-    result: object             # importer.Imported, named for its student
-    action: str                # NEW, REPLACED or UNCHANGED
+    result: object  # importer.Imported, named for its student
+    action: str  # NEW, REPLACED or UNCHANGED
     old: Optional[Stored]
 
     @property
@@ -50,15 +51,22 @@ class Planned:
 
 def _stored(conn: Connection, who: BatchIdentity) -> dict:
     """student -> Stored, of this identity's results (a legacy result only where no current one is)."""
-    rows = conn.execute(select(batch_results.c.id, batch_results.c.name, batch_results.c.batch,
-                               batch_results.c.digest, batch_results.c.score)
-                        .where(batch_results.c.assignment == who.assignment,
-                               batch_results.c.batch.in_([who.batch, who.legacy]))).all()
+    rows = conn.execute(
+        select(
+            batch_results.c.id,
+            batch_results.c.name,
+            batch_results.c.batch,
+            batch_results.c.digest,
+            batch_results.c.score,
+        ).where(batch_results.c.assignment == who.assignment, batch_results.c.batch.in_([who.batch, who.legacy]))
+    ).all()
     scores = {}
     if rows:
         for rid, question, score in conn.execute(
-                select(batch_questions.c.result_id, batch_questions.c.question, batch_questions.c.score)
-                .where(batch_questions.c.result_id.in_([r.id for r in rows]))).all():
+            select(batch_questions.c.result_id, batch_questions.c.question, batch_questions.c.score).where(
+                batch_questions.c.result_id.in_([r.id for r in rows])
+            )
+        ).all():
             scores.setdefault(rid, []).append((question, score))
     out = {}
     for r in sorted(rows, key=lambda r: r.batch == who.batch):  # the current batch's row wins
@@ -87,8 +95,10 @@ def counts(planned) -> dict:
 def render(who: BatchIdentity, planned) -> str:
     """What the import changes, per student (pure): the same text for a dry run and an import."""
     n = counts(planned)
-    lines = [f"assignment '{who.assignment}', batch '{who.label}' (graded from {who.graded_from}): "
-             f"{n[NEW]} new, {n[REPLACED]} replaced, {n[UNCHANGED]} unchanged"]
+    lines = [
+        f"assignment '{who.assignment}', batch '{who.label}' (graded from {who.graded_from}): "
+        f"{n[NEW]} new, {n[REPLACED]} replaced, {n[UNCHANGED]} unchanged"
+    ]
     rescored = sorted((p for p in planned if p.action != UNCHANGED and p.rescored), key=lambda p: p.result.name)
     if rescored:
         width = max(len(p.result.name) for p in rescored)
@@ -96,8 +106,10 @@ def render(who: BatchIdentity, planned) -> str:
         for p in rescored:
             detail = ", ".join(f"{k} {_points(a)} -> {_points(b)}" for k, a, b in p.moved)
             old = p.old.score if p.old else None
-            lines.append(f"  {p.result.name:<{width}}  {_points(old):>6} -> {_points(p.result.score):<6}"
-                         f"{'  (new)' if old is None else f'  ({detail})' if detail else ''}")
+            lines.append(
+                f"  {p.result.name:<{width}}  {_points(old):>6} -> {_points(p.result.score):<6}"
+                f"{'  (new)' if old is None else f'  ({detail})' if detail else ''}"
+            )
     same = sorted(p.result.name for p in planned if p.action == REPLACED and not p.rescored)
     if same:
         lines.append(f"{len(same)} regraded result(s) with the same scores: {', '.join(same)}")
@@ -109,13 +121,28 @@ def render(who: BatchIdentity, planned) -> str:
 def _archive(conn: Connection, old_id: int, now: dt.datetime) -> None:
     """Keep a replaced result's scores in batch_history."""
     row = conn.execute(select(batch_results).where(batch_results.c.id == old_id)).one()
-    questions = {q: [s, m] for q, s, m in conn.execute(
-        select(batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
-        .where(batch_questions.c.result_id == old_id)).all()}
-    conn.execute(insert(batch_history).values(
-        source=row.source, batch=row.batch, name=row.name, assignment=row.assignment, digest=row.digest,
-        graded_at=row.graded_at, imported_at=row.imported_at, replaced_at=now, score=row.score,
-        questions=json.dumps(questions, sort_keys=True)))
+    questions = {
+        q: [s, m]
+        for q, s, m in conn.execute(
+            select(batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score).where(
+                batch_questions.c.result_id == old_id
+            )
+        ).all()
+    }
+    conn.execute(
+        insert(batch_history).values(
+            source=row.source,
+            batch=row.batch,
+            name=row.name,
+            assignment=row.assignment,
+            digest=row.digest,
+            graded_at=row.graded_at,
+            imported_at=row.imported_at,
+            replaced_at=now,
+            score=row.score,
+            questions=json.dumps(questions, sort_keys=True),
+        )
+    )
 
 
 def _remove(conn: Connection, result_id: int):
@@ -125,17 +152,44 @@ def _remove(conn: Connection, result_id: int):
 
 
 def _add(conn: Connection, who: BatchIdentity, r, now: dt.datetime):
-    rid = conn.execute(insert(batch_results).values(
-        source=who.label, batch=who.batch, name=r.name, assignment=who.assignment, digest=r.digest,
-        graded_at=r.graded_at, imported_at=now, score=r.score, output=r.output, status=r.status,
-        reason=r.reason)).inserted_primary_key[0]
-    conn.execute(insert(batch_questions), [{"result_id": rid, "question": k, "score": s, "max_score": m}
-                                           for k, s, m in r.questions])
+    rid = conn.execute(
+        insert(batch_results).values(
+            source=who.label,
+            batch=who.batch,
+            name=r.name,
+            assignment=who.assignment,
+            digest=r.digest,
+            graded_at=r.graded_at,
+            imported_at=now,
+            score=r.score,
+            output=r.output,
+            status=r.status,
+            reason=r.reason,
+        )
+    ).inserted_primary_key[0]
+    conn.execute(
+        insert(batch_questions),
+        [{"result_id": rid, "question": k, "score": s, "max_score": m} for k, s, m in r.questions],
+    )
     if r.cases:
-        conn.execute(insert(batch_cases), [
-            {"result_id": rid, "position": i, "question": c.question, "name": c.name, "number": c.number,
-             "score": c.score, "max_score": c.max_score, "passed": c.passed, "hidden": c.hidden,
-             "output": c.output} for i, c in enumerate(r.cases)])
+        conn.execute(
+            insert(batch_cases),
+            [
+                {
+                    "result_id": rid,
+                    "position": i,
+                    "question": c.question,
+                    "name": c.name,
+                    "number": c.number,
+                    "score": c.score,
+                    "max_score": c.max_score,
+                    "passed": c.passed,
+                    "hidden": c.hidden,
+                    "output": c.output,
+                }
+                for i, c in enumerate(r.cases)
+            ],
+        )
 
 
 def store(conn: Connection, who: BatchIdentity, planned, now: dt.datetime) -> None:

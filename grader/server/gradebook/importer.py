@@ -20,6 +20,7 @@ name, e-mail, key, or a name that differs only in case and separators) and
 imported under the account's name. A folder matching no account stops the
 import, listing them all, unless `--create-missing` makes their accounts.
 """
+
 import datetime as dt
 import hashlib
 import json
@@ -66,15 +67,15 @@ class ImportedCase:
 
 @dataclass(frozen=True)
 class Imported:
-    name: str            # the folder: the student
+    name: str  # the folder: the student
     digest: str
     graded_at: dt.datetime
     score: float
     output: str
-    questions: tuple     # (key, score, max_score)
-    cases: tuple         # ImportedCase
+    questions: tuple  # (key, score, max_score)
+    cases: tuple  # ImportedCase
     status: str = GRADED  # or REFUSED / GRADER_ERROR: not graded, the gradebook says "needs attention"
-    reason: str = ""      # why it was not graded (one line of the grader's output)
+    reason: str = ""  # why it was not graded (one line of the grader's output)
 
 
 def _number(value, where: str, upper=None) -> float:
@@ -88,8 +89,9 @@ def _number(value, where: str, upper=None) -> float:
 def _text(value, where: str, limit: int = MAX_TEXT, required=False) -> str:
     if not isinstance(value, str) or len(value) > limit or (required and not value.strip()):
         got = type(value).__name__ if not isinstance(value, str) else f"{len(value)} characters"
-        raise BadResult(f"{where}: must be {'a non-empty' if required else 'a'} string of at most {limit} "
-                        f"characters, got {got}")
+        raise BadResult(
+            f"{where}: must be {'a non-empty' if required else 'a'} string of at most {limit} characters, got {got}"
+        )
     return value
 
 
@@ -97,8 +99,9 @@ def _questions(doc) -> tuple:
     extra = doc.get("extra_data")
     questions = extra.get("questions") if isinstance(extra, dict) else None
     if not isinstance(questions, dict) or not questions:
-        raise BadResult("extra_data.questions: missing; expected {question: {score, max_score}} "
-                        "as grader grade-batch writes it")
+        raise BadResult(
+            "extra_data.questions: missing; expected {question: {score, max_score}} as grader grade-batch writes it"
+        )
     out = []
     for key, entry in sorted(questions.items()):
         where = f"extra_data.questions.{str(key)[:40]}"
@@ -138,8 +141,16 @@ def _case(test, i: int, keys) -> ImportedCase:
         question = _question_of(name, keys)
     except BadResult as e:
         raise BadResult(f"{where}.{e}") from None
-    return ImportedCase(question, name, _text(test.get("number", ""), f"{where}.number", 50), score, top,
-                        status == "passed", visibility != "visible", _text(test.get("output", ""), f"{where}.output"))
+    return ImportedCase(
+        question,
+        name,
+        _text(test.get("number", ""), f"{where}.number", 50),
+        score,
+        top,
+        status == "passed",
+        visibility != "visible",
+        _text(test.get("output", ""), f"{where}.output"),
+    )
 
 
 def grading_status(doc: dict, output: str) -> tuple:
@@ -149,8 +160,9 @@ def grading_status(doc: dict, output: str) -> tuple:
     found = extra.get("provenance") if isinstance(extra, dict) else None
     status = found.get("status", GRADED) if isinstance(found, dict) else GRADED
     if status not in GRADING_STATUSES:
-        raise BadResult(f"extra_data.provenance.status: must be one of {', '.join(GRADING_STATUSES)}, "
-                        f"got {str(status)[:40]!r}")
+        raise BadResult(
+            f"extra_data.provenance.status: must be one of {', '.join(GRADING_STATUSES)}, got {str(status)[:40]!r}"
+        )
     if status == GRADED:
         return status, ""
     lines = [line.strip() for line in output.splitlines()[1:] if line.strip() and not line.startswith("Scoring:")]
@@ -212,9 +224,11 @@ def _read_one(folder: Path) -> Imported:
 def import_batch_command(args) -> int:
     """`grader import-batch`: a grade-batch --out folder into the server's gradebook."""
     from sqlalchemy.exc import ArgumentError, OperationalError
+
     command = "import-batch"
     from grader.server.store.db import make_engine, now
     from grader.server.store.migrate import UpgradeFailed
+
     outdir = Path(args.outdir)
     label = args.source or outdir.resolve().name
     for flag, value in (("--assignment", args.assignment), ("--source", label)):
@@ -223,8 +237,11 @@ def import_batch_command(args) -> int:
             return 2
     missing = _missing_sqlite_file(args.db)
     if missing:
-        print(f"grader {command}: no database at {missing}; create it with `grader users add NAME "
-              f"--role instructor --db {args.db}` (or check --db)", file=sys.stderr)
+        print(
+            f"grader {command}: no database at {missing}; create it with `grader users add NAME "
+            f"--role instructor --db {args.db}` (or check --db)",
+            file=sys.stderr,
+        )
         return 2
     try:
         results = read_outdir(outdir)
@@ -234,14 +251,20 @@ def import_batch_command(args) -> int:
         with engine.connect() if args.dry_run else engine.begin() as conn:  # a dry run never commits
             results, unmatched = _match(conn, results, mapping, args)
             if unmatched and not args.create_missing:
-                print(f"grader {command}: {len(unmatched)} result folder(s) match no student account: "
-                      f"{', '.join(unmatched)}; map each to its student in a CSV of `folder,user` lines "
-                      "(--map FILE), or pass --create-missing to make accounts named after them; "
-                      "nothing was imported", file=sys.stderr)
+                print(
+                    f"grader {command}: {len(unmatched)} result folder(s) match no student account: "
+                    f"{', '.join(unmatched)}; map each to its student in a CSV of `folder,user` lines "
+                    "(--map FILE), or pass --create-missing to make accounts named after them; "
+                    "nothing was imported",
+                    file=sys.stderr,
+                )
                 return 1
             if unmatched and not args.dry_run:
-                print(_new_accounts(unmatched, users.insert_users(conn, [(identity.nfc(f), "student")
-                                                                         for f in unmatched])))
+                print(
+                    _new_accounts(
+                        unmatched, users.insert_users(conn, [(identity.nfc(f), "student") for f in unmatched])
+                    )
+                )
             planned = import_plan.plan(conn, who, results)
             print(import_plan.render(who, planned))
             if not args.dry_run:
@@ -251,27 +274,33 @@ def import_batch_command(args) -> int:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError:
-        print(f"grader {command}: --db {args.db!r} is not a database URL; use e.g. sqlite:///grader.db",
-              file=sys.stderr)
+        print(
+            f"grader {command}: --db {args.db!r} is not a database URL; use e.g. sqlite:///grader.db", file=sys.stderr
+        )
         return 2
     except OperationalError as e:
         print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
         return 1
     n = import_plan.counts(planned)
     if args.dry_run:
-        print(f"dry run: nothing imported; run the same command without --dry-run to import {len(results)} "
-              f"results from {outdir} as '{label}'")
+        print(
+            f"dry run: nothing imported; run the same command without --dry-run to import {len(results)} "
+            f"results from {outdir} as '{label}'"
+        )
         return 0
-    print(f"imported {len(results)} results from {outdir} as '{label}': {n['new']} new, "
-          f"{n['replaced']} replaced, {n['unchanged']} unchanged")
+    print(
+        f"imported {len(results)} results from {outdir} as '{label}': {n['new']} new, "
+        f"{n['replaced']} replaced, {n['unchanged']} unchanged"
+    )
     return 0
 
 
 def _match(conn: Connection, results: list, mapping: dict, args) -> tuple:
     """(results named for their matched students, unmatched folders); prints the matching."""
     accounts = [matching.Account(*a) for a in users.accounts(conn)]
-    found, unmatched = matching.match_folders([r.name for r in results], accounts, mapping, users.hash_key,
-                                              Path(args.map or "mapping"))
+    found, unmatched = matching.match_folders(
+        [r.name for r in results], accounts, mapping, users.hash_key, Path(args.map or "mapping")
+    )
     text = matching.render_matches(found, unmatched, args.create_missing)
     if text:
         print(text)
@@ -289,5 +318,5 @@ def _missing_sqlite_file(url: str):
     """The path of a SQLite URL whose file does not exist (never create an empty database here)."""
     if not url.startswith("sqlite:///"):
         return None
-    path = url[len("sqlite:///"):].split("?")[0]
+    path = url[len("sqlite:///") :].split("?")[0]
     return path if path and path != ":memory:" and not Path(path).exists() else None

@@ -6,6 +6,7 @@ and an imported result's question `forward` (imported as assignment hw1)
 are the same column, since the grader's question keys are the problem names
 students submit under.
 """
+
 import datetime as dt
 import json
 from dataclasses import dataclass
@@ -14,10 +15,10 @@ from typing import Optional
 from sqlalchemy import and_, case, func, or_, select, true
 from sqlalchemy.engine import Connection
 
+from grader.server.gradebook.timing import clock, judge
 from grader.server.store.db import assignments, case_results, problems, publications, submissions, users
 from grader.server.store.records import batch_cases, batch_history, batch_questions, batch_results, case_notes
 from grader.server.store.timetables import verdicts
-from grader.server.gradebook.timing import clock, judge
 
 from . import declared, policy
 
@@ -25,60 +26,67 @@ from . import declared, policy
 @dataclass(frozen=True)
 class Column:
     """A gradebook column: one question (server problem or imported) of one assignment."""
-    label: str                 # "assignment/problem"
+
+    label: str  # "assignment/problem"
     assignment: str
-    weight: float              # the server problem's weight, else the imported max_score
-    num_cases: int             # server cases of the latest publication (0: imported only)
+    weight: float  # the server problem's weight, else the imported max_score
+    num_cases: int  # server cases of the latest publication (0: imported only)
     deadline: Optional[dt.datetime]  # the server problem's own deadline (None: none, or imported only)
 
 
 @dataclass(frozen=True)
 class Attempt:
     """One submission of one question: a server submission, or one question of an imported result."""
-    key: str                   # "s<submission id>" or "b<result id>"
+
+    key: str  # "s<submission id>" or "b<result id>"
     student: str
-    question: str              # label
-    source: str                # "server" or "batch <label>"
-    when: dt.datetime          # submitted (server) or graded (imported), naive UTC
-    score: float               # 0..1
+    question: str  # label
+    source: str  # "server" or "batch <label>"
+    when: dt.datetime  # submitted (server) or graded (imported), naive UTC
+    score: float  # 0..1
     correct: int
     total: int
-    late: bool                 # started late, or late answers raised its score
-    publication_id: int = 0    # server submissions only
-    on_time: float = 0.0       # 0..1 counting on-time answers only
+    late: bool  # started late, or late answers raised its score
+    publication_id: int = 0  # server submissions only
+    on_time: float = 0.0  # 0..1 counting on-time answers only
     previous: Optional[float] = None  # 0..1 before a regrade (an import, or a republish re-judging) changed it
-    attention: str = ""        # imported only: why the grader could not grade it ("": graded)
+    attention: str = ""  # imported only: why the grader could not grade it ("": graded)
     # Server only: (arrival, right answers now, right answers as first judged) per arrival time;
     # lateness, penalty and late days are judged from them and the clock in force (timing.judge).
     arrivals: tuple = ()
     due: Optional[dt.datetime] = None  # the deadline in force it was judged against (late days included)
-    penalty: float = 0.0               # 0..1 the late rule took
-    late_days: int = 0                 # late days spent on its question
+    penalty: float = 0.0  # 0..1 the late rule took
+    late_days: int = 0  # late days spent on its question
 
 
 @dataclass(frozen=True)
 class CaseCount:
     """One case of one question, over all students: `case` identifies it within its question."""
+
     question: str
-    case: tuple                # ("server", index) or ("batch", name)
-    tried: int                 # students who answered it
-    passed: int                # of those, students who passed it at least once
+    case: tuple  # ("server", index) or ("batch", name)
+    tried: int  # students who answered it
+    passed: int  # of those, students who passed it at least once
 
 
 def questions(conn: Connection) -> tuple:
-    latest = select(publications.c.problem_id, func.max(publications.c.id).label("pid")) \
-        .group_by(publications.c.problem_id).subquery()
+    latest = (
+        select(publications.c.problem_id, func.max(publications.c.id).label("pid"))
+        .group_by(publications.c.problem_id)
+        .subquery()
+    )
     rows = conn.execute(
-        select(assignments.c.name, problems.c.name, problems.c.weight, publications.c.num_cases,
-               problems.c.deadline)
+        select(assignments.c.name, problems.c.name, problems.c.weight, publications.c.num_cases, problems.c.deadline)
         .join(assignments, assignments.c.id == problems.c.assignment_id)
         .join(latest, latest.c.problem_id == problems.c.id)
-        .join(publications, publications.c.id == latest.c.pid)).all()
+        .join(publications, publications.c.id == latest.c.pid)
+    ).all()
     found = {f"{a}/{p}": Column(f"{a}/{p}", a, w, n, d) for a, p, w, n, d in rows}
     for a, q, top in conn.execute(
-            select(batch_results.c.assignment, batch_questions.c.question, func.max(batch_questions.c.max_score))
-            .join(batch_results, batch_results.c.id == batch_questions.c.result_id)
-            .group_by(batch_results.c.assignment, batch_questions.c.question)).all():
+        select(batch_results.c.assignment, batch_questions.c.question, func.max(batch_questions.c.max_score))
+        .join(batch_results, batch_results.c.id == batch_questions.c.result_id)
+        .group_by(batch_results.c.assignment, batch_questions.c.question)
+    ).all():
         found.setdefault(f"{a}/{q}", Column(f"{a}/{q}", a, top, 0, None))
     return tuple(sorted(found.values(), key=lambda q: question_order(q.label)))
 
@@ -94,9 +102,14 @@ def sandboxed_questions(conn: Connection) -> frozenset:
     """The questions ("assignment/key") with an imported (sandboxed) result of anyone: under the
     default policy their sandboxed grade counts and the server's cases are practice (a question
     the sandbox never grades keeps the server's cases)."""
-    return frozenset(f"{a}/{q}" for a, q in conn.execute(
-        select(batch_results.c.assignment, batch_questions.c.question).distinct()
-        .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)).all())
+    return frozenset(
+        f"{a}/{q}"
+        for a, q in conn.execute(
+            select(batch_results.c.assignment, batch_questions.c.question)
+            .distinct()
+            .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
+        ).all()
+    )
 
 
 def students(conn: Connection) -> dict:
@@ -118,25 +131,40 @@ def attempts(conn: Connection, student: Optional[str] = None, advisory: Optional
     def counts_server(label):
         assignment, _, key = label.partition("/")
         return policy.SERVER in policy.counted_channels(rules[assignment].of(key)[0], label in sandboxed)
+
     return judge.judge(found, clock.read(conn, student), counts_server)
 
 
 def verdict_in_force():
     """(correct, reason) columns of a case result's verdict in force: its newest re-judging
     (a republish, timing/regrade.py), else its first; the joins to add with `join_verdicts`."""
-    latest = select(verdicts.c.case_result_id, func.max(verdicts.c.id).label("vid")) \
-        .group_by(verdicts.c.case_result_id).subquery()
+    latest = (
+        select(verdicts.c.case_result_id, func.max(verdicts.c.id).label("vid"))
+        .group_by(verdicts.c.case_result_id)
+        .subquery()
+    )
     now = verdicts.alias("verdict_now")
-    return (func.coalesce(now.c.correct, case_results.c.correct), func.coalesce(now.c.reason, case_results.c.reason),
-            lambda query: query.outerjoin(latest, latest.c.case_result_id == case_results.c.id)
-            .outerjoin(now, now.c.id == latest.c.vid))
+    return (
+        func.coalesce(now.c.correct, case_results.c.correct),
+        func.coalesce(now.c.reason, case_results.c.reason),
+        lambda query: query.outerjoin(latest, latest.c.case_result_id == case_results.c.id).outerjoin(
+            now, now.c.id == latest.c.vid
+        ),
+    )
 
 
 def _scored(advisory: dict):
     """A condition true for a case result that earns points: not one of `advisory`'s
     ("assignment/problem" -> server case indexes the grader calls advisory)."""
-    rules = [and_(assignments.c.name == label.partition("/")[0], problems.c.name == label.partition("/")[2],
-                  case_results.c.test_case_index.in_(sorted(idx))) for label, idx in advisory.items() if idx]
+    rules = [
+        and_(
+            assignments.c.name == label.partition("/")[0],
+            problems.c.name == label.partition("/")[2],
+            case_results.c.test_case_index.in_(sorted(idx)),
+        )
+        for label, idx in advisory.items()
+        if idx
+    ]
     return ~or_(*rules) if rules else true()
 
 
@@ -149,18 +177,30 @@ def server_attempts(conn: Connection, student: Optional[str] = None, advisory: O
     correct_now, _, join_verdicts = verdict_in_force()
     right_now = func.coalesce(func.sum(case((and_(correct_now, scored), 1), else_=0)), 0)
     right_then = func.coalesce(func.sum(case((and_(case_results.c.correct, scored), 1), else_=0)), 0)
-    keys = (submissions.c.id, users.c.name, assignments.c.name, problems.c.name, submissions.c.created_at,
-            publications.c.num_cases, submissions.c.publication_id, case_results.c.created_at)
-    query = join_verdicts(
-        select(*keys, right_now, right_then)
-        .select_from(submissions)
-        .join(users, users.c.id == submissions.c.user_id)
-        .join(problems, problems.c.id == submissions.c.problem_id)
-        .join(assignments, assignments.c.id == problems.c.assignment_id)
-        .join(publications, publications.c.id == submissions.c.publication_id)
-        .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)) \
-        .where(users.c.role == "student" if student is None else users.c.name == student) \
-        .group_by(*keys).order_by(submissions.c.id, case_results.c.created_at)
+    keys = (
+        submissions.c.id,
+        users.c.name,
+        assignments.c.name,
+        problems.c.name,
+        submissions.c.created_at,
+        publications.c.num_cases,
+        submissions.c.publication_id,
+        case_results.c.created_at,
+    )
+    query = (
+        join_verdicts(
+            select(*keys, right_now, right_then)
+            .select_from(submissions)
+            .join(users, users.c.id == submissions.c.user_id)
+            .join(problems, problems.c.id == submissions.c.problem_id)
+            .join(assignments, assignments.c.id == problems.c.assignment_id)
+            .join(publications, publications.c.id == submissions.c.publication_id)
+            .outerjoin(case_results, case_results.c.submission_id == submissions.c.id)
+        )
+        .where(users.c.role == "student" if student is None else users.c.name == student)
+        .group_by(*keys)
+        .order_by(submissions.c.id, case_results.c.created_at)
+    )
     grouped = {}
     for sid, who, a, p, when, n, pid, arrived, now, then in conn.execute(query).all():
         head, arrivals = grouped.setdefault(sid, ((who, a, p, when, n, pid), []))
@@ -170,25 +210,55 @@ def server_attempts(conn: Connection, student: Optional[str] = None, advisory: O
     for sid, ((who, a, p, when, n, pid), arrivals) in grouped.items():
         n -= sum(1 for i in advisory.get(f"{a}/{p}", ()) if i < n)
         right = sum(r for _, r, _ in arrivals)
-        out.append(Attempt(f"s{sid}", who, f"{a}/{p}", "server", when, right / n if n else 0.0, right, n,
-                           False, pid, right / n if n else 0.0, arrivals=tuple(arrivals)))
+        out.append(
+            Attempt(
+                f"s{sid}",
+                who,
+                f"{a}/{p}",
+                "server",
+                when,
+                right / n if n else 0.0,
+                right,
+                n,
+                False,
+                pid,
+                right / n if n else 0.0,
+                arrivals=tuple(arrivals),
+            )
+        )
     return out
 
 
 def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
-    query = (select(batch_results.c.id, batch_results.c.name, batch_results.c.assignment,
-                    batch_results.c.source, batch_results.c.batch, batch_results.c.graded_at,
-                    batch_results.c.status, batch_results.c.reason, batch_questions.c.question, batch_questions.c.score, batch_questions.c.max_score)
-             .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
-             .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question))
+    query = (
+        select(
+            batch_results.c.id,
+            batch_results.c.name,
+            batch_results.c.assignment,
+            batch_results.c.source,
+            batch_results.c.batch,
+            batch_results.c.graded_at,
+            batch_results.c.status,
+            batch_results.c.reason,
+            batch_questions.c.question,
+            batch_questions.c.score,
+            batch_questions.c.max_score,
+        )
+        .join(batch_questions, batch_questions.c.result_id == batch_results.c.id)
+        .order_by(batch_results.c.graded_at, batch_results.c.id, batch_questions.c.question)
+    )
     if student is not None:
         query = query.where(batch_results.c.name == student)
-    per_case = select(batch_cases.c.result_id, batch_cases.c.question,
-                      func.sum(case((batch_cases.c.passed, 1), else_=0)), func.count()) \
-        .group_by(batch_cases.c.result_id, batch_cases.c.question)
+    per_case = select(
+        batch_cases.c.result_id,
+        batch_cases.c.question,
+        func.sum(case((batch_cases.c.passed, 1), else_=0)),
+        func.count(),
+    ).group_by(batch_cases.c.result_id, batch_cases.c.question)
     if student is not None:  # one student's page counts that student's cases, not the class's
-        per_case = per_case.where(batch_cases.c.result_id.in_(
-            select(batch_results.c.id).where(batch_results.c.name == student)))
+        per_case = per_case.where(
+            batch_cases.c.result_id.in_(select(batch_results.c.id).where(batch_results.c.name == student))
+        )
     counts = {}
     for rid, question, passed, total in conn.execute(per_case).all():
         counts[(rid, question)] = (int(passed), int(total))
@@ -199,24 +269,36 @@ def batch_attempts(conn: Connection, student: Optional[str] = None) -> list:
         fraction = min(1.0, score / top)
         before = replaced.get((a, batch, who), {}).get(q)
         previous = None if before is None else min(1.0, before[0] / before[1]) if before[1] else 0.0
-        out.append(Attempt(f"b{rid}", who, f"{a}/{q}", f"batch {source}", when, fraction, right, n, False,
-                           on_time=fraction, previous=None if previous == fraction else previous,
-                           attention="" if status == "graded" else f"{status}: {reason}"))
+        out.append(
+            Attempt(
+                f"b{rid}",
+                who,
+                f"{a}/{q}",
+                f"batch {source}",
+                when,
+                fraction,
+                right,
+                n,
+                False,
+                on_time=fraction,
+                previous=None if previous == fraction else previous,
+                attention="" if status == "graded" else f"{status}: {reason}",
+            )
+        )
     return out
 
 
 def _replaced(conn: Connection, student: Optional[str] = None) -> dict:
     """(assignment, batch, name) -> {question: (score, max_score)} the last regrade replaced."""
-    query = select(batch_history.c.assignment, batch_history.c.batch, batch_history.c.name,
-                   batch_history.c.questions) \
-        .order_by(batch_history.c.replaced_at, batch_history.c.id)
+    query = select(
+        batch_history.c.assignment, batch_history.c.batch, batch_history.c.name, batch_history.c.questions
+    ).order_by(batch_history.c.replaced_at, batch_history.c.id)
     if student is not None:
         query = query.where(batch_history.c.name == student)
     out = {}
     for assignment, batch, name, questions in conn.execute(query).all():
         try:
-            out[(assignment, batch, name)] = {q: (float(s), float(m))
-                                              for q, (s, m) in json.loads(questions).items()}
+            out[(assignment, batch, name)] = {q: (float(s), float(m)) for q, (s, m) in json.loads(questions).items()}
         except (ValueError, TypeError, AttributeError):
             continue  # a row that does not read: no mark rather than no gradebook
     return out
@@ -225,35 +307,59 @@ def _replaced(conn: Connection, student: Optional[str] = None) -> dict:
 def case_counts(conn: Connection) -> list:
     """Per question and case: how many students answered it and how many passed it, from both
     sources. Counted in SQL: a class has 10^5 case results, the gradebook needs a few hundred."""
-    labels = {pid: f"{a}/{p}" for pid, a, p in conn.execute(
-        select(problems.c.id, assignments.c.name, problems.c.name)
-        .join(assignments, assignments.c.id == problems.c.assignment_id)).all()}
+    labels = {
+        pid: f"{a}/{p}"
+        for pid, a, p in conn.execute(
+            select(problems.c.id, assignments.c.name, problems.c.name).join(
+                assignments, assignments.c.id == problems.c.assignment_id
+            )
+        ).all()
+    }
     who = submissions.c.user_id
     server = conn.execute(
-        select(submissions.c.problem_id, case_results.c.test_case_index, func.count(func.distinct(who)),
-               func.count(func.distinct(case((case_results.c.correct, who)))))
+        select(
+            submissions.c.problem_id,
+            case_results.c.test_case_index,
+            func.count(func.distinct(who)),
+            func.count(func.distinct(case((case_results.c.correct, who)))),
+        )
         .join(submissions, submissions.c.id == case_results.c.submission_id)
         .where(who.in_(select(users.c.id).where(users.c.role == "student")))
-        .group_by(submissions.c.problem_id, case_results.c.test_case_index)).all()
+        .group_by(submissions.c.problem_id, case_results.c.test_case_index)
+    ).all()
     name = batch_results.c.name
     batch = conn.execute(
-        select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
-               func.count(func.distinct(name)), func.count(func.distinct(case((batch_cases.c.passed, name)))))
+        select(
+            batch_results.c.assignment,
+            batch_cases.c.question,
+            batch_cases.c.name,
+            func.count(func.distinct(name)),
+            func.count(func.distinct(case((batch_cases.c.passed, name)))),
+        )
         .join(batch_results, batch_results.c.id == batch_cases.c.result_id)
-        .group_by(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name)).all()
-    return [CaseCount(labels[pid], ("server", idx), tried, ok) for pid, idx, tried, ok in server] + \
-        [CaseCount(f"{a}/{q}", ("batch", case_name), tried, ok) for a, q, case_name, tried, ok in batch]
+        .group_by(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name)
+    ).all()
+    return [CaseCount(labels[pid], ("server", idx), tried, ok) for pid, idx, tried, ok in server] + [
+        CaseCount(f"{a}/{q}", ("batch", case_name), tried, ok) for a, q, case_name, tried, ok in batch
+    ]
 
 
 def server_case_notes(conn: Connection) -> dict:
     """(question label, index) -> (name, description), from each problem's latest described publication."""
     rows = conn.execute(
-        select(assignments.c.name, problems.c.name, case_notes.c.publication_id, case_notes.c.test_case_index,
-               case_notes.c.name, case_notes.c.description)
+        select(
+            assignments.c.name,
+            problems.c.name,
+            case_notes.c.publication_id,
+            case_notes.c.test_case_index,
+            case_notes.c.name,
+            case_notes.c.description,
+        )
         .join(publications, publications.c.id == case_notes.c.publication_id)
         .join(problems, problems.c.id == publications.c.problem_id)
         .join(assignments, assignments.c.id == problems.c.assignment_id)
-        .order_by(case_notes.c.publication_id)).all()
+        .order_by(case_notes.c.publication_id)
+    ).all()
     return {(f"{a}/{p}", idx): (name, text) for a, p, _, idx, name, text in rows}
 
 
@@ -262,9 +368,14 @@ def batch_case_notes(conn: Connection) -> dict:
     the case when its assignment declares it, else the output of a passing run (which describes it)."""
     notes = {}
     for a, q, name, ok, output in conn.execute(
-            select(batch_results.c.assignment, batch_cases.c.question, batch_cases.c.name,
-                   batch_cases.c.passed, batch_cases.c.output)
-            .join(batch_results, batch_results.c.id == batch_cases.c.result_id)).all():
+        select(
+            batch_results.c.assignment,
+            batch_cases.c.question,
+            batch_cases.c.name,
+            batch_cases.c.passed,
+            batch_cases.c.output,
+        ).join(batch_results, batch_results.c.id == batch_cases.c.result_id)
+    ).all():
         key, known = (f"{a}/{q}", name), declared.of(a).descriptions
         if name in known:
             notes[key] = (name, known[name])

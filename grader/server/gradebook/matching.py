@@ -19,6 +19,7 @@ listed, never silently made into new students.
 Everything here is a pure function of the folder names, the accounts and the
 mapping, so it is tested without a database.
 """
+
 import csv
 import io
 import re
@@ -49,8 +50,8 @@ class Account:
 @dataclass(frozen=True)
 class Match:
     folder: str
-    user: str   # the account's name
-    how: str    # one of the BY_* rules
+    user: str  # the account's name
+    how: str  # one of the BY_* rules
 
 
 def normal(text: str) -> str:
@@ -63,8 +64,10 @@ def read_mapping(path: Path) -> dict:
     header line `folder,user`); MappingError names the file and line."""
     try:
         if path.stat().st_size > MAX_MAPPING_BYTES:
-            raise MappingError(f"{path}: larger than {MAX_MAPPING_BYTES // 2**20} MB; "
-                               "a mapping file has one short `folder,user` line per student")
+            raise MappingError(
+                f"{path}: larger than {MAX_MAPPING_BYTES // 2**20} MB; "
+                "a mapping file has one short `folder,user` line per student"
+            )
         text = path.read_text(encoding="utf-8-sig")
     except OSError as e:
         raise MappingError(f"{path}: cannot read the mapping file ({e.strerror}); check --map") from None
@@ -83,12 +86,16 @@ def read_mapping(path: Path) -> dict:
             continue
         where = f"{path}:{line}"
         if len(cells) != 2 or not all(cells):
-            raise MappingError(f"{where}: expected 2 columns `folder,user`, got {len(cells)} "
-                               f"({','.join(cells)[:60]!r}); write e.g. alice_ref,Alice Ref")
+            raise MappingError(
+                f"{where}: expected 2 columns `folder,user`, got {len(cells)} "
+                f"({','.join(cells)[:60]!r}); write e.g. alice_ref,Alice Ref"
+            )
         folder, user = cells
         if folder in first_line:
-            raise MappingError(f"{where}: folder {folder!r} is mapped twice (first on line "
-                               f"{first_line[folder]}); keep one line per folder")
+            raise MappingError(
+                f"{where}: folder {folder!r} is mapped twice (first on line "
+                f"{first_line[folder]}); keep one line per folder"
+            )
         first_line[folder] = line
         mapping[folder] = (user, line)
     return mapping
@@ -131,13 +138,17 @@ def _only(folder: str, fits: list, how: str, where: str = ""):
         return None
     if len(fits) > 1:
         both = " and ".join(f"{a.name!r}" + (f" ({a.email})" if a.email else "") for a in fits[:2])
-        raise MappingError(f"{where}folder {folder!r} fits {len(fits)} accounts by {how}: {both}; map it to "
-                           "one of them by name in a mapping file (--map)")
+        raise MappingError(
+            f"{where}folder {folder!r} fits {len(fits)} accounts by {how}: {both}; map it to "
+            "one of them by name in a mapping file (--map)"
+        )
     account = fits[0]
     if account.role != "student":
         shown = folder if how != BY_KEY else folder[:5] + "..."
-        raise MappingError(f"{where}folder {shown!r} matches {account.role} account {account.name!r} by {how}; "
-                           "results go to students only: map the folder to its student (--map) or rename it")
+        raise MappingError(
+            f"{where}folder {shown!r} matches {account.role} account {account.name!r} by {how}; "
+            "results go to students only: map the folder to its student (--map) or rename it"
+        )
     return account.name, how
 
 
@@ -150,16 +161,21 @@ def _one(folder, rules: _Rules, mapping, key_hash, path):
             raise MappingError(f"{where}user {user!r} {problem}; retype it without that character")
         fits = rules.by_name.get(identity.key(user)) or rules.by_email.get(identity.key(user))
         if not fits:
-            raise MappingError(f"{where}user {user!r} is no account's name or e-mail; "
-                               "use the name `grader users` created (or add the account first)")
+            raise MappingError(
+                f"{where}user {user!r} is no account's name or e-mail; "
+                "use the name `grader users` created (or add the account first)"
+            )
         return _only(folder, fits, BY_MAPPING, where)
     problem = identity.refused(folder)
     if problem:
-        raise MappingError(f"folder {folder!r} {problem}; rename the folder, or map it to its student "
-                           "in a mapping file (--map)")
-    for fits, how in ((rules.by_name.get(identity.key(folder)), BY_NAME),
-                      (rules.by_email.get(identity.key(folder)), BY_EMAIL),
-                      (rules.by_key.get(key_hash(folder)), BY_KEY)):
+        raise MappingError(
+            f"folder {folder!r} {problem}; rename the folder, or map it to its student in a mapping file (--map)"
+        )
+    for fits, how in (
+        (rules.by_name.get(identity.key(folder)), BY_NAME),
+        (rules.by_email.get(identity.key(folder)), BY_EMAIL),
+        (rules.by_key.get(key_hash(folder)), BY_KEY),
+    ):
         found = _only(folder, fits or [], how)
         if found:
             return found
@@ -173,8 +189,10 @@ def _no_student_twice(matches):
     seen = {}
     for m in matches:
         if m.user in seen:
-            raise MappingError(f"folders {seen[m.user]!r} and {m.folder!r} both match student {m.user!r}; "
-                               "map one of them to another user in a mapping file (--map), or remove it")
+            raise MappingError(
+                f"folders {seen[m.user]!r} and {m.folder!r} both match student {m.user!r}; "
+                "map one of them to another user in a mapping file (--map), or remove it"
+            )
         seen[m.user] = m.folder
 
 
@@ -186,8 +204,9 @@ def render_matches(matches, unmatched, create: bool) -> str:
     if inexact:
         lines.append(f"{len(inexact)} folder(s) matched a student by other than exact name:")
         # a folder named by a key: the key is not printed
-        lines += [f"  {m.folder if m.how != BY_KEY else m.folder[:5] + '...'} -> {m.user} (by {m.how})"
-                  for m in inexact]
+        lines += [
+            f"  {m.folder if m.how != BY_KEY else m.folder[:5] + '...'} -> {m.user} (by {m.how})" for m in inexact
+        ]
     if unmatched:
         what = "new student account(s) to create" if create else "folder(s) matching no student"
         lines.append(f"{len(unmatched)} {what}: {', '.join(unmatched)}")

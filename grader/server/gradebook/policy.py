@@ -12,6 +12,7 @@ channels only when a policy declares "best of both". "Has a sandboxed grade"
 is judged per question: a question the sandbox never grades (a server-only
 problem) keeps the server's cases under "auto".
 """
+
 import json
 
 from sqlalchemy import delete, insert, select, update
@@ -31,10 +32,11 @@ SERVER = "server"
 def overridden(conn: Connection) -> dict:
     """Assignment name -> the Policy its course set on the server (a row that no longer reads: skipped)."""
     out = {}
-    for name, value in conn.execute(select(settings.c.name, settings.c.value)
-                                    .where(settings.c.name.like(PREFIX + "%"), settings.c.name != VERSION)).all():
+    for name, value in conn.execute(
+        select(settings.c.name, settings.c.value).where(settings.c.name.like(PREFIX + "%"), settings.c.name != VERSION)
+    ).all():
         try:
-            out[name[len(PREFIX):]] = parse_policy(json.loads(value), f"server policy of {name[len(PREFIX):]}")
+            out[name[len(PREFIX) :]] = parse_policy(json.loads(value), f"server policy of {name[len(PREFIX) :]}")
         except (ValueError, AssignmentError):
             continue
     return out
@@ -47,18 +49,20 @@ def in_force(conn: Connection, assignments) -> dict:
 
 
 def advisory_cases(conn: Connection) -> dict:
-    """"assignment/problem" -> the server case indexes its policy calls advisory (no points)."""
+    """ "assignment/problem" -> the server case indexes its policy calls advisory (no points)."""
     names = [a for (a,) in conn.execute(select(assignments.c.name)).all()]
-    return {f"{a}/{key}": frozenset(cases) for a, rules in in_force(conn, names).items()
-            for key, cases in rules.advisory}
+    return {
+        f"{a}/{key}": frozenset(cases) for a, rules in in_force(conn, names).items() for key, cases in rules.advisory
+    }
 
 
 def set_policy(conn: Connection, assignment: str, policy) -> None:
     """Store (or, with None, remove) the course's override, in the caller's transaction."""
     conn.execute(delete(settings).where(settings.c.name == PREFIX + assignment))
     if policy is not None:
-        conn.execute(insert(settings).values(name=PREFIX + assignment, value=json.dumps(policy.to_dict(),
-                                                                                         sort_keys=True)))
+        conn.execute(
+            insert(settings).values(name=PREFIX + assignment, value=json.dumps(policy.to_dict(), sort_keys=True))
+        )
     version = conn.execute(select(settings.c.value).where(settings.c.name == VERSION)).scalar()
     if version is None:
         conn.execute(insert(settings).values(name=VERSION, value="1"))

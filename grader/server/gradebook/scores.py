@@ -15,6 +15,7 @@ on-time scores. A question's points are its score times its weight.
 Everything here is a pure function of the records `load` reads, so
 it is tested without a server.
 """
+
 import datetime as dt
 import statistics
 from dataclasses import dataclass, field, replace
@@ -67,16 +68,16 @@ class Row:
     total: float
     last: Optional[dt.datetime]  # time of the last server submission, else of the last imported grading
     sources: tuple
-    on_time_total: float = 0.0   # percent, from on-time answers only
+    on_time_total: float = 0.0  # percent, from on-time answers only
 
 
 @dataclass(frozen=True)
 class CaseRate:
     name: str
     description: str
-    source: str     # "server" or "batch"
-    tried: int      # students who answered the case
-    failed: int     # of those, students who never passed it
+    source: str  # "server" or "batch"
+    tried: int  # students who answered the case
+    failed: int  # of those, students who never passed it
 
     @property
     def rate(self) -> float:
@@ -87,9 +88,10 @@ class CaseRate:
 class CaseGroup:
     """Cases that the same number of students tried and never passed (one empty
     submission makes every case of a question fail for one student: one group)."""
+
     failed: int
     tried: int
-    cases: tuple      # CaseRate
+    cases: tuple  # CaseRate
 
     @property
     def rate(self) -> float:
@@ -102,7 +104,7 @@ class QuestionStats:
     submitted: int
     mean: Optional[float]
     median: Optional[float]
-    cases: tuple      # CaseRate, most failed first
+    cases: tuple  # CaseRate, most failed first
 
     @property
     def groups(self) -> tuple:
@@ -113,8 +115,8 @@ class QuestionStats:
 class Gradebook:
     questions: tuple  # load.Column
     rows: tuple
-    stats: tuple      # QuestionStats per question
-    times: tuple      # (assignment, deadline or None, tuple of server submission times)
+    stats: tuple  # QuestionStats per question
+    times: tuple  # (assignment, deadline or None, tuple of server submission times)
 
     @property
     def max_points(self) -> float:
@@ -126,8 +128,18 @@ def best(attempts) -> Cell:
         return Cell(None)
     top = max(attempts, key=lambda a: (a.score, a.on_time, not a.attention))  # a graded 0 before an ungraded one
     on_time = max(a.on_time for a in attempts)
-    return Cell(top.score, top.correct, top.total, late=on_time < top.score, on_time=on_time, previous=top.previous,
-                attention=top.attention, source=top.source, submission=top.key, **_timing(attempts, top))
+    return Cell(
+        top.score,
+        top.correct,
+        top.total,
+        late=on_time < top.score,
+        on_time=on_time,
+        previous=top.previous,
+        attention=top.attention,
+        source=top.source,
+        submission=top.key,
+        **_timing(attempts, top),
+    )
 
 
 def last(attempts) -> Cell:
@@ -135,9 +147,18 @@ def last(attempts) -> Cell:
     if not attempts:
         return Cell(None)
     top = max(attempts, key=lambda a: (a.when, a.key[0] == "b", int(a.key[1:])))
-    return Cell(top.score, top.correct, top.total, late=top.on_time < top.score, on_time=top.on_time,
-                previous=top.previous, attention=top.attention, source=top.source, submission=top.key,
-                **_timing(attempts, top))
+    return Cell(
+        top.score,
+        top.correct,
+        top.total,
+        late=top.on_time < top.score,
+        on_time=top.on_time,
+        previous=top.previous,
+        attention=top.attention,
+        source=top.source,
+        submission=top.key,
+        **_timing(attempts, top),
+    )
 
 
 def _timing(attempts, top) -> dict:
@@ -183,19 +204,30 @@ def assemble(questions, people: dict, attempts, counts, notes, policies=None, sa
     rows = []
     for name in sorted(people, key=lambda n: (n.casefold(), n)):
         mine = by_student.get(name, [])
-        cells = tuple(counted(by_key.get((name, q.label), []), *rules[q.label], q.label in sandboxed)
-                      for q in questions)
+        cells = tuple(
+            counted(by_key.get((name, q.label), []), *rules[q.label], q.label in sandboxed) for q in questions
+        )
         total = 100.0 * sum(q.weight * (c.score or 0.0) for q, c in zip(questions, cells)) / weight
         on_time = 100.0 * sum(q.weight * (c.on_time or 0.0) for q, c in zip(questions, cells)) / weight
         server = [a.when for a in mine if a.source == "server"]
         last = max(server or [a.when for a in mine], default=None)
-        rows.append(Row(name, people[name], cells, round(total, 2), last,
-                        tuple(sorted({a.source for a in mine})), round(on_time, 2)))
+        rows.append(
+            Row(
+                name,
+                people[name],
+                cells,
+                round(total, 2),
+                last,
+                tuple(sorted({a.source for a in mine})),
+                round(on_time, 2),
+            )
+        )
     by_question = {}
     for c in counts:
         by_question.setdefault(c.question, []).append(c)
-    stats = tuple(question_stats([r.cells[i] for r in rows], q.label, by_question, notes)
-                  for i, q in enumerate(questions))
+    stats = tuple(
+        question_stats([r.cells[i] for r in rows], q.label, by_question, notes) for i, q in enumerate(questions)
+    )
     return Gradebook(tuple(questions), tuple(rows), stats, _times(questions, attempts))
 
 
@@ -205,8 +237,13 @@ def question_stats(cells, label: str, counts: dict, notes) -> QuestionStats:
     bins = [0] * (len(BINS) + 1)
     for c in cells:
         bins[-1 if c.score is None else _bin(c.score)] += 1
-    return QuestionStats(tuple(bins), len(scores), statistics.fmean(scores) if scores else None,
-                         statistics.median(scores) if scores else None, _case_rates(label, counts, notes))
+    return QuestionStats(
+        tuple(bins),
+        len(scores),
+        statistics.fmean(scores) if scores else None,
+        statistics.median(scores) if scores else None,
+        _case_rates(label, counts, notes),
+    )
 
 
 def _bin(score: float) -> int:
@@ -263,14 +300,15 @@ def to_csv(book: Gradebook, full: bool = False) -> str:
     adds the time of the last submission and the sources. Written by grader.core.csvsafe: a
     name like '=HYPERLINK(...)' shows as text, scores stay numbers."""
     extra = ["last submission", "sources", "counted"] if full else []
-    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late", NEEDS_ATTENTION]
-             + extra]
+    lines = [["name"] + [q.label for q in book.questions] + ["total", "on-time total", "late", NEEDS_ATTENTION] + extra]
     for row in book.rows:
-        scores = ["" if c.score is None or c.attention else csvsafe.Number(f"{100 * c.score:.2f}")
-                  for c in row.cells]
+        scores = ["" if c.score is None or c.attention else csvsafe.Number(f"{100 * c.score:.2f}") for c in row.cells]
         late = " ".join(q.label for q, c in zip(book.questions, row.cells) if c.late)
-        more = [row.last.strftime(TIME) if row.last else "", " ".join(row.sources),
-                produced_by(book.questions, row.cells)] if full else []
+        more = (
+            [row.last.strftime(TIME) if row.last else "", " ".join(row.sources), produced_by(book.questions, row.cells)]
+            if full
+            else []
+        )
         totals = [csvsafe.Number(f"{row.total:.2f}"), csvsafe.Number(f"{row.on_time_total:.2f}")]
         lines.append([row.name] + scores + totals + [late, attention_text(book.questions, row.cells)] + more)
     return csvsafe.render(lines)

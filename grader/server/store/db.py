@@ -8,13 +8,28 @@ the bookkeeping tables (sessions, rate buckets, usage):
 submissions, case results and publications are never updated, so the server
 may cache them forever (see `protocol.LRU`), even with several server processes.
 """
+
 import datetime as dt
 import logging
 import os
 import threading
 
-from sqlalchemy import (BigInteger, Boolean, Column, DateTime, Float, ForeignKey, Index, Integer,
-                        String, Table, Text, UniqueConstraint, create_engine, event)
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -25,7 +40,8 @@ log = logging.getLogger("grader.server.store.db")
 
 
 users = Table(
-    "users", metadata,
+    "users",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(200), nullable=False, unique=True),
     Column("role", String(20), nullable=False),
@@ -42,19 +58,22 @@ users = Table(
 )
 
 settings = Table(
-    "settings", metadata,
+    "settings",
+    metadata,
     Column("name", String(100), primary_key=True),
     Column("value", Text, nullable=False),
 )
 
 assignments = Table(
-    "assignments", metadata,
+    "assignments",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(200), nullable=False, unique=True),
 )
 
 problems = Table(
-    "problems", metadata,
+    "problems",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("assignment_id", Integer, ForeignKey("assignments.id"), nullable=False),
     Column("name", String(200), nullable=False),
@@ -67,7 +86,8 @@ problems = Table(
 # One row per publish; a submission is graded against the publication that was current
 # when it started, and re-judged when its question is republished (timetables.verdicts).
 publications = Table(
-    "publications", metadata,
+    "publications",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("problem_id", Integer, ForeignKey("problems.id"), nullable=False, index=True),
     Column("published_by", Integer, ForeignKey("users.id"), nullable=False),
@@ -79,7 +99,8 @@ publications = Table(
 )
 
 submissions = Table(
-    "submissions", metadata,
+    "submissions",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
     Column("problem_id", Integer, ForeignKey("problems.id"), nullable=False),
@@ -90,7 +111,8 @@ submissions = Table(
 )
 
 case_results = Table(
-    "case_results", metadata,
+    "case_results",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("submission_id", Integer, ForeignKey("submissions.id"), nullable=False),
     Column("test_case_index", Integer, nullable=False),
@@ -113,7 +135,8 @@ case_results = Table(
 
 # Browser sessions, so that signing out ends a session on every server process.
 sessions = Table(
-    "sessions", metadata,
+    "sessions",
+    metadata,
     Column("token_hash", String(64), primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("expires_at", DateTime, nullable=False),
@@ -124,7 +147,8 @@ sessions = Table(
 
 # Per-key token buckets shared by every server process (see limits.SharedRateLimiter).
 rate_buckets = Table(
-    "rate_buckets", metadata,
+    "rate_buckets",
+    metadata,
     Column("user_id", Integer, primary_key=True),
     Column("tokens", Float, nullable=False),
     Column("updated", Float, nullable=False),  # seconds since the epoch
@@ -132,7 +156,8 @@ rate_buckets = Table(
 
 # Bytes each key has stored (submissions and case values), for the storage quota.
 usage = Table(
-    "usage", metadata,
+    "usage",
+    metadata,
     Column("user_id", Integer, primary_key=True),
     Column("stored_bytes", BigInteger, nullable=False),
 )
@@ -173,6 +198,7 @@ def make_engine(url: str) -> Engine:
     `migrate.UpgradeFailed`, having changed nothing)."""
     engine = engine_for(url)
     from .migrate import upgrade  # alembic is imported only when an engine is made
+
     try:
         upgrade(engine)
     except Exception:
@@ -269,4 +295,3 @@ class Checkpointer:
             except StorageLost:
                 continue
             self.checkpoint()
-

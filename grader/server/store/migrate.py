@@ -26,6 +26,7 @@ upgrade test (tests/server/test_server_upgrades.py) fills a database at each
 earlier revision and compares every row after the upgrade, so give it the
 values your migration derives.
 """
+
 import logging
 from pathlib import Path
 
@@ -111,8 +112,7 @@ def _upgrade_sqlite(conn: Connection, revision: str):
         added = _dangling_references(conn) - dangling
         if added:
             table, rowid, parent = sorted(added)[0]
-            raise RuntimeError(f"{len(added)} row(s) would refer to missing rows, e.g. {table} row {rowid} "
-                               f"to {parent}")
+            raise RuntimeError(f"{len(added)} row(s) would refer to missing rows, e.g. {table} row {rowid} to {parent}")
         conn.commit()
     except Exception as e:
         conn.rollback()
@@ -143,4 +143,5 @@ def _failed(before, target: str, error: Exception) -> UpgradeFailed:
     return UpgradeFailed(
         f"upgrading the database from revision {at} to {target} failed ({lines[0]}); every step was undone "
         f"and the database is still at revision {at}: fix the cause and start the server again (the upgrade "
-        "restarts from there), or keep using the grader version that made it")
+        "restarts from there), or keep using the grader version that made it"
+    )

@@ -6,6 +6,7 @@ connection, run by the group-commit `Writer`; expected outcomes (unknown
 problem, a case answered twice with different values) are return values,
 not exceptions, so they never force the writer to split its group.
 """
+
 import datetime as dt
 import json
 from collections import OrderedDict
@@ -61,17 +62,25 @@ class CaseRecord:
 
 def load_submission(conn: Connection, submission_id: int) -> Optional[Submission]:
     row = conn.execute(
-        select(submissions.c.id, submissions.c.user_id, submissions.c.publication_id,
-               publications.c.num_cases, submissions.c.late)
+        select(
+            submissions.c.id,
+            submissions.c.user_id,
+            submissions.c.publication_id,
+            publications.c.num_cases,
+            submissions.c.late,
+        )
         .join(publications, publications.c.id == submissions.c.publication_id)
-        .where(submissions.c.id == submission_id)).first()
+        .where(submissions.c.id == submission_id)
+    ).first()
     return Submission(*row) if row else None
 
 
 def publication_row(conn: Connection, publication_id: int):
-    return conn.execute(select(publications.c.id, publications.c.rtol, publications.c.atol,
-                               publications.c.values_json)
-                        .where(publications.c.id == publication_id)).one()
+    return conn.execute(
+        select(publications.c.id, publications.c.rtol, publications.c.atol, publications.c.values_json).where(
+            publications.c.id == publication_id
+        )
+    ).one()
 
 
 def decode_publication(row) -> Publication:
@@ -91,20 +100,39 @@ def _get_or_create(conn, table, where: dict, extra: dict = None):
     return conn.execute(insert(table).values(**where, **(extra or {}))).inserted_primary_key[0]
 
 
-def publish_job(assignment: str, problem: str, user_id: int, raw_values: list,
-                rtol: float, atol: float, weight: Optional[float], deadline):
+def publish_job(
+    assignment: str,
+    problem: str,
+    user_id: int,
+    raw_values: list,
+    rtol: float,
+    atol: float,
+    weight: Optional[float],
+    deadline,
+):
     """Write: a new publication of `problem` (creating assignment and problem as needed);
     `weight` and `deadline`, when given, are set on this problem alone."""
+
     def job(conn: Connection) -> int:
         aid = _get_or_create(conn, assignments, {"name": assignment})
-        pid = _get_or_create(conn, problems, {"assignment_id": aid, "name": problem},
-                             {"weight": 1.0 if weight is None else weight})
+        pid = _get_or_create(
+            conn, problems, {"assignment_id": aid, "name": problem}, {"weight": 1.0 if weight is None else weight}
+        )
         changed = {k: v for k, v in (("weight", weight), ("deadline", deadline)) if v is not None}
         if changed:  # the problem's own: other questions keep their weights and deadlines
             conn.execute(update(problems).where(problems.c.id == pid).values(**changed))
-        return conn.execute(insert(publications).values(
-            problem_id=pid, published_by=user_id, created_at=now(), rtol=rtol, atol=atol,
-            num_cases=len(raw_values), values_json=json.dumps(raw_values))).inserted_primary_key[0]
+        return conn.execute(
+            insert(publications).values(
+                problem_id=pid,
+                published_by=user_id,
+                created_at=now(),
+                rtol=rtol,
+                atol=atol,
+                num_cases=len(raw_values),
+                values_json=json.dumps(raw_values),
+            )
+        ).inserted_primary_key[0]
+
     return job
 
 
@@ -128,20 +156,26 @@ def charge_many(conn: Connection, wanted: dict) -> set:
     """
     if conn.dialect.name != "postgresql":
         return {uid for uid, (n, q) in sorted(wanted.items()) if _charge_here(conn, uid, n, q)}
-    rows = ", ".join(f"(CAST(:u{i} AS INTEGER), CAST(:n{i} AS BIGINT), CAST(:q{i} AS BIGINT))"
-                     for i in range(len(wanted)))
+    rows = ", ".join(
+        f"(CAST(:u{i} AS INTEGER), CAST(:n{i} AS BIGINT), CAST(:q{i} AS BIGINT))" for i in range(len(wanted))
+    )
     params = {}
     for i, (uid, (n, q)) in enumerate(sorted(wanted.items())):
         params.update({f"u{i}": uid, f"n{i}": n, f"q{i}": q})
-    sql = text(f"UPDATE usage SET stored_bytes = usage.stored_bytes + v.n FROM (VALUES {rows}) AS v(uid, n, q) "
-               "WHERE usage.user_id = v.uid AND usage.stored_bytes + v.n <= v.q RETURNING usage.user_id")
+    sql = text(
+        f"UPDATE usage SET stored_bytes = usage.stored_bytes + v.n FROM (VALUES {rows}) AS v(uid, n, q) "
+        "WHERE usage.user_id = v.uid AND usage.stored_bytes + v.n <= v.q RETURNING usage.user_id"
+    )
     with conn.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as own:
         return {r[0] for r in own.execute(sql, params)}
 
 
 def _charge_here(conn: Connection, user_id: int, nbytes: int, quota: int) -> bool:
-    grow = update(usage).where(usage.c.user_id == user_id, usage.c.stored_bytes + nbytes <= quota) \
+    grow = (
+        update(usage)
+        .where(usage.c.user_id == user_id, usage.c.stored_bytes + nbytes <= quota)
         .values(stored_bytes=usage.c.stored_bytes + nbytes)
+    )
     if conn.execute(grow).rowcount:
         return True
     if conn.execute(select(usage.c.user_id).where(usage.c.user_id == user_id)).first() or nbytes > quota:
@@ -158,24 +192,35 @@ def stored_bytes(conn: Connection, user_id: int) -> int:
 def submission_job(assignment: str, problem: str, user_id: int, quota: int = 0):
     """Write: a submission against the problem's latest publication; None if
     unpublished, OVER_QUOTA when the key may store nothing more."""
+
     def job(conn: Connection):
         row = conn.execute(
             select(problems.c.id, problems.c.deadline)
             .join(assignments, assignments.c.id == problems.c.assignment_id)
-            .where(assignments.c.name == assignment, problems.c.name == problem)).first()
-        pub = row and conn.execute(select(publications.c.id, publications.c.num_cases)
-                                   .where(publications.c.problem_id == row.id)
-                                   .order_by(publications.c.id.desc()).limit(1)).first()
+            .where(assignments.c.name == assignment, problems.c.name == problem)
+        ).first()
+        pub = (
+            row
+            and conn.execute(
+                select(publications.c.id, publications.c.num_cases)
+                .where(publications.c.problem_id == row.id)
+                .order_by(publications.c.id.desc())
+                .limit(1)
+            ).first()
+        )
         if not pub:
             return None
         if not charge(conn, user_id, ROW_BYTES, quota):
             return OVER_QUOTA
         created = now()
         late = row.deadline is not None and created > row.deadline
-        sid = conn.execute(insert(submissions).values(
-            user_id=user_id, problem_id=row.id, publication_id=pub.id, created_at=created,
-            late=late)).inserted_primary_key[0]
+        sid = conn.execute(
+            insert(submissions).values(
+                user_id=user_id, problem_id=row.id, publication_id=pub.id, created_at=created, late=late
+            )
+        ).inserted_primary_key[0]
         return Submission(sid, user_id, pub.id, pub.num_cases, late, row.deadline)
+
     return job
 
 
@@ -197,10 +242,13 @@ class CaseWrite:
 
 def _deadlines(conn: Connection, sids) -> dict:
     """submission id -> its question's deadline now (None: no deadline)."""
-    return dict(conn.execute(
-        select(submissions.c.id, problems.c.deadline)
-        .join(problems, problems.c.id == submissions.c.problem_id)
-        .where(submissions.c.id.in_(sids))).all())
+    return dict(
+        conn.execute(
+            select(submissions.c.id, problems.c.deadline)
+            .join(problems, problems.c.id == submissions.c.problem_id)
+            .where(submissions.c.id.in_(sids))
+        ).all()
+    )
 
 
 def _charge_all(conn: Connection, fresh: list) -> set:
@@ -231,11 +279,18 @@ def insert_cases(conn: Connection, writes: list) -> list:
     A case is late when answered after its question's deadline.
     """
     sids, indexes = {w.submission_id for w in writes}, {w.index for w in writes}
-    known = {(r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256, bool(r.late))
-             for r in conn.execute(
-        select(case_results.c.submission_id, case_results.c.test_case_index, case_results.c.correct,
-               case_results.c.value_sha256, case_results.c.late)
-        .where(case_results.c.submission_id.in_(sids), case_results.c.test_case_index.in_(indexes)))}
+    known = {
+        (r.submission_id, r.test_case_index): (bool(r.correct), r.value_sha256, bool(r.late))
+        for r in conn.execute(
+            select(
+                case_results.c.submission_id,
+                case_results.c.test_case_index,
+                case_results.c.correct,
+                case_results.c.value_sha256,
+                case_results.c.late,
+            ).where(case_results.c.submission_id.in_(sids), case_results.c.test_case_index.in_(indexes))
+        )
+    }
     fresh, seen = [], set(known)
     for w in writes:
         if (w.submission_id, w.index) not in seen:
@@ -247,8 +302,11 @@ def insert_cases(conn: Connection, writes: list) -> list:
     for w in writes:
         old = known.get((w.submission_id, w.index))
         if old is not None:
-            records.append(CaseRecord(old[0], late=old[2], deadline=deadlines.get(w.submission_id))
-                           if old[1] == w.sha256 else CaseRecord(False, True))
+            records.append(
+                CaseRecord(old[0], late=old[2], deadline=deadlines.get(w.submission_id))
+                if old[1] == w.sha256
+                else CaseRecord(False, True)
+            )
             continue
         if id(w) in refused or (w.submission_id, w.index) in blocked:
             blocked.add((w.submission_id, w.index))  # a resend later in this group is refused too
@@ -257,9 +315,18 @@ def insert_cases(conn: Connection, writes: list) -> list:
         due = deadlines.get(w.submission_id)
         late = due is not None and created > due
         known[(w.submission_id, w.index)] = (w.correct, w.sha256, late)  # a duplicate later in this group
-        rows.append({"submission_id": w.submission_id, "test_case_index": w.index, "correct": w.correct,
-                     "value_sha256": w.sha256, "value_json": w.value_json, "created_at": created, "late": late,
-                     "reason": w.reason})
+        rows.append(
+            {
+                "submission_id": w.submission_id,
+                "test_case_index": w.index,
+                "correct": w.correct,
+                "value_sha256": w.sha256,
+                "value_json": w.value_json,
+                "created_at": created,
+                "late": late,
+                "reason": w.reason,
+            }
+        )
         records.append(CaseRecord(w.correct, late=late, deadline=due))
     if rows:
         conn.execute(insert(case_results), rows)

@@ -6,15 +6,28 @@ module), so `make_engine` creates them. Like the rest they are append-only,
 except that re-importing a regraded submission replaces its rows; the
 replaced scores are kept in `batch_history`.
 """
-from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Index, Integer, String, Table, Text,
-                        UniqueConstraint)
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 from .metadata import metadata
 
 # One row per case of a publication: sent by `grader publish` right after the
 # answers, so the gradebook and the server's reasons can name each case.
 case_notes = Table(
-    "case_notes", metadata,
+    "case_notes",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("publication_id", Integer, ForeignKey("publications.id"), nullable=False),
     Column("test_case_index", Integer, nullable=False),
@@ -28,7 +41,8 @@ case_notes = Table(
 # `source` only the label the gradebook shows, `name` the student. `digest`
 # (sha256 of the file) makes re-importing the same file a no-op.
 batch_results = Table(
-    "batch_results", metadata,
+    "batch_results",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("source", String(200), nullable=False),
     Column("batch", String(250), nullable=False),
@@ -48,7 +62,8 @@ batch_results = Table(
 
 # Per question of an imported result: its points and maximum.
 batch_questions = Table(
-    "batch_questions", metadata,
+    "batch_questions",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("result_id", Integer, ForeignKey("batch_results.id"), nullable=False, index=True),
     Column("question", String(100), nullable=False),
@@ -59,7 +74,8 @@ batch_questions = Table(
 
 # Per case (Gradescope "test") of an imported result.
 batch_cases = Table(
-    "batch_cases", metadata,
+    "batch_cases",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("result_id", Integer, ForeignKey("batch_results.id"), nullable=False, index=True),
     Column("position", Integer, nullable=False),
@@ -78,7 +94,8 @@ batch_cases = Table(
 # that earlier scores stay in the database and the gradebook can mark the
 # cells a regrade changed. `questions` is JSON: {question: [score, max_score]}.
 batch_history = Table(
-    "batch_history", metadata,
+    "batch_history",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("source", String(200), nullable=False),
     Column("batch", String(250), nullable=False),

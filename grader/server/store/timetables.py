@@ -8,6 +8,7 @@ replaced or deleted by `grader extension`); what it held before is in
 never stored: it is judged at read time from each answer's arrival time and
 the deadlines, extensions and late policy in force then (grader.server.gradebook.timing).
 """
+
 from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Index, Integer, String, Table, Text, UniqueConstraint
 
 from .metadata import metadata
@@ -15,7 +16,8 @@ from .metadata import metadata
 # A student's own deadline for one question of an assignment ("" : every question of it):
 # `deadline` (naive UTC), or `extra_seconds` added to the question's deadline in force.
 extensions = Table(
-    "extensions", metadata,
+    "extensions",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("assignment", String(200), nullable=False),
@@ -30,7 +32,8 @@ extensions = Table(
 # Who changed what, when, from what to what: deadlines, extensions, late days, the late-penalty rule,
 # the course's zone, and republished answers (a regrade). `subject`: the question or the student.
 time_changes = Table(
-    "time_changes", metadata,
+    "time_changes",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("changed_at", DateTime, nullable=False),
     Column("changed_by", String(200), nullable=False),
@@ -44,7 +47,8 @@ time_changes = Table(
 # A case result re-judged against a later publication of its question (a republish): the
 # newest row of a case result is its verdict in force; the original stays in case_results.
 verdicts = Table(
-    "verdicts", metadata,
+    "verdicts",
+    metadata,
     Column("id", Integer, primary_key=True),
     Column("case_result_id", Integer, ForeignKey("case_results.id"), nullable=False),
     Column("publication_id", Integer, ForeignKey("publications.id"), nullable=False),

@@ -14,6 +14,7 @@ function (`run_bulk`): the group's items for one bulk function go to it in a
 single call, so the hot path (case results) costs one SELECT and one
 multi-row INSERT per group instead of two statements per request.
 """
+
 import asyncio
 import concurrent.futures
 import logging
@@ -54,11 +55,14 @@ class Writer:
             self._stopped = True
             self._queue.put(_STOP)
             self._thread.join(timeout)
-            log.info("writer stopped: %d writes in %d group commits, slowest %.0f ms",
-                     self.writes, self.batches, 1000 * self.slowest)
+            log.info(
+                "writer stopped: %d writes in %d group commits, slowest %.0f ms",
+                self.writes,
+                self.batches,
+                1000 * self.slowest,
+            )
 
-    def submit(self, fn: Callable[[Connection], object], bulk: Optional[Callable] = None
-               ) -> concurrent.futures.Future:
+    def submit(self, fn: Callable[[Connection], object], bulk: Optional[Callable] = None) -> concurrent.futures.Future:
         """Queue `fn(conn)`, or with `bulk`, the item `fn` for `bulk(conn, items) -> results`."""
         future: concurrent.futures.Future = concurrent.futures.Future()
         if self._stopped:
@@ -138,8 +142,7 @@ class Writer:
                     job[2].set_exception(e)
                 return
             # one bad write must not sink its group: retry each alone
-            log.warning("group of %d writes failed (%s); retrying them one by one", len(batch),
-                        e.__class__.__name__)
+            log.warning("group of %d writes failed (%s); retrying them one by one", len(batch), e.__class__.__name__)
             self._drop_connection()
             for job in batch:
                 self._commit_one(job)

@@ -13,6 +13,7 @@ arrival; the gradebook judges lateness again at read time (grader.server.gradebo
 /publish echoes the deadline in UTC and in the course's zone (`deadline_shown`),
 and says how many stored answers it re-judged (`regraded`).
 """
+
 import datetime as dt
 import hashlib
 import json
@@ -20,18 +21,17 @@ import math
 from typing import Optional
 
 from sqlalchemy import select
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
-from grader.shipped.tolerance import ATOL, RTOL
 from grader.server.accounts.users import has_control_characters
 from grader.server.answers import values
+from grader.server.gradebook.timing import clock, extensions, regrade, rules
 from grader.server.store import protocol
 from grader.server.store.db import assignments, problems
-from grader.server.gradebook.timing import clock, extensions, regrade, rules
+from grader.shipped.tolerance import ATOL, RTOL
 
 from . import casenotes
 from .limits import content_length, read_body
@@ -48,8 +48,7 @@ def required(value: Optional[str], name: str) -> str:
     if len(value) > 200:
         raise Refused(400, f"query parameter '{name}' is longer than 200 characters")
     if has_control_characters(value):
-        raise Refused(400, f"query parameter '{name}' holds control characters (e.g. NUL); "
-                           "use printable text")
+        raise Refused(400, f"query parameter '{name}' holds control characters (e.g. NUL); use printable text")
     return value.strip()
 
 
@@ -68,8 +67,11 @@ def number(value: Optional[str], name: str, default: Optional[float], positive=F
     except ValueError:
         x = math.nan
     if not math.isfinite(x) or x < 0 or (positive and x == 0):
-        raise Refused(400, f"query parameter '{name}' must be a {'positive' if positive else 'non-negative'} "
-                           f"number, got {value[:40]!r}")
+        raise Refused(
+            400,
+            f"query parameter '{name}' must be a {'positive' if positive else 'non-negative'} "
+            f"number, got {value[:40]!r}",
+        )
     return x
 
 
@@ -86,19 +88,23 @@ def parse_deadline(value: Optional[str], zone: str = ""):
         t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         if t.tzinfo is None and zone:
             from zoneinfo import ZoneInfo
+
             t = t.replace(tzinfo=ZoneInfo(zone))
         if t.tzinfo is None:
-            raise Refused(400, f"query parameter 'deadline' must be ISO 8601 with a time zone, like "
-                               f"{t:%Y-%m-%dT%H:%M:%S}+00:00 (UTC) or {t:%Y-%m-%dT%H:%M:%S}-08:00, "
-                               f"got {value[:40]!r} (no zone)")
+            raise Refused(
+                400,
+                f"query parameter 'deadline' must be ISO 8601 with a time zone, like "
+                f"{t:%Y-%m-%dT%H:%M:%S}+00:00 (UTC) or {t:%Y-%m-%dT%H:%M:%S}-08:00, "
+                f"got {value[:40]!r} (no zone)",
+            )
         t = t.astimezone(dt.timezone.utc).replace(tzinfo=None)
     except (ValueError, OverflowError):  # OverflowError: a zone pushes year 1 or 9999 out of range
-        raise Refused(400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, "
-                           f"got {value[:40]!r}") from None
+        raise Refused(
+            400, f"query parameter 'deadline' must be ISO 8601 like 2026-01-31T23:59:00+00:00, got {value[:40]!r}"
+        ) from None
     low, high = DEADLINE_YEARS
     if not low <= t.year <= high:
-        raise Refused(400, f"query parameter 'deadline' must be between the years {low} and {high}, "
-                           f"got {value[:40]!r}")
+        raise Refused(400, f"query parameter 'deadline' must be between the years {low} and {high}, got {value[:40]!r}")
     return t
 
 
@@ -116,11 +122,15 @@ async def submit(request: Request):
     if sub == protocol.OVER_QUOTA:
         raise _over_quota(svc)
     if sub is None:
-        raise Refused(404, f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
-                           "check the names, or ask your instructor to publish")
+        raise Refused(
+            404,
+            f"problem '{name_p}' of assignment '{name_a}' has no published answers: "
+            "check the names, or ask your instructor to publish",
+        )
     svc.remember(sub)
-    return JSONResponse({"submission_id": sub.id, "num_cases": sub.num_cases, "late": sub.late,
-                         "deadline": utc_text(sub.deadline)})
+    return JSONResponse(
+        {"submission_id": sub.id, "num_cases": sub.num_cases, "late": sub.late, "deadline": utc_text(sub.deadline)}
+    )
 
 
 async def submit_test(request: Request):
@@ -133,8 +143,10 @@ async def submit_test(request: Request):
     if sub.user_id != user.id:
         raise Refused(403, f"submission {sid} belongs to another user; start your own with /submit")
     if index >= sub.num_cases:
-        raise Refused(400, f"test_case_index {index} is out of range: this problem has "
-                           f"{sub.num_cases} cases (0..{sub.num_cases - 1})")
+        raise Refused(
+            400,
+            f"test_case_index {index} is out of range: this problem has {sub.num_cases} cases (0..{sub.num_cases - 1})",
+        )
     pub = await svc.publication(sub.publication_id)
     cfg = svc.config
     limit = pub.answer_limit(index, cfg.answer_bytes_factor, cfg.min_answer_bytes, cfg.max_body_bytes)
@@ -143,20 +155,35 @@ async def submit_test(request: Request):
         _charge_answer_bytes(svc, user, min(declared, limit))
     # Only now, once the key is known; bounded by the published answer's size, so a
     # huge value is refused from its Content-Length, before it is read or decoded.
-    body = await read_body(request, limit, f"answer to case {index}",
-                           f" ({cfg.answer_bytes_factor:g} times the published answer's, at least "
-                           f"{cfg.min_answer_bytes}); check the value's shape")
+    body = await read_body(
+        request,
+        limit,
+        f"answer to case {index}",
+        f" ({cfg.answer_bytes_factor:g} times the published answer's, at least "
+        f"{cfg.min_answer_bytes}); check the value's shape",
+    )
     if declared is None:
         _charge_answer_bytes(svc, user, len(body))
     verdict, digest, keep = await _grade(svc.config, body, pub, index)
-    write = protocol.CaseWrite(sid, index, verdict.correct, digest, keep,
-                               user.id, svc.quota(user), "" if verdict.correct else verdict.reason or "wrong")
+    write = protocol.CaseWrite(
+        sid,
+        index,
+        verdict.correct,
+        digest,
+        keep,
+        user.id,
+        svc.quota(user),
+        "" if verdict.correct else verdict.reason or "wrong",
+    )
     record = await svc.writer.run_bulk(protocol.insert_cases, write)
     if record.over_quota:
         raise _over_quota(svc)
     if record.conflict:
-        raise Refused(409, f"test case {index} of submission {sid} was already answered with another "
-                           "value; start a new submission with /submit")
+        raise Refused(
+            409,
+            f"test case {index} of submission {sid} was already answered with another "
+            "value; start a new submission with /submit",
+        )
     answer = {"correct": record.correct}
     if record.late:  # beyond mugrade's answer: clients that do not know these keys ignore them
         answer.update(late=True, deadline=utc_text(record.deadline))
@@ -169,18 +196,26 @@ def _charge_answer_bytes(svc, user, size: int):
     """Spend `size` of the key's answer bytes (ServerConfig.answer_bytes_per_second), or 429."""
     wait = svc.answer_bytes.retry_after(user.id, size)
     if wait:
-        raise Refused(429, f"too many answer bytes from this key: try again in {wait} s (at most "
-                           f"{svc.config.answer_bytes_per_second / 1024:g} KB a second)", {"Retry-After": str(wait)})
+        raise Refused(
+            429,
+            f"too many answer bytes from this key: try again in {wait} s (at most "
+            f"{svc.config.answer_bytes_per_second / 1024:g} KB a second)",
+            {"Retry-After": str(wait)},
+        )
 
 
 def _over_quota(svc) -> Refused:
     mb = svc.config.quota_bytes / 2**20
-    return Refused(403, f"storage quota reached: this key has stored its {mb:.3g} MB; nothing more is "
-                        "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)")
+    return Refused(
+        403,
+        f"storage quota reached: this key has stored its {mb:.3g} MB; nothing more is "
+        "saved for it. Ask your instructor to raise the quota (grader serve --quota-mb)",
+    )
 
 
 async def _grade(config, body: bytes, pub: protocol.Publication, index: int):
     """(verdict, the body's sha256, the body as text to keep or None when too large)."""
+
     def grade():
         try:
             got = values.parse(body, config.max_json_depth, config.max_array_elements)
@@ -188,6 +223,7 @@ async def _grade(config, body: bytes, pub: protocol.Publication, index: int):
             raise Refused(400, f"submitted value: {e}") from None
         keep = body.decode("utf-8") if len(body) <= config.max_stored_value_bytes else None  # parsed: UTF-8
         return values.compare(pub.expected[index], got, pub.rtol, pub.atol), hashlib.sha256(body).hexdigest(), keep
+
     if len(body) <= INLINE_GRADING_BYTES:
         return grade()
     return await run_in_threadpool(grade)
@@ -205,8 +241,15 @@ async def publish(request: Request):
     zone = await svc.read(clock.zone)
     due = parse_deadline(q.get("deadline"), zone)
     raw = await run_in_threadpool(_published_values, await request.body(), cfg)
-    pid = await svc.writer.run(_logged_publish(protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a,
-                                                                    points, due), name_a, name_p, due, user.name))
+    pid = await svc.writer.run(
+        _logged_publish(
+            protocol.publish_job(name_a, name_p, user.id, raw, tol_r, tol_a, points, due),
+            name_a,
+            name_p,
+            due,
+            user.name,
+        )
+    )
     answer = {"publication_id": pid, "num_cases": len(raw)}
     if due is not None:  # the deadline as the server stored it, to echo back to the instructor
         answer.update(deadline=utc_text(due), deadline_shown=rules.shown(due, zone))
@@ -221,13 +264,18 @@ async def publish(request: Request):
 
 def _logged_publish(job, assignment: str, problem: str, due, by: str):
     """The publish job, logging the deadline it changes (timing.changes) in its transaction."""
+
     def logged(conn):
-        before = conn.execute(select(problems.c.deadline).join(assignments, assignments.c.id == problems.c.assignment_id)
-                              .where(assignments.c.name == assignment, problems.c.name == problem)).first()
+        before = conn.execute(
+            select(problems.c.deadline)
+            .join(assignments, assignments.c.id == problems.c.assignment_id)
+            .where(assignments.c.name == assignment, problems.c.name == problem)
+        ).first()
         pid = job(conn)
         if due is not None:
             extensions.record_published_deadline(conn, assignment, problem, before[0] if before else None, due, by)
         return pid
+
     return logged
 
 
@@ -248,8 +296,12 @@ async def healthz(_request: Request):
     return PlainTextResponse("ok\n")
 
 
-routes = [Route("/submit", submit, methods=["POST"]), Route("/submit_test", submit_test, methods=["POST"]),
-          Route("/publish", publish, methods=["POST"]), Route("/healthz", healthz, methods=["GET"])]
+routes = [
+    Route("/submit", submit, methods=["POST"]),
+    Route("/submit_test", submit_test, methods=["POST"]),
+    Route("/publish", publish, methods=["POST"]),
+    Route("/healthz", healthz, methods=["GET"]),
+]
 
 
 def _param(name, text, required=True):
@@ -260,17 +312,40 @@ _KEY = _param("user_key", "the user's key (or send 'Authorization: Bearer KEY')"
 _JSON_BODY = {"required": True, "content": {"application/json": {"schema": {}}}}
 _ANSWER = {"200": {"description": "JSON answer"}, "4xx": {"description": "one line of text: what is wrong"}}
 OPENAPI_PATHS = {
-    "/submit": {"post": {"summary": "start a submission of one problem", "responses": _ANSWER, "parameters": [
-        _KEY, _param("assignment", "assignment name"), _param("problem", "problem name")]}},
-    "/submit_test": {"post": {"summary": "grade one test case of a submission", "requestBody": _JSON_BODY,
-                              "responses": _ANSWER, "parameters": [
-        _KEY, _param("submission_id", "from /submit"), _param("test_case_index", "0, 1, ...")]}},
-    "/publish": {"post": {"summary": "publish the answers of a problem (instructors)", "requestBody": _JSON_BODY,
-                          "responses": _ANSWER, "parameters": [
-        _KEY, _param("assignment", "assignment name"), _param("problem", "problem name"),
-        _param("rtol", f"relative tolerance of every case of the problem (default {RTOL:g}, the cases' own)", False),
-        _param("atol", f"absolute tolerance of every case of the problem (default {ATOL:g}, the cases' own)", False),
-        _param("weight", "points of the problem in the total (default 1)", False),
-        _param("deadline", "ISO 8601 deadline of this problem (each problem has its own)", False)]}},
+    "/submit": {
+        "post": {
+            "summary": "start a submission of one problem",
+            "responses": _ANSWER,
+            "parameters": [_KEY, _param("assignment", "assignment name"), _param("problem", "problem name")],
+        }
+    },
+    "/submit_test": {
+        "post": {
+            "summary": "grade one test case of a submission",
+            "requestBody": _JSON_BODY,
+            "responses": _ANSWER,
+            "parameters": [_KEY, _param("submission_id", "from /submit"), _param("test_case_index", "0, 1, ...")],
+        }
+    },
+    "/publish": {
+        "post": {
+            "summary": "publish the answers of a problem (instructors)",
+            "requestBody": _JSON_BODY,
+            "responses": _ANSWER,
+            "parameters": [
+                _KEY,
+                _param("assignment", "assignment name"),
+                _param("problem", "problem name"),
+                _param(
+                    "rtol", f"relative tolerance of every case of the problem (default {RTOL:g}, the cases' own)", False
+                ),
+                _param(
+                    "atol", f"absolute tolerance of every case of the problem (default {ATOL:g}, the cases' own)", False
+                ),
+                _param("weight", "points of the problem in the total (default 1)", False),
+                _param("deadline", "ISO 8601 deadline of this problem (each problem has its own)", False),
+            ],
+        }
+    },
     "/healthz": {"get": {"summary": "liveness probe", "responses": {"200": {"description": "ok"}}}},
 }

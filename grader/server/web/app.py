@@ -4,6 +4,7 @@ Errors are plain text with one line saying what is wrong and how to fix it
 (mugrade clients print the body as is). No input reaches a 500: routes
 validate by hand and unexpected exceptions still answer a short text.
 """
+
 import asyncio
 import contextlib
 import gc
@@ -47,8 +48,7 @@ class RedactKeys(logging.Filter):
 
     def filter(self, record):
         if isinstance(record.args, tuple):
-            record.args = tuple(_KEY_IN_URL.sub(r"\1[redacted]", a) if isinstance(a, str) else a
-                                for a in record.args)
+            record.args = tuple(_KEY_IN_URL.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args)
         if isinstance(record.msg, str):
             record.msg = _KEY_IN_URL.sub(r"\1[redacted]", record.msg)
         return True
@@ -70,11 +70,11 @@ class Services:
         self.guard = StorageGuard(self.engine)
         self.writer = Writer(self.engine, self.config.max_batch, self.guard)
         self.checkpointer = Checkpointer(self.engine, guard=self.guard)
-        self.limiter = SharedRateLimiter(self.engine, self.config.rate_per_second, self.config.rate_burst,
-                                         self.guard)
+        self.limiter = SharedRateLimiter(self.engine, self.config.rate_per_second, self.config.rate_burst, self.guard)
         # Sign-ins per key share the limiter's table; a key's bucket there is its negated id.
-        self.login_limiter = SharedRateLimiter(self.engine, self.config.login_per_minute / 60.0,
-                                               self.config.login_per_minute, self.guard)
+        self.login_limiter = SharedRateLimiter(
+            self.engine, self.config.login_per_minute / 60.0, self.config.login_per_minute, self.guard
+        )
         per_address = self.config.login_per_minute_per_address
         self.login_by_address = LocalRateLimiter(per_address / 60.0, per_address)
         self.pages_by_session = LocalRateLimiter(self.config.pages_per_second, self.config.pages_burst)
@@ -88,9 +88,11 @@ class Services:
 
     async def read(self, fn, *args):
         """Run a read query in a worker thread, so the event loop never waits on the database."""
+
         def call():
             with self.engine.connect() as conn:
                 return fn(conn, *args)
+
         return await run_in_threadpool(call)
 
     async def user_for_key(self, key: str):
@@ -113,8 +115,7 @@ class Services:
             raise Refused(401, "unknown key: check the key your instructor gave you")
         wait = await self.limiter.retry_after(user.id)
         if wait:
-            raise Refused(429, f"too many requests for this key: retry in {wait} s",
-                          {"Retry-After": str(wait)})
+            raise Refused(429, f"too many requests for this key: retry in {wait} s", {"Retry-After": str(wait)})
         return user
 
     def quota(self, user) -> int:
@@ -123,10 +124,12 @@ class Services:
 
     async def write(self, fn, *args):
         """Run a small write outside the group writer (sessions), refused when the database is lost."""
+
         def call():
             self.guard.check()
             with self.engine.begin() as conn:
                 return fn(conn, *args)
+
         return await run_in_threadpool(call)
 
     async def submission(self, submission_id: int):
@@ -201,8 +204,7 @@ def _install_error_handlers(app: FastAPI):
 
     @app.exception_handler(StorageLost)
     async def storage_lost(_request, exc: StorageLost):
-        return _text(503, f"database unavailable: {exc}; nothing was saved, retry later",
-                     {"Retry-After": "30"})
+        return _text(503, f"database unavailable: {exc}; nothing was saved, retry later", {"Retry-After": "30"})
 
     @app.exception_handler(DBAPIError)
     async def database_down(_request, exc: DBAPIError):
@@ -225,6 +227,7 @@ def _document(app: FastAPI, paths: dict):
         if app.openapi_schema is None:  # FastAPI caches the generated document there
             generate().setdefault("paths", {}).update(paths)
         return app.openapi_schema
+
     app.openapi = openapi
 
 
@@ -256,14 +259,20 @@ def create_app(config: Optional[ServerConfig] = None) -> FastAPI:
             services.checkpointer.stop()
             services.engine.dispose()
 
-    app = FastAPI(title="needle grading server", version="1", lifespan=lifespan,
-                  description="mugrade-compatible grading server: /submit, /submit_test, /publish")
+    app = FastAPI(
+        title="needle grading server",
+        version="1",
+        lifespan=lifespan,
+        description="mugrade-compatible grading server: /submit, /submit_test, /publish",
+    )
     app.state.services = services
     _install_error_handlers(app)
     app.router.routes.extend(api.routes)
     app.include_router(pages.router)
     _document(app, api.OPENAPI_PATHS)
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes,
-                       by_path={"/login": config.max_form_bytes, "/logout": config.max_form_bytes,
-                                "/submit": config.max_form_bytes})  # /submit has no body
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=config.max_body_bytes,
+        by_path={"/login": config.max_form_bytes, "/logout": config.max_form_bytes, "/submit": config.max_form_bytes},
+    )  # /submit has no body
     return app

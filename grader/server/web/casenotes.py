@@ -11,6 +11,7 @@ the gradebook lists cases by name.
 Notes of a publication are written once: sending the same notes again is
 fine (a retry), different ones are refused, as publications never change.
 """
+
 import json
 import time
 
@@ -53,22 +54,33 @@ def parse_notes(body: bytes) -> list:
 
 def notes_job(publication_id: int, notes: list):
     """Write: the notes of a publication; returns an error text or None."""
+
     def job(conn: Connection):
-        pub = conn.execute(select(publications.c.num_cases)
-                           .where(publications.c.id == publication_id)).first()
+        pub = conn.execute(select(publications.c.num_cases).where(publications.c.id == publication_id)).first()
         if pub is None:
             return f"no publication {publication_id}: publish the answers first"
         if pub.num_cases != len(notes):
             return f"publication {publication_id} has {pub.num_cases} cases, got {len(notes)} notes"
-        old = conn.execute(select(case_notes.c.name, case_notes.c.description)
-                           .where(case_notes.c.publication_id == publication_id)
-                           .order_by(case_notes.c.test_case_index)).all()
+        old = conn.execute(
+            select(case_notes.c.name, case_notes.c.description)
+            .where(case_notes.c.publication_id == publication_id)
+            .order_by(case_notes.c.test_case_index)
+        ).all()
         if old:
-            return None if [tuple(r) for r in old] == notes else \
-                f"publication {publication_id} already has other notes; publish again to change them"
-        conn.execute(insert(case_notes), [{"publication_id": publication_id, "test_case_index": i,
-                                           "name": n, "description": d} for i, (n, d) in enumerate(notes)])
+            return (
+                None
+                if [tuple(r) for r in old] == notes
+                else f"publication {publication_id} already has other notes; publish again to change them"
+            )
+        conn.execute(
+            insert(case_notes),
+            [
+                {"publication_id": publication_id, "test_case_index": i, "name": n, "description": d}
+                for i, (n, d) in enumerate(notes)
+            ],
+        )
         return None
+
     return job
 
 
@@ -93,9 +105,14 @@ def _publication_id(text) -> int:
 
 
 def _load_names(conn: Connection, publication_id: int) -> tuple:
-    return tuple(r[0] for r in conn.execute(
-        select(case_notes.c.name).where(case_notes.c.publication_id == publication_id)
-        .order_by(case_notes.c.test_case_index)).all())
+    return tuple(
+        r[0]
+        for r in conn.execute(
+            select(case_notes.c.name)
+            .where(case_notes.c.publication_id == publication_id)
+            .order_by(case_notes.c.test_case_index)
+        ).all()
+    )
 
 
 async def named_reason(svc, publication_id: int, index: int, reason: str) -> str:

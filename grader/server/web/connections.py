@@ -26,6 +26,7 @@ within its cap, only ever evicts itself), so `/healthz` and clients that
 are using the server keep working; when every open connection has sent a
 request, the new one is refused.
 """
+
 import collections
 import functools
 import os
@@ -46,10 +47,14 @@ def settings() -> ServerConfig:
 
 def head_too_large(limit_bytes: int, limit_lines: int) -> bytes:
     """The whole 431 answer, sent before closing."""
-    text = (f"request head too large: at most {limit_bytes} bytes and {limit_lines} header lines; "
-            "send the key in the query string or an Authorization header, nothing bigger\n").encode()
-    return (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            b"content-length: " + str(len(text)).encode() + b"\r\nconnection: close\r\n\r\n" + text)
+    text = (
+        f"request head too large: at most {limit_bytes} bytes and {limit_lines} header lines; "
+        "send the key in the query string or an Authorization header, nothing bigger\n"
+    ).encode()
+    return (
+        b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+        b"content-length: " + str(len(text)).encode() + b"\r\nconnection: close\r\n\r\n" + text
+    )
 
 
 def connection_budget(open_files: int, configured: int, reserve: int) -> int:
@@ -65,8 +70,7 @@ def connection_budget(open_files: int, configured: int, reserve: int) -> int:
 def budget() -> int:
     """This process's connection budget (its open-files limit is set before it serves)."""
     cfg = settings()
-    return connection_budget(resource.getrlimit(resource.RLIMIT_NOFILE)[0], cfg.max_connections,
-                             cfg.connection_reserve)
+    return connection_budget(resource.getrlimit(resource.RLIMIT_NOFILE)[0], cfg.max_connections, cfg.connection_reserve)
 
 
 class GuardedHttp(HttpToolsProtocol):

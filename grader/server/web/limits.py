@@ -1,5 +1,6 @@
 """Request limits: body size (an ASGI middleware, bounded reads) and a per-key
 rate limit shared by every server process through the database."""
+
 import collections
 import math
 import threading
@@ -55,10 +56,17 @@ class BodyLimit:
 
 async def too_large(send, limit: int):
     text = f"request body too large: the limit is {limit} bytes\n".encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(text)).encode()),
-                            (b"connection", b"close")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(text)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": text})
 
 
@@ -138,12 +146,16 @@ class SharedRateLimiter:
         # so processes sharing a key do not queue behind each other.
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             for want in dict.fromkeys((self.lease, 1)):
-                done = conn.execute(update(rate_buckets).where(rate_buckets.c.user_id == user_id, avail >= want)
-                                    .values(tokens=avail - want, updated=updated))
+                done = conn.execute(
+                    update(rate_buckets)
+                    .where(rate_buckets.c.user_id == user_id, avail >= want)
+                    .values(tokens=avail - want, updated=updated)
+                )
                 if done.rowcount:
                     return want, 0
-            row = conn.execute(select(rate_buckets.c.tokens, rate_buckets.c.updated)
-                               .where(rate_buckets.c.user_id == user_id)).first()
+            row = conn.execute(
+                select(rate_buckets.c.tokens, rate_buckets.c.updated).where(rate_buckets.c.user_id == user_id)
+            ).first()
             if row is None:
                 want = min(self.lease, self.burst)
                 conn.execute(insert(rate_buckets).values(user_id=user_id, tokens=self.burst - want, updated=t))

@@ -7,29 +7,32 @@ itself lives in the database, so signing out ends it. POSTs to /login and
 /logout must come from this server's own pages (`_same_origin`): otherwise a
 hostile page could sign a visitor in as the attacker (login CSRF).
 """
+
 import asyncio
 from typing import Optional
 from urllib.parse import parse_qs, urlsplit
 
-from starlette.concurrency import run_in_threadpool
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from grader.server.accounts import users
 from grader.server.gradebook import details, freshness, load, policy, scores
 from grader.server.gradebook.timing import changes, clock
 
 from . import casenotes, charts
-from .refused import Refused
 from .limits import read_body
+from .refused import Refused
 from .templates import SCRIPT, render
 
 router = APIRouter(include_in_schema=False)
 CHANGES_SHOWN = 50  # the newest changes to deadlines, extensions, late policy and verdicts a page lists
 COOKIE = "grader_session"
-HEADERS = {"X-Frame-Options": "DENY", "Cache-Control": "no-store",
-           "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
+HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+}
 # The gradebook's sorting and search: a script from this server only, never inline.
 SCRIPT_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; form-action 'self'"
 
@@ -91,8 +94,9 @@ async def login_form(request: Request):
 
 
 def _too_many_sign_ins(wait: int, whose: str) -> HTMLResponse:
-    response = _page("login", status=429, title="Sign in",
-                     error=f"Too many sign-ins from {whose}: try again in {wait} s.")
+    response = _page(
+        "login", status=429, title="Sign in", error=f"Too many sign-ins from {whose}: try again in {wait} s."
+    )
     response.headers["Retry-After"] = str(wait)
     return response
 
@@ -113,11 +117,17 @@ async def login(request: Request):
     wait = await svc.login_limiter.retry_after(-user.id)
     if wait:
         return _too_many_sign_ins(wait, "this key")
-    token = await svc.write(users.open_session, user.id, svc.config.session_hours,
-                            svc.config.max_sessions_per_key)
+    token = await svc.write(users.open_session, user.id, svc.config.session_hours, svc.config.max_sessions_per_key)
     response = RedirectResponse(_home(user), status_code=303)
-    response.set_cookie(COOKIE, token, max_age=int(svc.config.session_hours * 3600), httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https", path="/")
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=int(svc.config.session_hours * 3600),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
     return response
 
 
@@ -188,8 +198,12 @@ async def _one_student_judged(svc, name: str):
 
 def _results(book, subs) -> dict:
     row = book.rows[0] if book.rows else None
-    return {"cells": list(zip(book.questions, row.cells)) if row else [], "row": row,
-            "total": row.total if row else 0.0, "subs": subs}
+    return {
+        "cells": list(zip(book.questions, row.cells)) if row else [],
+        "row": row,
+        "total": row.total if row else 0.0,
+        "subs": subs,
+    }
 
 
 async def _instructor(request: Request, key: Optional[str] = None):
@@ -224,12 +238,25 @@ async def gradebook_page(request: Request):
         return refusal
     book, timing = await request.app.state.services.read(_class_book)
     labels = scores.BINS + ("none",)  # the last bar: students who never submitted
-    histograms = [charts.histogram(labels, st.histogram, f"{q.label}: students per score")
-                  for q, st in zip(book.questions, book.stats)]
-    timelines = [charts.timeline(times, deadline, f"{name}: server submissions over time")
-                 for name, deadline, times in book.times]
-    return _page("gradebook", title="Gradebook", user=user, book=book, histograms=histograms,
-                 timelines=timelines, script=True, csp=SCRIPT_CSP, **timing)
+    histograms = [
+        charts.histogram(labels, st.histogram, f"{q.label}: students per score")
+        for q, st in zip(book.questions, book.stats)
+    ]
+    timelines = [
+        charts.timeline(times, deadline, f"{name}: server submissions over time")
+        for name, deadline, times in book.times
+    ]
+    return _page(
+        "gradebook",
+        title="Gradebook",
+        user=user,
+        book=book,
+        histograms=histograms,
+        timelines=timelines,
+        script=True,
+        csp=SCRIPT_CSP,
+        **timing,
+    )
 
 
 def _class_book(conn):
@@ -243,8 +270,13 @@ async def student_page(request: Request, name: str = ""):
         return refusal
     html = await _results_page(request.app.state.services, "student", user, name, title=f"Student: {name}")
     if html is None:
-        return _page("forbidden", status=404, title="Not found", user=user,
-                     message=f"no student named {name!r}: pick one in the gradebook")
+        return _page(
+            "forbidden",
+            status=404,
+            title="Not found",
+            user=user,
+            message=f"no student named {name!r}: pick one in the gradebook",
+        )
     return HTMLResponse(html, headers=HEADERS)
 
 
@@ -254,14 +286,20 @@ async def gradebook_csv(request: Request, user_key: Optional[str] = None, full: 
     if user is None:
         raise Refused(401, "sign in at /login or pass an instructor key")
     book = await request.app.state.services.read(scores.build)
-    return Response(scores.to_csv(book, full=full not in ("", "0")), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS})
+    return Response(
+        scores.to_csv(book, full=full not in ("", "0")),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="grades.csv"', **HEADERS},
+    )
 
 
 @router.get("/static/gradebook.js")
 async def gradebook_script():
-    return Response(SCRIPT, media_type="text/javascript; charset=utf-8",
-                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+    return Response(
+        SCRIPT,
+        media_type="text/javascript; charset=utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 router.include_router(casenotes.router)

@@ -1,6 +1,7 @@
 """The one exception a route raises to answer with an HTTP error. Its own
 module so the routes (api, pages, casenotes) and the app that installs its
 handler import it without importing each other."""
+
 from typing import Optional
 
 

@@ -1,6 +1,7 @@
 """Page templates and the gradebook's script, kept in Python so that any install
 of the package has them. Jinja autoescapes every value; charts come as
 Markup from charts.py, which escapes its own texts."""
+
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup, escape
 
@@ -62,7 +63,8 @@ CHANGES = """
 {% else %}<p class="muted" id="no-changes">No changes yet.</p>{% endif %}"""
 
 # One student's cells and every submission with its cases (used by /me and the instructor's student page).
-RESULTS = """
+RESULTS = (
+    """
 <div class="scroll"><table id="scores"><tr><th>question</th><th class="num">cases passed</th><th class="num">score</th><th>deadline</th></tr>
 {% for q, c in cells %}<tr><td>{{ q.label }}</td>
 <td class="num">{% if c.score is none %}not submitted{% else %}{{ c.correct }} / {{ c.total }}{% endif %}</td>
@@ -80,17 +82,24 @@ RESULTS = """
 <td>{{ c.reason }}</td><td><code>{{ c.description }}</code></td></tr>
 {% else %}<tr><td colspan="5" class="muted">{% if a.attention %}<span class="attention">needs attention</span>: {{ a.attention }}{% else %}no case results{% if a.source != "server" %}: see the grader's output{% endif %}{% endif %}</td></tr>{% endfor %}
 </table></div></details>
-{% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}""" + CHANGES
+{% else %}<p id="no-submissions">No submissions yet.</p>{% endfor %}"""
+    + CHANGES
+)
 
 ME = """{% extends "base" %}{% block body %}""" + RESULTS + """{% endblock %}"""
 
-STUDENT = """{% extends "base" %}{% block body %}
+STUDENT = (
+    """{% extends "base" %}{% block body %}
 <p><a href="/gradebook">Back to the gradebook</a>{% if row and row.last %} - last submission {{ row.last.strftime(time_format) }}{% endif %}</p>
-""" + RESULTS + """{% endblock %}"""
+"""
+    + RESULTS
+    + """{% endblock %}"""
+)
 
 # Cells show points (a question's score times its weight); the percent and the on-time
 # score are on hover. The table fits a 1400 px window: headers and tags wrap.
-GRADEBOOK = """{% extends "base" %}{% block body %}
+GRADEBOOK = (
+    """{% extends "base" %}{% block body %}
 <p>{{ book.rows|length }} students, {{ book.questions|length }} questions, {{ book.max_points|points }} points.
 Cells show points; hover for percent and on-time score.
 <a id="csv" href="/gradebook.csv?full=1" download="grades.csv">Download CSV</a></p>
@@ -114,7 +123,9 @@ Cells show points; hover for percent and on-time score.
 <p id="no-match" hidden>No student matches.</p>
 {% for times in book.times %}<h2>Submissions over time: {{ times[0] }}</h2>
 <p>{{ times[2]|length }} server submissions{% if times[1] %}; last deadline {{ times[1].strftime(time_format) }}{% endif %}.</p>
-{{ timelines[loop.index0] }}{% endfor %}""" + CHANGES + """
+{{ timelines[loop.index0] }}{% endfor %}"""
+    + CHANGES
+    + """
 {% for q in book.questions %}{% set st = book.stats[loop.index0] %}
 <section class="question" id="q-{{ loop.index0 }}"><h2>{{ q.label }}</h2>
 <div class="stats"><div><p class="summary">{{ st.submitted }} submitted,
@@ -130,6 +141,7 @@ median {{ "-" if st.median is none else "%.0f%%"|format(100 * st.median) }}</p>
 <td><code>{{ c.description }}</code></td></tr>{% endfor %}</table></div></details>
 {% else %}<p class="muted">no answers yet</p>{% endfor %}</div></div></section>
 {% endfor %}{% endblock %}"""
+)
 
 # Sorting and search of the student table; no inline script, so the CSP can forbid inline code.
 SCRIPT = """(function () {
@@ -164,9 +176,12 @@ SCRIPT = """(function () {
 })();
 """
 
-env = Environment(loader=DictLoader({"base": BASE, "login": LOGIN, "forbidden": FORBIDDEN, "me": ME,
-                                     "student": STUDENT, "gradebook": GRADEBOOK}),
-                  autoescape=select_autoescape(default=True, default_for_string=True))
+env = Environment(
+    loader=DictLoader(
+        {"base": BASE, "login": LOGIN, "forbidden": FORBIDDEN, "me": ME, "student": STUDENT, "gradebook": GRADEBOOK}
+    ),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+)
 OPEN_GROUP = 5  # a failing group of at most this many cases starts open; larger ones and passing ones collapsed
 
 
@@ -182,7 +197,7 @@ def breakable(name: str) -> Markup:
 
 env.filters["points"] = points
 env.filters["when"] = shown  # a stored UTC time in the course's zone and in UTC
-env.filters["what"] = what   # what a logged change moved
+env.filters["what"] = what  # what a logged change moved
 env.filters["breakable"] = breakable
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .backward import gradient_record, second_order_record
 from .forward import forward_value
 
+
 def _array(doc):
     return np.array(doc["data"], dtype=np.dtype(doc["dtype"]))
 

@@ -19,9 +19,9 @@ the pass/fail bit every case already gives.
 Advisory cases (beyond the contract) get none: a correct solution may fail
 them on purpose, and must never be told it has a bug.
 """
-from grader.shipped import checks
+
 from grader.grading.explain.causes import catalogue, store
-from grader.shipped import likely_cause
+from grader.shipped import checks, likely_cause
 
 PREFIX = likely_cause.PREFIX
 VALUE_CHECKS = likely_cause.VALUE_CHECKS
@@ -49,25 +49,37 @@ def agreeing(case):
 
 def known(case, mutant_outcomes: dict) -> list:
     """Each catalogue bug's result on `case` (None where it has none)."""
-    return [likely_cause.Known(m.name, m.message, result(mutant_outcomes.get(m.name, {}).get(case.value_key)),
-                               m.shape_tells) for m in catalogue.MUTANTS]
+    return [
+        likely_cause.Known(
+            m.name, m.message, result(mutant_outcomes.get(m.name, {}).get(case.value_key)), m.shape_tells
+        )
+        for m in catalogue.MUTANTS
+    ]
 
 
 def refuted(cases, student: dict, answers, mutant_outcomes: dict) -> frozenset:
     """Names of the known bugs that break a case the student passed: the
     student's code does not have them. student: case name -> Outcome."""
-    passed = [c for c in cases if c.check in VALUE_CHECKS and c.value_key in student and c.value_key in answers
-              and likely_cause.same(agreeing(c), result(answers[c.value_key]), result(student[c.value_key]))]
-    return likely_cause.ruled_out((agreeing(c), result(answers[c.value_key]), known(c, mutant_outcomes))
-                                  for c in passed)
+    passed = [
+        c
+        for c in cases
+        if c.check in VALUE_CHECKS
+        and c.value_key in student
+        and c.value_key in answers
+        and likely_cause.same(agreeing(c), result(answers[c.value_key]), result(student[c.value_key]))
+    ]
+    return likely_cause.ruled_out(
+        (agreeing(c), result(answers[c.value_key]), known(c, mutant_outcomes)) for c in passed
+    )
 
 
 def cause_of(case, student, reference, mutant_outcomes: dict, ruled_out=frozenset()) -> str:
     """The message of the one known bug that explains `student`'s result, or "".
     mutant_outcomes: mutant name -> {case name -> Outcome}; `ruled_out`: bugs
     the student's passed cases exclude (refuted())."""
-    return likely_cause.cause(agreeing(case), result(student), result(reference), known(case, mutant_outcomes),
-                              ruled_out)
+    return likely_cause.cause(
+        agreeing(case), result(student), result(reference), known(case, mutant_outcomes), ruled_out
+    )
 
 
 def diagnoser(config, answers, runs, rerun=None):
@@ -89,8 +101,9 @@ def diagnoser(config, answers, runs, rerun=None):
             loaded["values"] = store.load(config)
             loaded["answers"], loaded["runs"] = rerun() if rerun else (answers, runs)
             student = {name: o for run in loaded["runs"].values() for name, o in run.outcomes.items()}
-            loaded["ruled_out"] = refuted(config.assignment.registry().cases, student, loaded["answers"],
-                                          loaded["values"])
+            loaded["ruled_out"] = refuted(
+                config.assignment.registry().cases, student, loaded["answers"], loaded["values"]
+            )
         if rerun:
             outcome = loaded["runs"][case.question].outcomes.get(case.value_key)
             if outcome is None or not eligible(case, outcome):

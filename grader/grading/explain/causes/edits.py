@@ -5,6 +5,7 @@ reference shows up as "update this catalogue entry", never as a mutant that
 silently differs from the bug its message names. The tests' catalogue of
 mutant submissions uses the same edits, naming its own folder.
 """
+
 import textwrap
 from dataclasses import dataclass
 
@@ -21,28 +22,32 @@ class AnchorError(RuntimeError):
 class Body:
     """The solution region of `function` ("Class.method" or a module-level
     name) in `file` becomes `code`, indented like the markers."""
+
     file: str
     function: str
     code: str
-    catalogue: str = WHERE   # what the error names when the anchor is gone
+    catalogue: str = WHERE  # what the error names when the anchor is gone
 
     def apply(self, text: str) -> str:
         lines = text.splitlines(keepends=True)
         start = _find_def(lines, self.function, self.file, self.catalogue)
         begin = next((i for i in range(start, len(lines)) if lines[i].strip() == BEGIN), None)
-        end = next((i for i in range(begin, len(lines)) if lines[i].strip() == END), None) \
-            if begin is not None else None
+        end = (
+            next((i for i in range(begin, len(lines)) if lines[i].strip() == END), None) if begin is not None else None
+        )
         if begin is None or end is None or _another_def(lines, start, begin):
-            raise AnchorError(f"{self.file}: no solution region in {self.function}; "
-                              f"update its entry in {self.catalogue}")
-        indent = lines[begin][:len(lines[begin]) - len(lines[begin].lstrip())]
+            raise AnchorError(
+                f"{self.file}: no solution region in {self.function}; update its entry in {self.catalogue}"
+            )
+        indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]
         body = textwrap.indent(textwrap.dedent(self.code).strip("\n") + "\n", indent)
-        return "".join(lines[:begin + 1]) + body + "".join(lines[end:])
+        return "".join(lines[: begin + 1]) + body + "".join(lines[end:])
 
 
 @dataclass(frozen=True)
 class Append:
     """Module-level code added at the end of `file`."""
+
     file: str
     code: str
 
@@ -67,7 +72,7 @@ def _find_def(lines, function, file, catalogue):
 
 
 def _another_def(lines, start, i):
-    return any(ln.lstrip().startswith("def ") for ln in lines[start + 1:i])
+    return any(ln.lstrip().startswith("def ") for ln in lines[start + 1 : i])
 
 
 def apply_edits(sources: dict, edits, catalogue: str = WHERE) -> dict:

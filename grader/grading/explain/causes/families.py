@@ -18,6 +18,7 @@ A family that gives another family's values for an op is left out for it
 (Negate's sign is its pass-through); where two still agree on a case, the
 rule (likely_cause.py) names neither.
 """
+
 from grader.grading.explain.causes.edits import OPS, Append
 
 BACKWARD, Q6 = "backward", "nn_epoch_ndl"
@@ -44,41 +45,79 @@ OPS_TABLE = {
 FACTORS = {
     "PowerScalar": [(0, "divide_scalar(g, self.scalar)", "forgets the factor n: the derivative of x^n is n x^(n-1)")],
     "EWisePow": [(0, "g / node.inputs[1]", "for a forgets the factor b: the derivative of a^b in a is b a^(b-1)")],
-    "EWiseDiv": [(1, "g * node.inputs[1]", "for b divides by b once: the derivative of a/b in b is -a/b^2 "
-                                           "(divide by b twice)")],
-    "DivScalar": [(0, "mul_scalar(g, self.scalar * self.scalar)",
-                   "multiplies by the scalar: the derivative of x / c is 1 / c, so divide out_grad by it")],
-    "Exp": [(0, "g / node * node.inputs[0]", "multiplies out_grad by x: the derivative of exp(x) is exp(x) "
-                                      "(the node's own value)")],
-    "Log": [(0, "g * node.inputs[0] * node.inputs[0]", "multiplies by x where it must divide: the derivative "
-                                                       "of log(x) is 1/x")],
+    "EWiseDiv": [
+        (1, "g * node.inputs[1]", "for b divides by b once: the derivative of a/b in b is -a/b^2 (divide by b twice)")
+    ],
+    "DivScalar": [
+        (
+            0,
+            "mul_scalar(g, self.scalar * self.scalar)",
+            "multiplies by the scalar: the derivative of x / c is 1 / c, so divide out_grad by it",
+        )
+    ],
+    "Exp": [
+        (
+            0,
+            "g / node * node.inputs[0]",
+            "multiplies out_grad by x: the derivative of exp(x) is exp(x) (the node's own value)",
+        )
+    ],
+    "Log": [
+        (
+            0,
+            "g * node.inputs[0] * node.inputs[0]",
+            "multiplies by x where it must divide: the derivative of log(x) is 1/x",
+        )
+    ],
 }
 
 # Names (and words) kept from the catalogue's earlier hand-listed entries.
 LEGACY = {
-    ("Negate", "pass_through", None): ("negate_identity", "Negate.gradient passes out_grad through unchanged: "
-                                       "the derivative of -x is -1, so negate out_grad"),
+    ("Negate", "pass_through", None): (
+        "negate_identity",
+        "Negate.gradient passes out_grad through unchanged: the derivative of -x is -1, so negate out_grad",
+    ),
     ("BroadcastTo", "pass_through", None): ("broadcast_identity", None),
-    ("Summation", "pass_through", None): ("summation_identity", "Summation.gradient returns out_grad as it is: "
-                                          "broadcast it back to the input's shape (after reshaping the summed "
-                                          "axes to size 1)"),
-    ("Reshape", "pass_through", None): ("reshape_identity", "Reshape.gradient must reshape out_grad back to the "
-                                        "input's shape"),
-    ("Transpose", "pass_through", None): ("transpose_identity", "Transpose.gradient returns out_grad as it is: "
-                                          "swap the same two axes back"),
-    ("DivScalar", "pass_through", None): ("divide_scalar_identity", "DivScalar.gradient passes out_grad through: "
-                                          "divide it by the scalar"),
+    ("Summation", "pass_through", None): (
+        "summation_identity",
+        "Summation.gradient returns out_grad as it is: "
+        "broadcast it back to the input's shape (after reshaping the summed "
+        "axes to size 1)",
+    ),
+    ("Reshape", "pass_through", None): (
+        "reshape_identity",
+        "Reshape.gradient must reshape out_grad back to the input's shape",
+    ),
+    ("Transpose", "pass_through", None): (
+        "transpose_identity",
+        "Transpose.gradient returns out_grad as it is: swap the same two axes back",
+    ),
+    ("DivScalar", "pass_through", None): (
+        "divide_scalar_identity",
+        "DivScalar.gradient passes out_grad through: divide it by the scalar",
+    ),
     ("Log", "sign", 0): ("log_sign", "Log.gradient has the wrong sign: the derivative of log(x) is +1/x"),
-    ("EWiseDiv", "sign", 1): ("divide_b_sign", "EWiseDiv.gradient for b has the wrong sign: the derivative of a/b "
-                              "in b is -a/b^2"),
-    ("EWiseDiv", "swapped", None): ("divide_swapped", "EWiseDiv.gradient returns the two gradients in the wrong "
-                                    "order: first a's (out_grad / b), then b's (-out_grad a / b^2)"),
-    ("Log", "no_out_grad", None): ("log_no_out_grad", "Log.gradient ignores out_grad: multiply the local "
-                                   "derivative 1/x by out_grad (the chain rule)"),
-    ("Exp", "no_out_grad", None): ("exp_no_out_grad", "Exp.gradient ignores out_grad: multiply exp(x) by "
-                                   "out_grad (the chain rule)"),
-    ("MatMul", "transposed", 1): ("matmul_b_transposed", "MatMul.gradient for b is transposed: it must be "
-                                  "transpose(a) @ out_grad, which has b's shape"),
+    ("EWiseDiv", "sign", 1): (
+        "divide_b_sign",
+        "EWiseDiv.gradient for b has the wrong sign: the derivative of a/b in b is -a/b^2",
+    ),
+    ("EWiseDiv", "swapped", None): (
+        "divide_swapped",
+        "EWiseDiv.gradient returns the two gradients in the wrong "
+        "order: first a's (out_grad / b), then b's (-out_grad a / b^2)",
+    ),
+    ("Log", "no_out_grad", None): (
+        "log_no_out_grad",
+        "Log.gradient ignores out_grad: multiply the local derivative 1/x by out_grad (the chain rule)",
+    ),
+    ("Exp", "no_out_grad", None): (
+        "exp_no_out_grad",
+        "Exp.gradient ignores out_grad: multiply exp(x) by out_grad (the chain rule)",
+    ),
+    ("MatMul", "transposed", 1): (
+        "matmul_b_transposed",
+        "MatMul.gradient for b is transposed: it must be transpose(a) @ out_grad, which has b's shape",
+    ),
     ("PowerScalar", "factor", 0): ("power_scalar_no_factor", None),
     ("EWiseDiv", "factor", 1): ("divide_b_once", None),
     ("DivScalar", "factor", 0): ("divide_scalar_product", None),
@@ -86,16 +125,22 @@ LEGACY = {
     ("Log", "factor", 0): ("log_product", None),
 }
 
-NUMPY = ("{op}.gradient is computed in numpy and wrapped in a new Tensor: build it from needle ops, so that "
-         "the gradient can itself be differentiated (its gradient came out zero)")
-NOT_SUMMED = ("your gradient is not summed over the axes that broadcasting added or stretched: "
-              "BroadcastTo's adjoint must have the input's shape (sum over those axes, then reshape)")
+NUMPY = (
+    "{op}.gradient is computed in numpy and wrapped in a new Tensor: build it from needle ops, so that "
+    "the gradient can itself be differentiated (its gradient came out zero)"
+)
+NOT_SUMMED = (
+    "your gradient is not summed over the axes that broadcasting added or stretched: "
+    "BroadcastTo's adjoint must have the input's shape (sum over those axes, then reshape)"
+)
 
 
 def _wrap(op, tag, body):
     """Module code replacing op.gradient by the reference's, then `body` on its
     tuple `grads` (out_grad, node and self in scope)."""
-    return Append(OPS, f"""
+    return Append(
+        OPS,
+        f"""
         def _family_{tag}(gradient):
             def wrong(self, out_grad, node):
                 grads = gradient(self, out_grad, node)
@@ -107,7 +152,8 @@ def _wrap(op, tag, body):
 
 
         {op}.gradient = _family_{tag}({op}.gradient)
-        """)
+        """,
+    )
 
 
 def _on(k, expression):
@@ -133,30 +179,62 @@ def derived(mutant_type) -> tuple:
     for op, (inputs, what, skip) in OPS_TABLE.items():
         tag = op.lower()
         reshapes = op in ("Summation", "BroadcastTo", "Reshape", "Transpose", "MatMul")
-        words = NOT_SUMMED if op == "BroadcastTo" else \
-            f"{op}.gradient passes out_grad through unchanged: multiply it by the derivative of {what} " \
+        words = (
+            NOT_SUMMED
+            if op == "BroadcastTo"
+            else f"{op}.gradient passes out_grad through unchanged: multiply it by the derivative of {what} "
             "(the chain rule), one gradient of each input's shape"
-        add(op, "pass_through", None, _wrap(op, f"{tag}_pass", "grads = tuple(out_grad for g in grads)"), words,
-            shape_tells=reshapes)
+        )
+        add(
+            op,
+            "pass_through",
+            None,
+            _wrap(op, f"{tag}_pass", "grads = tuple(out_grad for g in grads)"),
+            words,
+            shape_tells=reshapes,
+        )
         for k, name in enumerate(inputs):
             which = f" for {name}" if len(inputs) > 1 else ""
             if "sign" not in skip:
-                add(op, "sign", k, _wrap(op, f"{tag}_sign{k}", _on(k, "negate(g)")),
-                    f"{op}.gradient{which} has the wrong sign: check the sign of the derivative of {what}")
+                add(
+                    op,
+                    "sign",
+                    k,
+                    _wrap(op, f"{tag}_sign{k}", _on(k, "negate(g)")),
+                    f"{op}.gradient{which} has the wrong sign: check the sign of the derivative of {what}",
+                )
             if op == "MatMul":
-                add(op, "transposed", k, _wrap(op, f"{tag}_t{k}", _on(k, "transpose(g)")),
+                add(
+                    op,
+                    "transposed",
+                    k,
+                    _wrap(op, f"{tag}_t{k}", _on(k, "transpose(g)")),
                     f"MatMul.gradient{which} is transposed: a's gradient is out_grad @ transpose(b) and b's is "
-                    "transpose(a) @ out_grad, each of its input's shape", shape_tells=True)
+                    "transpose(a) @ out_grad, each of its input's shape",
+                    shape_tells=True,
+                )
         if "no_out_grad" not in skip:
             ones = "Tensor(array_api.ones(out_grad.shape), requires_grad=False)"
-            add(op, "no_out_grad", None, _wrap(op, f"{tag}_ones", f"grads = tuple(gradient(self, {ones}, node)) "
-                                                                  "if not single else (gradient(self, "
-                                                                  f"{ones}, node),)"),
-                f"{op}.gradient ignores out_grad: multiply the derivative of {what} by out_grad (the chain rule)")
+            add(
+                op,
+                "no_out_grad",
+                None,
+                _wrap(
+                    op,
+                    f"{tag}_ones",
+                    f"grads = tuple(gradient(self, {ones}, node)) if not single else (gradient(self, {ones}, node),)",
+                ),
+                f"{op}.gradient ignores out_grad: multiply the derivative of {what} by out_grad (the chain rule)",
+            )
         if len(inputs) == 2:
-            add(op, "swapped", None, _wrap(op, f"{tag}_swap", "grads = grads[::-1]"),
-                f"{op}.gradient returns its gradients in the wrong order: one per input, in the order of "
-                "node.inputs", shape_tells=op == "MatMul")
+            add(
+                op,
+                "swapped",
+                None,
+                _wrap(op, f"{tag}_swap", "grads = grads[::-1]"),
+                f"{op}.gradient returns its gradients in the wrong order: one per input, in the order of node.inputs",
+                shape_tells=op == "MatMul",
+            )
         for k, expression, words in FACTORS.get(op, ()):
             add(op, "factor", k, _wrap(op, f"{tag}_factor{k}", _on(k, expression)), f"{op}.gradient {words}")
         if "detached" not in skip:

@@ -9,16 +9,16 @@ could explain (diagnose.py). The folder sits in the grader's private cache
 (0700, unreadable by the sandbox uid) and appears by an atomic rename, so
 concurrent graders build it at most twice and never read half of it.
 """
+
 import hashlib
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
-from grader.grading.run import expected
-from grader.grading.run import time_limits
 from grader.grading.explain.causes import catalogue
 from grader.grading.explain.causes.edits import apply_edits
+from grader.grading.run import expected, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import only, run_all
 
@@ -34,16 +34,21 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
     """The cache folder of the mutants' values on config's seed, built if missing."""
     config = expected.settled(config)
     expected.expected_dir(config)  # the expected answers first: a broken reference stops there, with its reason
-    final = expected.cache_root() / (f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-"
-                                     f"{expected.inputs_id(config)}")
+    final = expected.cache_root() / (
+        f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-{expected.inputs_id(config)}"
+    )
 
     def build_into(folder):
         build(config, folder, mutants)
         (folder / DONE).write_text("complete\n")
 
-    return expected.built_once(final, DONE, build_into,
-                               f"running the {len(mutants)} known bugs of the likely-cause catalogue on this "
-                               "seed's inputs (once per seed)...", "known bugs ready")
+    return expected.built_once(
+        final,
+        DONE,
+        build_into,
+        f"running the {len(mutants)} known bugs of the likely-cause catalogue on this seed's inputs (once per seed)...",
+        "known bugs ready",
+    )
 
 
 def prepare(config) -> None:
@@ -73,12 +78,19 @@ def build(config, dest: Path, mutants) -> None:
     mutant that cannot run (a timeout) leaves no values: it explains nothing."""
     guard = time_limits.building()
     with tempfile.TemporaryDirectory(prefix="causes-src-") as scratch:
+
         def run(mutant):
             files = mutant_files(config.assignment, mutant, Path(scratch))
             (dest / mutant.name).mkdir()
             questions = [_worker_question(config.assignment.registry(), q, mutant) for q in mutant.questions]
-            run_all(files, config, {q: guard for q in questions}, base=config.assignment.reference,
-                    questions=questions, keep_outputs=dest / mutant.name)
+            run_all(
+                files,
+                config,
+                {q: guard for q in questions},
+                base=config.assignment.reference,
+                questions=questions,
+                keep_outputs=dest / mutant.name,
+            )
 
         with ThreadPoolExecutor(max(1, config.jobs)) as pool:
             list(pool.map(run, mutants))
@@ -107,6 +119,11 @@ def _read(folder: Path, names: tuple, mutants) -> dict:
         values[mutant.name] = {}
         for question in mutant.questions:
             budget = Budget(folder / mutant.name / question)
-            values[mutant.name].update({name: read_outcome(budget, name) for name in dict(names)[question]
-                                        if not mutant.cases or name in mutant.cases})
+            values[mutant.name].update(
+                {
+                    name: read_outcome(budget, name)
+                    for name in dict(names)[question]
+                    if not mutant.cases or name in mutant.cases
+                }
+            )
     return values

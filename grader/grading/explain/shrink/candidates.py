@@ -10,29 +10,30 @@ positive where the case's inputs are). The candidates depend on the case
 alone, never on a grading seed: the reference's values for them are
 computed once (reference.py).
 """
+
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-MAX_PER_CASE = 24   # candidates per case, the smallest first: one batched run stays short
-SIZES = (1, 2, 3)   # an axis shrinks to these lengths (no longer than it was)
+MAX_PER_CASE = 24  # candidates per case, the smallest first: one batched run stays short
+SIZES = (1, 2, 3)  # an axis shrinks to these lengths (no longer than it was)
 SIGNED = (1, 2, 3, 4, 5)  # cycled, with alternating signs; shifted per array so arrays differ
 POSITIVE = (2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
 class Candidate:
-    case: str              # the case it shrinks
-    index: int             # its place among the case's candidates (smallest first)
-    kind: str              # Call.kind
+    case: str  # the case it shrinks
+    index: int  # its place among the case's candidates (smallest first)
+    kind: str  # Call.kind
     op: str
-    shapes: tuple          # of the inputs
+    shapes: tuple  # of the inputs
     dtypes: tuple
-    positive: tuple        # per input: values must stay positive
-    kwargs: tuple          # (name, value) pairs
-    out_shape: tuple       # the op's output shape (numpy's), for out_grads
+    positive: tuple  # per input: values must stay positive
+    kwargs: tuple  # (name, value) pairs
+    out_shape: tuple  # the op's output shape (numpy's), for out_grads
 
     @property
     def id(self) -> str:
@@ -40,8 +41,9 @@ class Candidate:
         return f"{self.case}_s{self.index}"
 
     def arrays(self) -> list:
-        return [pattern(s, d, p, shift=1 + k)
-                for k, (s, d, p) in enumerate(zip(self.shapes, self.dtypes, self.positive))]
+        return [
+            pattern(s, d, p, shift=1 + k) for k, (s, d, p) in enumerate(zip(self.shapes, self.dtypes, self.positive))
+        ]
 
     def out_grads(self) -> list:
         """grad1: the output's; grad2: then one per input, shaped like it."""
@@ -53,8 +55,10 @@ class Candidate:
     @property
     def size(self) -> tuple:
         """Smaller first: fewer entries in all, then fewer axes."""
-        return (sum(int(np.prod(s)) for s in self.shapes) + int(np.prod(self.out_shape)),
-                sum(len(s) for s in self.shapes))
+        return (
+            sum(int(np.prod(s)) for s in self.shapes) + int(np.prod(self.out_shape)),
+            sum(len(s) for s in self.shapes),
+        )
 
 
 def pattern(shape, dtype, positive, shift=0) -> np.ndarray:
@@ -179,18 +183,40 @@ def _factorizations(n, m):
 
 
 SHRINKERS = {
-    "negate": _elementwise, "log": _elementwise, "exp": _elementwise, "relu": _elementwise,
-    "power_scalar": _elementwise, "divide_scalar": _elementwise, "add_scalar": _elementwise,
-    "mul_scalar": _elementwise, "divide": _elementwise, "power": _elementwise, "add": _elementwise,
-    "multiply": _elementwise, "summation": _summation, "broadcast_to": _broadcast_to, "reshape": _reshape,
-    "transpose": _transpose, "matmul": _matmul,
+    "negate": _elementwise,
+    "log": _elementwise,
+    "exp": _elementwise,
+    "relu": _elementwise,
+    "power_scalar": _elementwise,
+    "divide_scalar": _elementwise,
+    "add_scalar": _elementwise,
+    "mul_scalar": _elementwise,
+    "divide": _elementwise,
+    "power": _elementwise,
+    "add": _elementwise,
+    "multiply": _elementwise,
+    "summation": _summation,
+    "broadcast_to": _broadcast_to,
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "matmul": _matmul,
 }
 
 # numpy's version of each op, to validate a candidate and give its output shape
 NUMPY = {
-    "negate": np.negative, "log": np.abs, "exp": np.abs, "relu": np.abs, "power_scalar": np.abs,
-    "divide_scalar": np.abs, "add_scalar": np.abs, "mul_scalar": np.abs,
-    "divide": np.divide, "power": np.add, "add": np.add, "multiply": np.multiply, "matmul": np.matmul,
+    "negate": np.negative,
+    "log": np.abs,
+    "exp": np.abs,
+    "relu": np.abs,
+    "power_scalar": np.abs,
+    "divide_scalar": np.abs,
+    "add_scalar": np.abs,
+    "mul_scalar": np.abs,
+    "divide": np.divide,
+    "power": np.add,
+    "add": np.add,
+    "multiply": np.multiply,
+    "matmul": np.matmul,
     "summation": lambda a, axes=None: np.sum(a, axis=axes),
     "broadcast_to": lambda a, shape: np.broadcast_to(a, shape),
     "reshape": lambda a, shape: np.reshape(a, shape),

@@ -12,15 +12,29 @@ candidates' answers, fixed across submissions, would otherwise tell
 repeated submissions what the reference computes on the hidden case's kind
 of call. Shapes say no more than the case's description already does.
 """
-from grader.shipped.compare import HIDDEN
+
 from grader.shipped import smallest
+from grader.shipped.compare import HIDDEN
 
 PREFIX = smallest.PREFIX
 OP_NAMES = {
-    "negate": "Negate", "log": "Log", "exp": "Exp", "relu": "ReLU", "power_scalar": "PowerScalar",
-    "divide_scalar": "DivScalar", "add_scalar": "AddScalar", "mul_scalar": "MulScalar", "divide": "EWiseDiv",
-    "power": "EWisePow", "add": "EWiseAdd", "multiply": "EWiseMul", "summation": "Summation",
-    "broadcast_to": "BroadcastTo", "reshape": "Reshape", "transpose": "Transpose", "matmul": "MatMul",
+    "negate": "Negate",
+    "log": "Log",
+    "exp": "Exp",
+    "relu": "ReLU",
+    "power_scalar": "PowerScalar",
+    "divide_scalar": "DivScalar",
+    "add_scalar": "AddScalar",
+    "mul_scalar": "MulScalar",
+    "divide": "EWiseDiv",
+    "power": "EWisePow",
+    "add": "EWiseAdd",
+    "multiply": "EWiseMul",
+    "summation": "Summation",
+    "broadcast_to": "BroadcastTo",
+    "reshape": "Reshape",
+    "transpose": "Transpose",
+    "matmul": "MatMul",
 }
 KIND_FORMS = {"forward": "{op}", "grad1": "{op}.gradient", "grad2": "gradient of {op}.gradient"}
 
@@ -53,5 +67,6 @@ def text(candidate, expected, got, secret: str) -> str:
     if secret == HIDDEN:
         return smallest.hidden_line(call_text(candidate))
     error = "" if got.ok else got.problem.split(" (at ", 1)[0]
-    return smallest.public_line(call_text(candidate), candidate.arrays(), out_grad(candidate), expected,
-                                got.value if got.ok else None, error)
+    return smallest.public_line(
+        call_text(candidate), candidate.arrays(), out_grad(candidate), expected, got.value if got.ok else None, error
+    )

@@ -7,17 +7,17 @@ every submission: built once per (expected-answers key, spec), under the
 grader's private cache (0700), appearing by an atomic rename. Its meta.json
 records how long the run took.
 """
+
 import dataclasses
 import json
 from functools import lru_cache
 from pathlib import Path
 
 from grader import sandbox
-from grader.grading.run import expected
-from grader.grading.run import time_limits
-from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import spec
+from grader.grading.run import expected, time_limits
+from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import run_mode
 from grader.shipped import likely_cause
 
@@ -28,7 +28,12 @@ FILES_PER_CANDIDATE = 8  # its record and its arrays (grad2 of a binary op: 6)
 def shrinkable(case) -> bool:
     """A scored value case that is one op call (advisories are never shrunk:
     a correct solution may fail them on purpose)."""
-    return not case.advisory and case.check in likely_cause.VALUE_CHECKS and case.fn is not None and bool(cands.candidates(case))
+    return (
+        not case.advisory
+        and case.check in likely_cause.VALUE_CHECKS
+        and case.fn is not None
+        and bool(cands.candidates(case))
+    )
 
 
 def all_candidates(registry) -> tuple:
@@ -43,8 +48,9 @@ def _all(cases: tuple) -> tuple:
 
 def imports(registry, cases) -> list:
     """What the worker imports for these cases: their questions' modules, each once."""
-    return list(dict.fromkeys(m for q in dict.fromkeys(c.question for c in cases)
-                              for m in registry.question[q].imports))
+    return list(
+        dict.fromkeys(m for q in dict.fromkeys(c.question for c in cases) for m in registry.question[q].imports)
+    )
 
 
 def spec_of(registry, chosen) -> dict:
@@ -64,9 +70,17 @@ def evaluate(files, config, chosen, time, base=None, keep=None):
     """One sandboxed run evaluating `chosen` on the library base + files: a QuestionRun."""
     registry = config.assignment.registry()
     doc = spec_of(registry, chosen)
-    return run_mode(files, expected.settled(config), spec.MODE, [c.id for c in chosen], time,
-                    limits(config, registry, chosen, time), {spec.FILE: spec.text(doc)}, base=base,
-                    keep_outputs=keep)
+    return run_mode(
+        files,
+        expected.settled(config),
+        spec.MODE,
+        [c.id for c in chosen],
+        time,
+        limits(config, registry, chosen, time),
+        {spec.FILE: spec.text(doc)},
+        base=base,
+        keep_outputs=keep,
+    )
 
 
 def reference_dir(config) -> Path:
@@ -84,17 +98,22 @@ def reference_dir(config) -> Path:
         reference = config.assignment.reference
         files = {rel: reference / rel for rel in config.assignment.student_files}
         workload = time_limits.workload_seconds()
-        run = evaluate(files, expected.public(config), chosen, time_limits.building(),
-                       base=reference, keep=folder)
+        run = evaluate(files, expected.public(config), chosen, time_limits.building(), base=reference, keep=folder)
         if run.import_error or run.problem:
-            raise expected.ReferenceError(f"reference: the shrink candidates' run failed: "
-                                          f"{run.import_error or run.problem}")
+            raise expected.ReferenceError(
+                f"reference: the shrink candidates' run failed: {run.import_error or run.problem}"
+            )
         (folder / META).write_text(json.dumps({"seconds": run.seconds, "workload_seconds": workload}))
 
     expected.expected_dir(config)  # a broken reference stops there first, with its reason
-    return expected.built_once(final, META, build, f"running the reference on the {len(chosen)} smaller "
-                               "inputs of the smallest-failing-input step (once per change)...",
-                               "smaller inputs' answers ready")
+    return expected.built_once(
+        final,
+        META,
+        build,
+        f"running the reference on the {len(chosen)} smaller "
+        "inputs of the smallest-failing-input step (once per change)...",
+        "smaller inputs' answers ready",
+    )
 
 
 def prepare(config) -> None:

@@ -10,13 +10,13 @@ than another one a smaller input happens to trigger (a 0-d corner); only
 when none does, the smallest that fails at all (a reshape that raises on
 the case's shapes gives wrong values on smaller ones: the same bug).
 """
+
 import threading
 
-from grader.shipped import checks
-from grader.shipped import compare
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import line, reference
-from grader.shipped import likely_cause, smallest as smallest_rule
+from grader.shipped import checks, compare, likely_cause
+from grader.shipped import smallest as smallest_rule
 
 
 def _failure(case, outcome, expected):
@@ -62,8 +62,9 @@ def lines(config, answers, runs, files, drawn=True) -> dict:
     for case, how in failed.items():
         best = smallest(case, how, [c for c in chosen if c.case == case.name], expected, run.outcomes)
         if best is not None:
-            out[case.name] = line.text(best, expected[best.id].value, run.outcomes[best.id],
-                                       compare.secrecy(case, drawn))
+            out[case.name] = line.text(
+                best, expected[best.id].value, run.outcomes[best.id], compare.secrecy(case, drawn)
+            )
     return out
 
 
@@ -85,12 +86,13 @@ class Early:
     def __call__(self, question, run):
         with self._lock:
             if self._wanted is None:
-                self._wanted = {case.question for case in self._args[0].assignment.registry().cases
-                                if reference.shrinkable(case)}
+                self._wanted = {
+                    case.question for case in self._args[0].assignment.registry().cases if reference.shrinkable(case)
+                }
             self._runs[question] = run
             if self._found is not None or not self._wanted <= self._runs.keys():
                 return
-            self._found, ready = {}, dict(self._runs)   # claimed: started once
+            self._found, ready = {}, dict(self._runs)  # claimed: started once
         config, answers, files, drawn = self._args
         self._found = lines(config, answers() if callable(answers) else answers, ready, files, drawn=drawn)
 
@@ -104,6 +106,7 @@ class Early:
 def with_smallest(diagnose, found: dict):
     """A failed case's extra lines: its `Likely cause:` (diagnose, or None)
     and then its `Smallest failing input:` (found: lines())."""
+
     def explain(case, outcome) -> str:
         cause = diagnose(case, outcome) if diagnose else ""
         return "\n".join(text for text in (cause, found.get(case.name, "")) if text)

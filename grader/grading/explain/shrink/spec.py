@@ -8,6 +8,7 @@
 Validated before it is written (the worker trusts it): an id is a case
 name's characters, arrays are small, kinds and keyword values are plain.
 """
+
 import hashlib
 import json
 import re
@@ -17,10 +18,10 @@ import numpy as np
 from grader.grading.explain.shrink.candidates import Candidate
 
 VERSION = 1
-FILE = "shrink_spec.json"   # the untrusted worker's SPEC (grader/shipped/worker.py)
-MODE = "shrink"             # the worker's mode that reads it (its SHRINK)
+FILE = "shrink_spec.json"  # the untrusted worker's SPEC (grader/shipped/worker.py)
+MODE = "shrink"  # the worker's mode that reads it (its SHRINK)
 KINDS = ("forward", "grad1", "grad2")
-MAX_ENTRIES = 4096          # per array: candidates are small by construction
+MAX_ENTRIES = 4096  # per array: candidates are small by construction
 ID = re.compile(r"^[a-z0-9_]{1,120}$")
 DTYPES = ("float32", "float64")
 
@@ -34,17 +35,25 @@ def _array(a) -> dict:
 
 
 def entry(candidate: Candidate, description: str) -> dict:
-    return {"id": candidate.id, "description": description, "kind": candidate.kind, "op": candidate.op,
-            "inputs": [_array(a) for a in candidate.arrays()],
-            "out_grads": [_array(g) for g in candidate.out_grads()],
-            "kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in candidate.kwargs}}
+    return {
+        "id": candidate.id,
+        "description": description,
+        "kind": candidate.kind,
+        "op": candidate.op,
+        "inputs": [_array(a) for a in candidate.arrays()],
+        "out_grads": [_array(g) for g in candidate.out_grads()],
+        "kwargs": {k: list(v) if isinstance(v, tuple) else v for k, v in candidate.kwargs},
+    }
 
 
 def document(candidates, descriptions: dict, imports) -> dict:
     """The spec of `candidates`; descriptions: case name -> its description
     (the worker's `where:` finds the student's function by it)."""
-    doc = {"version": VERSION, "imports": list(imports),
-           "candidates": [entry(c, descriptions[c.case]) for c in candidates]}
+    doc = {
+        "version": VERSION,
+        "imports": list(imports),
+        "candidates": [entry(c, descriptions[c.case]) for c in candidates],
+    }
     validate(doc)
     return doc
 

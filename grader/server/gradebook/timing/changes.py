@@ -4,6 +4,7 @@ Kinds: "deadline" (a question's), "extension" (a student's), "late days" (the co
 budget), "late penalty" (an assignment's rule), "zone" (the course's), "regrade" (a
 republished question re-judged its stored answers). Rows are only ever added.
 """
+
 import datetime as dt
 from dataclasses import dataclass
 from typing import Optional
@@ -29,9 +30,17 @@ class Change:
 
 def record(conn: Connection, by: str, kind: str, assignment: str, subject: str, before: str, after: str) -> None:
     """Log one change in the caller's transaction (the change and its record commit together)."""
-    conn.execute(insert(time_changes).values(changed_at=now(), changed_by=by[:200], kind=kind,
-                                             assignment=assignment[:200], subject=subject[:200],
-                                             before=before, after=after))
+    conn.execute(
+        insert(time_changes).values(
+            changed_at=now(),
+            changed_by=by[:200],
+            kind=kind,
+            assignment=assignment[:200],
+            subject=subject[:200],
+            before=before,
+            after=after,
+        )
+    )
 
 
 def listing(conn: Connection, student: Optional[str] = None, limit: int = 200) -> tuple:
@@ -46,6 +55,7 @@ def listing(conn: Connection, student: Optional[str] = None, limit: int = 200) -
 def latest_id(conn: Connection) -> Optional[int]:
     """Changes pages depend on, as one number (freshness)."""
     from sqlalchemy import func
+
     return conn.execute(select(func.max(time_changes.c.id))).scalar()
 
 
@@ -61,5 +71,6 @@ def render(changes) -> str:
     """One line per change, newest first, as `grader changes` prints them (pure)."""
     if not changes:
         return "no changes recorded"
-    return "\n".join(f"{c.changed_at:%Y-%m-%d %H:%M} UTC  {c.changed_by}  {what(c)}: {c.before} -> {c.after}"
-                     for c in changes)
+    return "\n".join(
+        f"{c.changed_at:%Y-%m-%d %H:%M} UTC  {c.changed_by}  {what(c)}: {c.before} -> {c.after}" for c in changes
+    )

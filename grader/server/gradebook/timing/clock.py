@@ -8,6 +8,7 @@ logged (changes.py). A [policy.time] that does not read is shown by
 `grader course show` and left out of grading (the default: no zone, no late
 days, no penalty) rather than breaking every page.
 """
+
 import datetime as dt
 import json
 import logging
@@ -31,8 +32,8 @@ ZONE, LATE_DAYS, RULE = "course:zone", "course:late_days", "late:"
 class Clock:
     zone: str = ""
     late_days: int = 0
-    rules: dict = field(default_factory=dict)       # assignment -> LateRule (absent: none)
-    deadlines: dict = field(default_factory=dict)   # "assignment/question" -> naive UTC deadline or None
+    rules: dict = field(default_factory=dict)  # assignment -> LateRule (absent: none)
+    deadlines: dict = field(default_factory=dict)  # "assignment/question" -> naive UTC deadline or None
     extensions: dict = field(default_factory=dict)  # (student, assignment, question or "") -> (deadline, extra)
 
     def rule(self, assignment: str) -> R.LateRule:
@@ -56,6 +57,7 @@ def declared(name: Optional[str] = None) -> R.TimePolicy:
     default; TimeError when it does not read."""
     from grader.core.assignment import Assignment, AssignmentError
     from grader.server.gradebook import declared as declared_assignment
+
     try:
         name = name or Assignment.option().name
     except AssignmentError:
@@ -99,16 +101,21 @@ def rule(conn: Connection, assignment: str) -> R.LateRule:
 
 def read(conn: Connection, student: Optional[str] = None) -> Clock:
     """Everything in force now (one student's extensions only, with `student`)."""
-    found = conn.execute(select(assignments.c.name, problems.c.name, problems.c.deadline)
-                         .join(assignments, assignments.c.id == problems.c.assignment_id)).all()
+    found = conn.execute(
+        select(assignments.c.name, problems.c.name, problems.c.deadline).join(
+            assignments, assignments.c.id == problems.c.assignment_id
+        )
+    ).all()
     names = {a for a, _, _ in found}
-    query = select(users.c.name, extensions.c.assignment, extensions.c.question, extensions.c.deadline,
-                   extensions.c.extra_seconds).join(users, users.c.id == extensions.c.user_id)
+    query = select(
+        users.c.name, extensions.c.assignment, extensions.c.question, extensions.c.deadline, extensions.c.extra_seconds
+    ).join(users, users.c.id == extensions.c.user_id)
     if student is not None:
         query = query.where(users.c.name == student)
     ext = {(who, a, q): (d, dt.timedelta(seconds=s or 0)) for who, a, q, d, s in conn.execute(query).all()}
-    return Clock(zone(conn), late_days(conn), {a: rule(conn, a) for a in names},
-                 {f"{a}/{p}": d for a, p, d in found}, ext)
+    return Clock(
+        zone(conn), late_days(conn), {a: rule(conn, a) for a in names}, {f"{a}/{p}": d for a, p, d in found}, ext
+    )
 
 
 def _put(conn: Connection, name: str, value: Optional[str]) -> None:

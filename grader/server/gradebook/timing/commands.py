@@ -2,25 +2,34 @@
 from the command line. Every command that sets a deadline or an extension echoes the
 deadlines in force after it, in the course's zone and in UTC. Input is checked before
 anything is written; a bad one is one line on stderr, exit 2, nothing changed."""
+
 import getpass
 import sys
 
 from .rules import PENALTIES, TimeError
 
-COURSE_ACTIONS = ("show", "set-zone", "clear-zone", "set-late-days", "clear-late-days", "set-penalty",
-                  "clear-penalty")
+COURSE_ACTIONS = ("show", "set-zone", "clear-zone", "set-late-days", "clear-late-days", "set-penalty", "clear-penalty")
 
 
 def declare(name: str, parser) -> None:
     """The options of one of these commands (grader/cli.py calls this)."""
     from grader.server.config import DEFAULT_DB
+
     parser.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy database URL")
     parser.add_argument("--by", default=_me(), help="who makes the change, for the log")
     if name == "course":
-        parser.add_argument("action", choices=COURSE_ACTIONS, help="show what is in force, or set/clear the "
-                            "course's zone, late-day budget or an assignment's late penalty on this server")
-        parser.add_argument("value", nargs="?", help="set-zone: an IANA zone (Europe/Zurich); set-late-days: "
-                            "days per student over the course; set-penalty: " + " | ".join(PENALTIES))
+        parser.add_argument(
+            "action",
+            choices=COURSE_ACTIONS,
+            help="show what is in force, or set/clear the "
+            "course's zone, late-day budget or an assignment's late penalty on this server",
+        )
+        parser.add_argument(
+            "value",
+            nargs="?",
+            help="set-zone: an IANA zone (Europe/Zurich); set-late-days: "
+            "days per student over the course; set-penalty: " + " | ".join(PENALTIES),
+        )
         parser.add_argument("--assignment", default="hw1", help="set-penalty, clear-penalty: which assignment")
         parser.add_argument("--percent", type=float, help="set-penalty per day: percent per started day late")
         parser.add_argument("--cutoff", help="set-penalty: late answers after this long (e.g. 2d, 36h) earn nothing")
@@ -44,7 +53,6 @@ def _me() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "cli"
-
 
 
 def course_command(args) -> int:
@@ -71,11 +79,13 @@ def _guarded(args, command) -> int:
 
     from grader.server.accounts.users import AccountError
     from grader.server.store.migrate import UpgradeFailed
+
     if args.db.startswith("sqlite:///") and args.db[10:] not in ("", ":memory:"):
         path = Path(args.db[10:].split("?")[0])
         if not path.exists():  # never create an empty database to change
-            print(f"grader {command}: no database at {path.resolve()}; pass the --db of `grader serve`",
-                  file=sys.stderr)
+            print(
+                f"grader {command}: no database at {path.resolve()}; pass the --db of `grader serve`", file=sys.stderr
+            )
             return 1
     try:
         return HANDLERS[command](args)
@@ -86,8 +96,10 @@ def _guarded(args, command) -> int:
         print(f"grader {command}: {e}", file=sys.stderr)
         return 1
     except ArgumentError as e:
-        print(f"grader {command}: --db {args.db!r} is not a database URL ({e}); use e.g. sqlite:///grader.db",
-              file=sys.stderr)
+        print(
+            f"grader {command}: --db {args.db!r} is not a database URL ({e}); use e.g. sqlite:///grader.db",
+            file=sys.stderr,
+        )
         return 2
     except OperationalError as e:
         print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
@@ -96,11 +108,13 @@ def _guarded(args, command) -> int:
 
 def _engine(args):
     from grader.server.store.db import make_engine
+
     return make_engine(args.db)
 
 
 def _course(args) -> int:
     from . import clock, rules
+
     if args.action in ("set-zone", "set-late-days", "set-penalty") and not args.value:
         raise TimeError(f"{args.action} needs a value (see grader course --help)")
     if args.action != "set-penalty" and (args.percent is not None or args.cutoff):
@@ -119,8 +133,11 @@ def _course(args) -> int:
             elif args.action in ("set-penalty", "clear-penalty"):
                 rule = None
                 if args.action == "set-penalty":
-                    raw = {"penalty": args.value, **({"percent_per_day": args.percent} if args.percent is not None
-                                                     else {}), **({"cutoff": args.cutoff} if args.cutoff else {})}
+                    raw = {
+                        "penalty": args.value,
+                        **({"percent_per_day": args.percent} if args.percent is not None else {}),
+                        **({"cutoff": args.cutoff} if args.cutoff else {}),
+                    }
                     rule = rules.parse_rule(raw, "set-penalty")
                 clock.set_rule(conn, args.assignment, rule, args.by)
             text = _course_text(conn, clock, args.assignment)
@@ -132,15 +149,18 @@ def _course(args) -> int:
 
 def _course_text(conn, clock, assignment) -> str:
     from . import rules
+
     try:
         clock.declared()
         problem = ""
     except TimeError as e:
         problem = f"\nassignment.toml's [policy.time] is left out: {e}"
     zone, days = clock.zone(conn), clock.late_days(conn)
-    lines = [f"course zone: {zone or 'none declared (a deadline must name its zone)'}",
-             f"late days per student: {days}",
-             f"late penalty of {assignment}: {clock.rule(conn, assignment).describe()}"]
+    lines = [
+        f"course zone: {zone or 'none declared (a deadline must name its zone)'}",
+        f"late days per student: {days}",
+        f"late penalty of {assignment}: {clock.rule(conn, assignment).describe()}",
+    ]
     for label, due in sorted(clock.read(conn).deadlines.items()):
         lines.append(f"  {label} due {rules.shown(due, zone)}")
     return "\n".join(lines) + problem
@@ -148,6 +168,7 @@ def _course_text(conn, clock, assignment) -> str:
 
 def _deadline(args) -> int:
     from . import clock, extensions, rules
+
     assignment, _, question = args.target.partition("/")
     engine = _engine(args)
     try:
@@ -163,6 +184,7 @@ def _deadline(args) -> int:
 
 def _extension(args) -> int:
     from . import clock, extensions, rules
+
     if args.action != "list" and not args.student:
         raise TimeError(f"extension {args.action} needs the student's user name")
     if args.action != "grant" and (args.until or args.extra):
@@ -173,14 +195,18 @@ def _extension(args) -> int:
             zone = clock.zone(conn)
             if args.action == "list":
                 rows = extensions.listing(conn)
-                text = "\n".join(f"{who}: {scope} {what} (granted {at:%Y-%m-%d %H:%M} UTC by {by})"
-                                 for who, scope, what, at, by in rows) or "no extensions"
+                text = (
+                    "\n".join(
+                        f"{who}: {scope} {what} (granted {at:%Y-%m-%d %H:%M} UTC by {by})"
+                        for who, scope, what, at, by in rows
+                    )
+                    or "no extensions"
+                )
             else:
                 if args.action == "grant":
                     until = rules.parse_when(args.until, zone, "--until") if args.until else None
                     extra = rules.parse_duration(args.extra, "--extra") if args.extra else None
-                    moved = extensions.grant(conn, args.student, args.assignment, args.question, until, extra,
-                                             args.by)
+                    moved = extensions.grant(conn, args.student, args.assignment, args.question, until, extra, args.by)
                 else:
                     moved = extensions.clear(conn, args.student, args.assignment, args.question, args.by)
                 text = "\n".join(m.line(zone) for m in moved)
@@ -192,6 +218,7 @@ def _extension(args) -> int:
 
 def _changes(args) -> int:
     from . import changes
+
     if args.limit < 1:
         raise TimeError(f"--limit {args.limit}: give at least 1")
     engine = _engine(args)

@@ -6,6 +6,7 @@ question or every question of an assignment: a new time, or a duration added
 to the question's deadline in force. Both are judged at read time, so every
 earlier answer is re-judged at once (judge.py).
 """
+
 import datetime as dt
 from dataclasses import dataclass
 from typing import Optional
@@ -23,6 +24,7 @@ from .rules import TimeError, duration_text, shown
 @dataclass(frozen=True)
 class Moved:
     """One question's deadline for one student (or everyone: student ""), before and after."""
+
     student: str
     label: str
     before: Optional[dt.datetime]
@@ -35,17 +37,23 @@ class Moved:
 
 def questions(conn: Connection, assignment: str, question: str = "") -> list:
     """(problem id, name) of the assignment's questions on the server (or the one named), else TimeError."""
-    rows = conn.execute(select(problems.c.id, problems.c.name)
-                        .join(assignments, assignments.c.id == problems.c.assignment_id)
-                        .where(assignments.c.name == assignment).order_by(problems.c.name)).all()
+    rows = conn.execute(
+        select(problems.c.id, problems.c.name)
+        .join(assignments, assignments.c.id == problems.c.assignment_id)
+        .where(assignments.c.name == assignment)
+        .order_by(problems.c.name)
+    ).all()
     if not rows:
-        raise TimeError(f"assignment {assignment!r} has no published question on this server; publish it first "
-                        "(grader publish)")
+        raise TimeError(
+            f"assignment {assignment!r} has no published question on this server; publish it first (grader publish)"
+        )
     if question:
         named = [r for r in rows if r.name == question]
         if not named:
-            raise TimeError(f"{assignment} has no question {question!r} on this server; give one of "
-                            + ", ".join(r.name for r in rows))
+            raise TimeError(
+                f"{assignment} has no question {question!r} on this server; give one of "
+                + ", ".join(r.name for r in rows)
+            )
         rows = named
     return [tuple(r) for r in rows]
 
@@ -75,8 +83,15 @@ def _student(conn: Connection, name: str) -> int:
     return row.id
 
 
-def grant(conn: Connection, student: str, assignment: str, question: str, until: Optional[dt.datetime],
-          extra: Optional[dt.timedelta], by: str) -> list:
+def grant(
+    conn: Connection,
+    student: str,
+    assignment: str,
+    question: str,
+    until: Optional[dt.datetime],
+    extra: Optional[dt.timedelta],
+    by: str,
+) -> list:
     """Give `student` their own deadline (`until`) or `extra` time, for one question or ("") all; logged.
     The deadlines in force for them before and after, per question."""
     if (until is None) == (extra is None):
@@ -84,44 +99,91 @@ def grant(conn: Connection, student: str, assignment: str, question: str, until:
     uid, affected = _student(conn, student), questions(conn, assignment, question)
     before = clock.read(conn, student)
     where = (extensions.c.user_id == uid, extensions.c.assignment == assignment, extensions.c.question == question)
-    values = dict(deadline=until, extra_seconds=None if extra is None else int(extra.total_seconds()),
-                  granted_at=now(), granted_by=by[:200])
+    values = dict(
+        deadline=until,
+        extra_seconds=None if extra is None else int(extra.total_seconds()),
+        granted_at=now(),
+        granted_by=by[:200],
+    )
     if conn.execute(select(extensions.c.id).where(*where)).first():
         conn.execute(update(extensions).where(*where).values(**values))
     else:
         conn.execute(insert(extensions).values(user_id=uid, assignment=assignment, question=question, **values))
-    return _logged(conn, student, assignment, question, affected, before, by,
-                   f"until {shown(until, clock.zone(conn))}" if until else f"+{duration_text(extra)}")
+    return _logged(
+        conn,
+        student,
+        assignment,
+        question,
+        affected,
+        before,
+        by,
+        f"until {shown(until, clock.zone(conn))}" if until else f"+{duration_text(extra)}",
+    )
 
 
 def clear(conn: Connection, student: str, assignment: str, question: str, by: str) -> list:
     uid, affected = _student(conn, student), questions(conn, assignment, question)
     before = clock.read(conn, student)
-    gone = conn.execute(delete(extensions).where(extensions.c.user_id == uid, extensions.c.assignment == assignment,
-                                                 extensions.c.question == question)).rowcount
+    gone = conn.execute(
+        delete(extensions).where(
+            extensions.c.user_id == uid, extensions.c.assignment == assignment, extensions.c.question == question
+        )
+    ).rowcount
     if not gone:
-        raise TimeError(f"{student} has no extension for {assignment}{'/' + question if question else ''}; "
-                        "`grader extension list` shows them")
+        raise TimeError(
+            f"{student} has no extension for {assignment}{'/' + question if question else ''}; "
+            "`grader extension list` shows them"
+        )
     return _logged(conn, student, assignment, question, affected, before, by, "cleared")
 
 
 def _logged(conn, student, assignment, question, affected, before, by, what) -> list:
     after, zone = clock.read(conn, student), clock.zone(conn)
-    moved = [Moved(student, f"{assignment}/{name}", before.due(student, f"{assignment}/{name}"),
-                   after.due(student, f"{assignment}/{name}")) for _, name in affected]
+    moved = [
+        Moved(
+            student,
+            f"{assignment}/{name}",
+            before.due(student, f"{assignment}/{name}"),
+            after.due(student, f"{assignment}/{name}"),
+        )
+        for _, name in affected
+    ]
     scope = f"{assignment}/{question}" if question else f"{assignment} (every question)"
-    changes.record(conn, by, "extension", assignment, student, "; ".join(shown(m.before, zone) for m in moved),
-                   f"{what} for {scope}: " + "; ".join(f"{m.label} {shown(m.after, zone)}" for m in moved))
+    changes.record(
+        conn,
+        by,
+        "extension",
+        assignment,
+        student,
+        "; ".join(shown(m.before, zone) for m in moved),
+        f"{what} for {scope}: " + "; ".join(f"{m.label} {shown(m.after, zone)}" for m in moved),
+    )
     return moved
 
 
 def listing(conn: Connection) -> list:
     """(student, scope, what, granted_at, granted_by) of every extension in force."""
-    rows = conn.execute(select(users.c.name, extensions.c.assignment, extensions.c.question, extensions.c.deadline,
-                               extensions.c.extra_seconds, extensions.c.granted_at, extensions.c.granted_by)
-                        .join(users, users.c.id == extensions.c.user_id)
-                        .order_by(users.c.name, extensions.c.assignment, extensions.c.question)).all()
+    rows = conn.execute(
+        select(
+            users.c.name,
+            extensions.c.assignment,
+            extensions.c.question,
+            extensions.c.deadline,
+            extensions.c.extra_seconds,
+            extensions.c.granted_at,
+            extensions.c.granted_by,
+        )
+        .join(users, users.c.id == extensions.c.user_id)
+        .order_by(users.c.name, extensions.c.assignment, extensions.c.question)
+    ).all()
     zone = clock.zone(conn)
-    return [(who, f"{a}/{q}" if q else f"{a} (every question)",
-             f"until {shown(d, zone)}" if d else f"+{duration_text(dt.timedelta(seconds=s or 0))}", at, by)
-            for who, a, q, d, s, at, by in rows]
+    return [
+        (
+            who,
+            f"{a}/{q}" if q else f"{a} (every question)",
+            f"until {shown(d, zone)}" if d else f"+{duration_text(dt.timedelta(seconds=s or 0))}",
+            at,
+            by,
+        )
+        for who, a, q, d, s, at, by in rows
+    ]

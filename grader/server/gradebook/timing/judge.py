@@ -15,6 +15,7 @@ when what is left does not suffice, none is spent on it and its penalty stands.
 Only questions whose server answers count (the policy in force) spend them.
 Imported (sandboxed) results carry no arrival time and are never late here.
 """
+
 from dataclasses import replace
 
 from .rules import DAY
@@ -42,9 +43,18 @@ def attempt(a, due, rule, days: int = 0):
 
     def share(x):
         return x / n if n else 0.0
+
     previous = share(before) if abs(share(before) - share(score)) > EPS else None
-    return replace(a, score=share(score), on_time=share(on_time), late=late, due=due, penalty=share(raw - score),
-                   previous=previous, late_days=days)
+    return replace(
+        a,
+        score=share(score),
+        on_time=share(on_time),
+        late=late,
+        due=due,
+        penalty=share(raw - score),
+        previous=previous,
+        late_days=days,
+    )
 
 
 def _needs_days(judged) -> bool:

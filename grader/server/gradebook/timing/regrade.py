@@ -11,6 +11,7 @@ have been stored. Every re-judged answer gets a row, changed or not, so an
 identical republish later (say, to move a deadline) finds nothing to re-judge. Reading and comparing run in a worker thread; only the
 changed verdicts go through the writer.
 """
+
 from dataclasses import dataclass
 
 from sqlalchemy import func, insert, select
@@ -26,10 +27,10 @@ from . import changes
 
 @dataclass(frozen=True)
 class Pending:
-    rows: tuple          # (case result id, index, value_json, correct in force, reason in force)
-    kept_cases: int      # answers of submissions whose publication had another number of cases
-    kept_unstored: int   # answers whose value was too large to keep
-    submissions: int     # submissions with answers re-judged
+    rows: tuple  # (case result id, index, value_json, correct in force, reason in force)
+    kept_cases: int  # answers of submissions whose publication had another number of cases
+    kept_unstored: int  # answers whose value was too large to keep
+    submissions: int  # submissions with answers re-judged
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,13 @@ class Outcome:
     now_wrong: int
     kept: int
     submissions: int
-    changed: tuple       # (case result id, correct, reason) of every answer re-judged
+    changed: tuple  # (case result id, correct, reason) of every answer re-judged
 
     def summary(self) -> str:
-        return (f"re-judged {self.judged} answers of {self.submissions} submissions: "
-                f"{self.now_right} now right, {self.now_wrong} now wrong; {self.kept} kept as judged")
+        return (
+            f"re-judged {self.judged} answers of {self.submissions} submissions: "
+            f"{self.now_right} now right, {self.now_wrong} now wrong; {self.kept} kept as judged"
+        )
 
     def to_dict(self) -> dict:
         return {"judged": self.judged, "now_right": self.now_right, "now_wrong": self.now_wrong, "kept": self.kept}
@@ -52,23 +55,36 @@ class Outcome:
 def pending(conn: Connection, publication_id: int) -> Pending:
     """The stored answers of the publication's question judged against other published answers."""
     new = conn.execute(select(publications).where(publications.c.id == publication_id)).one()
-    same = select(publications.c.id).where(publications.c.problem_id == new.problem_id,
-                                           publications.c.values_json == new.values_json,
-                                           publications.c.rtol == new.rtol, publications.c.atol == new.atol)
-    latest = select(verdicts.c.case_result_id, func.max(verdicts.c.id).label("vid")) \
-        .group_by(verdicts.c.case_result_id).subquery()
+    same = select(publications.c.id).where(
+        publications.c.problem_id == new.problem_id,
+        publications.c.values_json == new.values_json,
+        publications.c.rtol == new.rtol,
+        publications.c.atol == new.atol,
+    )
+    latest = (
+        select(verdicts.c.case_result_id, func.max(verdicts.c.id).label("vid"))
+        .group_by(verdicts.c.case_result_id)
+        .subquery()
+    )
     now_v = verdicts.alias("verdict_now")
     judged_against = func.coalesce(now_v.c.publication_id, submissions.c.publication_id)
-    query = (select(case_results.c.id, case_results.c.test_case_index, case_results.c.value_json,
-                    func.coalesce(now_v.c.correct, case_results.c.correct),
-                    func.coalesce(now_v.c.reason, case_results.c.reason), publications.c.num_cases,
-                    submissions.c.id)
-             .join(submissions, submissions.c.id == case_results.c.submission_id)
-             .join(publications, publications.c.id == submissions.c.publication_id)
-             .outerjoin(latest, latest.c.case_result_id == case_results.c.id)
-             .outerjoin(now_v, now_v.c.id == latest.c.vid)
-             .where(submissions.c.problem_id == new.problem_id, judged_against.not_in(same))
-             .order_by(case_results.c.id))
+    query = (
+        select(
+            case_results.c.id,
+            case_results.c.test_case_index,
+            case_results.c.value_json,
+            func.coalesce(now_v.c.correct, case_results.c.correct),
+            func.coalesce(now_v.c.reason, case_results.c.reason),
+            publications.c.num_cases,
+            submissions.c.id,
+        )
+        .join(submissions, submissions.c.id == case_results.c.submission_id)
+        .join(publications, publications.c.id == submissions.c.publication_id)
+        .outerjoin(latest, latest.c.case_result_id == case_results.c.id)
+        .outerjoin(now_v, now_v.c.id == latest.c.vid)
+        .where(submissions.c.problem_id == new.problem_id, judged_against.not_in(same))
+        .order_by(case_results.c.id)
+    )
     rows, kept_cases, kept_unstored, subs = [], 0, 0, set()
     for rid, index, raw, correct, reason, n, sid in conn.execute(query).all():
         if n != new.num_cases:
@@ -94,18 +110,39 @@ def judge(pub, found: Pending) -> Outcome:
         changed.append((rid, ok, why))  # every one, changed or not: it is now judged against `pub`
         right += ok != was and ok
         wrong += ok != was and not ok
-    return Outcome(len(found.rows), right, wrong, found.kept_cases + found.kept_unstored, found.submissions,
-                   tuple(changed))
+    return Outcome(
+        len(found.rows), right, wrong, found.kept_cases + found.kept_unstored, found.submissions, tuple(changed)
+    )
 
 
 def record_job(publication_id: int, outcome: Outcome, by: str, assignment: str, question: str):
     """Write: the changed verdicts and the regrade's log line, together."""
+
     def job(conn: Connection):
         if outcome.changed:
             at = now()
-            conn.execute(insert(verdicts), [{"case_result_id": rid, "publication_id": publication_id, "correct": ok,
-                                             "reason": why, "regraded_at": at} for rid, ok, why in outcome.changed])
+            conn.execute(
+                insert(verdicts),
+                [
+                    {
+                        "case_result_id": rid,
+                        "publication_id": publication_id,
+                        "correct": ok,
+                        "reason": why,
+                        "regraded_at": at,
+                    }
+                    for rid, ok, why in outcome.changed
+                ],
+            )
         if outcome.judged or outcome.kept:
-            changes.record(conn, by, "regrade", assignment, question, "earlier published answers",
-                           f"publication {publication_id}: {outcome.summary()}")
+            changes.record(
+                conn,
+                by,
+                "regrade",
+                assignment,
+                question,
+                "earlier published answers",
+                f"publication {publication_id}: {outcome.summary()}",
+            )
+
     return job

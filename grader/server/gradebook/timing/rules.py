@@ -12,6 +12,7 @@ assignment.toml declares it once, under [policy.time]:
 The server may override the zone and budget for the course, and the rule per
 assignment (`grader course ...`). Every error is one line naming the field.
 """
+
 import datetime as dt
 import json
 import math
@@ -64,7 +65,7 @@ class LateRule:
 
 @dataclass(frozen=True)
 class TimePolicy:
-    zone: str = ""          # "": none declared
+    zone: str = ""  # "": none declared
     late_days: int = 0
     rule: LateRule = LateRule()
 
@@ -88,19 +89,22 @@ def parse(raw, where: str) -> TimePolicy:
 def parse_rule(raw: dict, where: str) -> LateRule:
     penalty = raw.get("penalty", "none")
     if penalty not in PENALTIES:
-        raise TimeError(f"{where}: field 'policy.time.penalty': {str(penalty)[:40]!r} is not one of "
-                        + ", ".join(repr(p) for p in PENALTIES))
+        raise TimeError(
+            f"{where}: field 'policy.time.penalty': {str(penalty)[:40]!r} is not one of "
+            + ", ".join(repr(p) for p in PENALTIES)
+        )
     percent = raw.get("percent_per_day", 0)
-    if penalty == "per day" and (isinstance(percent, bool) or not isinstance(percent, (int, float))
-                                 or not 0 < percent <= 100):
-        raise TimeError(f"{where}: field 'policy.time.percent_per_day': give a percent above 0, at most 100, "
-                        "e.g. 10")
+    if penalty == "per day" and (
+        isinstance(percent, bool) or not isinstance(percent, (int, float)) or not 0 < percent <= 100
+    ):
+        raise TimeError(f"{where}: field 'policy.time.percent_per_day': give a percent above 0, at most 100, e.g. 10")
     cutoff = raw.get("cutoff")
     if penalty == "zero after" and cutoff is None:
-        raise TimeError(f"{where}: field 'policy.time.cutoff': \"zero after\" needs one, e.g. cutoff = \"2d\"")
+        raise TimeError(f'{where}: field \'policy.time.cutoff\': "zero after" needs one, e.g. cutoff = "2d"')
     if penalty == "none" and cutoff is not None:
-        raise TimeError(f"{where}: field 'policy.time.cutoff': penalty \"none\" has no cutoff; use penalty = "
-                        "\"zero after\"")
+        raise TimeError(
+            f'{where}: field \'policy.time.cutoff\': penalty "none" has no cutoff; use penalty = "zero after"'
+        )
     span = None if cutoff is None else parse_duration(cutoff, f"{where}: field 'policy.time.cutoff'")
     return LateRule(penalty, float(percent) if penalty == "per day" else 0.0, span)
 
@@ -115,8 +119,10 @@ def check_zone(zone, where: str) -> str:
             raise ValueError
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
-        raise TimeError(f"{where}: {str(zone)[:40]!r} is not a time zone; give an IANA name such as "
-                        "Europe/Zurich or America/Los_Angeles") from None
+        raise TimeError(
+            f"{where}: {str(zone)[:40]!r} is not a time zone; give an IANA name such as "
+            "Europe/Zurich or America/Los_Angeles"
+        ) from None
     return zone
 
 
@@ -124,8 +130,9 @@ def parse_duration(text, where: str) -> dt.timedelta:
     """'2d', '36h', '1d12h', '90m' as a timedelta (positive)."""
     m = DURATION.match(str(text).strip().lstrip("+")) if isinstance(text, str) else None
     if not m or not any(m.groups()) or not any(int(g or 0) for g in m.groups()):
-        raise TimeError(f"{where}: {str(text)[:40]!r} is not a duration; give days, hours and/or minutes such as "
-                        "2d, 36h or 1d12h")
+        raise TimeError(
+            f"{where}: {str(text)[:40]!r} is not a duration; give days, hours and/or minutes such as 2d, 36h or 1d12h"
+        )
     d, h, mins = (int(g or 0) for g in m.groups())
     if d > 3650:
         raise TimeError(f"{where}: {text!r} is more than ten years; give a shorter duration")
@@ -145,13 +152,14 @@ def parse_when(text: str, zone: str, where: str) -> dt.datetime:
     try:
         t = dt.datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
     except ValueError:
-        raise TimeError(f"{where}: {str(text)[:40]!r} is not a time; give ISO 8601 such as "
-                        "2026-02-01T23:59") from None
+        raise TimeError(f"{where}: {str(text)[:40]!r} is not a time; give ISO 8601 such as 2026-02-01T23:59") from None
     if t.tzinfo is None:
         if not zone:
-            raise TimeError(f"{where}: {str(text)[:40]!r} has no time zone and the course declares none; add one "
-                            f"({t:%Y-%m-%dT%H:%M}+01:00) or declare the course's (grader course set-zone "
-                            "Europe/Zurich)")
+            raise TimeError(
+                f"{where}: {str(text)[:40]!r} has no time zone and the course declares none; add one "
+                f"({t:%Y-%m-%dT%H:%M}+01:00) or declare the course's (grader course set-zone "
+                "Europe/Zurich)"
+            )
         t = t.replace(tzinfo=ZoneInfo(zone))
     try:
         utc = t.astimezone(dt.timezone.utc).replace(tzinfo=None)

@@ -1,4 +1,5 @@
 """Alembic environment: migrations run on the connection `migrate.upgrade` hands over."""
+
 from alembic import context
 
 connection = context.config.attributes["connection"]

@@ -5,7 +5,6 @@ build them, and only those of the given ops (+, * and their scalar forms),
 so the cases test the graph walk, not Q1/Q2 op code. Scored cases read
 `.grad` of the graph's inputs only, as the course does; `.grad` of
 intermediate nodes is advisory."""
-import numpy as np
 
 from .registry import case
 from .util import EXACT, positive, randn, rng, tensor_check

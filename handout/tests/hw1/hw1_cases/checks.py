@@ -7,18 +7,19 @@ shows an expected value; see compare.secrecy); the test-error check also
 takes a function giving the test set (X, y), from the assignment's case
 registry.
 """
+
 import numpy as np
 
-from .compare import (HIDDEN, PASS, PUBLIC, Verdict, compare_close, compare_dtypes, describe, got_part,
-                                    secrecy)
+from .compare import HIDDEN, PASS, PUBLIC, Verdict, compare_close, compare_dtypes, describe, got_part, secrecy
 
 
 def check_analytic(case, expected, actual, drawn=False):
     """Backward cases return {"analytic": ..., "numeric": ...}: grade the
     analytic gradient; the numeric one only validates the reference."""
     if not isinstance(actual, dict) or "analytic" not in actual:
-        return Verdict(False, "expected the case's gradient record"
-                              f"{got_part(f'a {describe(actual)}', secrecy(case, drawn))}")
+        return Verdict(
+            False, f"expected the case's gradient record{got_part(f'a {describe(actual)}', secrecy(case, drawn))}"
+        )
     return compare_close(case, expected["analytic"], actual["analytic"], drawn)
 
 
@@ -57,31 +58,43 @@ def topo_problem(want, inputs, order, secret=PUBLIC):
     hidden = secret == HIDDEN
     numbering = " (nodes are numbered in the order the case created them)" if secret == PUBLIC else ""
     if -1 in order:
-        return (f"{TOPO_FUNCTION} returned nodes that are not in the graph: the order must hold the nodes the "
-                "given outputs depend on, and only those")
+        return (
+            f"{TOPO_FUNCTION} returned nodes that are not in the graph: the order must hold the nodes the "
+            "given outputs depend on, and only those"
+        )
     repeated = list(dict.fromkeys(label for i, label in enumerate(order) if label in order[:i]))
     if repeated:
         if hidden:
-            return (f"{TOPO_FUNCTION} returned a node twice: each node must appear once "
-                    "(topo_sort_dfs must skip a node it has already visited)")
-        return (f"{TOPO_FUNCTION} returned {_nodes(repeated, inputs)} twice: each node must appear once "
-                f"(topo_sort_dfs must skip a node it has already visited){numbering}")
+            return (
+                f"{TOPO_FUNCTION} returned a node twice: each node must appear once "
+                "(topo_sort_dfs must skip a node it has already visited)"
+            )
+        return (
+            f"{TOPO_FUNCTION} returned {_nodes(repeated, inputs)} twice: each node must appear once "
+            f"(topo_sort_dfs must skip a node it has already visited){numbering}"
+        )
     missing = [label for label in want if label not in set(order)]
     if missing:
         if hidden:
-            return (f"{TOPO_FUNCTION}: some nodes are missing from the order: every node the outputs depend "
-                    "on must appear, the outputs and the leaves included")
-        return (f"{TOPO_FUNCTION}: {len(missing)} node{'s' * (len(missing) > 1)} missing from the order "
-                f"(it has {len(order)} nodes, the graph {len(want)}): {_nodes(missing, inputs)}{numbering}")
+            return (
+                f"{TOPO_FUNCTION}: some nodes are missing from the order: every node the outputs depend "
+                "on must appear, the outputs and the leaves included"
+            )
+        return (
+            f"{TOPO_FUNCTION}: {len(missing)} node{'s' * (len(missing) > 1)} missing from the order "
+            f"(it has {len(order)} nodes, the graph {len(want)}): {_nodes(missing, inputs)}{numbering}"
+        )
     position = {label: i for i, label in enumerate(order)}
     for label in order:
         for inp in inputs[label]:
             if inp in position and position[inp] > position[label]:
-                pair = "a node comes before one of its inputs" if hidden else \
-                    f"{_node(label, inputs)} comes before its input {inp}"
+                pair = (
+                    "a node comes before one of its inputs"
+                    if hidden
+                    else f"{_node(label, inputs)} comes before its input {inp}"
+                )
                 return f"{TOPO_FUNCTION}: {pair}: not a topological order{numbering}"
-    message = (f"{TOPO_FUNCTION}: a valid topological order, but not the post-order DFS order "
-               "(inputs visited in order)")
+    message = f"{TOPO_FUNCTION}: a valid topological order, but not the post-order DFS order (inputs visited in order)"
     if hidden:
         return message
     first = next(i for i, (a, b) in enumerate(zip(order, want)) if a != b)
@@ -107,8 +120,9 @@ def check_weights(case, expected, actual, drawn=False):
         distance = np.linalg.norm(np.asarray(a, dtype=np.float64) - want) / max(np.linalg.norm(want), 1e-300)
         if not distance <= case.rtol:
             shown = "" if case.hidden else f": ||W - W_expected|| / ||W_expected|| = {distance:.2g}"
-            return Verdict(False, f"[{i}]: weights differ from the reference's by more than {case.rtol:g} "
-                                  f"of their norm{shown}")
+            return Verdict(
+                False, f"[{i}]: weights differ from the reference's by more than {case.rtol:g} of their norm{shown}"
+            )
     return PASS
 
 
@@ -123,8 +137,11 @@ def check_test_error(case, expected, actual, test_set):
     # they chose could allocate gigabytes.
     for k, (want, got) in enumerate(zip(expected, actual)):
         if got.shape != want.shape or got.dtype.kind not in "biuf":
-            return Verdict(False, f"W{k + 1} is an array of shape {got.shape} and dtype {got.dtype}; "
-                                  f"expected shape {want.shape}, numbers: cannot evaluate")
+            return Verdict(
+                False,
+                f"W{k + 1} is an array of shape {got.shape} and dtype {got.dtype}; "
+                f"expected shape {want.shape}, numbers: cannot evaluate",
+            )
     with np.errstate(over="ignore"):  # float64 weights past float32's range (a diverged epoch): inf, refused below
         W1, W2 = [w.astype(np.float32) for w in actual]
     if not (np.all(np.isfinite(W1)) and np.all(np.isfinite(W2))):
@@ -135,8 +152,11 @@ def check_test_error(case, expected, actual, test_set):
         want = want.astype(np.float64)
         distance = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-300)
         if not distance <= START_DISTANCE:
-            return Verdict(False, f"W{k + 1} is not trained from the given starting weights: it differs from "
-                                  f"the reference's by {distance:.2g} of its norm (> {START_DISTANCE:g})")
+            return Verdict(
+                False,
+                f"W{k + 1} is not trained from the given starting weights: it differs from "
+                f"the reference's by {distance:.2g} of its norm (> {START_DISTANCE:g})",
+            )
     X, y = test_set()
     error = float(np.mean((np.maximum(X @ W1, 0) @ W2).argmax(axis=1) != y))
     if error <= case.threshold:

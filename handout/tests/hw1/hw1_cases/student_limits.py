@@ -14,6 +14,7 @@ question started, checked every MEMORY_POLL seconds (Linux: /proc).
 
 Standard library and pytest only: this file ships to students.
 """
+
 import json
 import os
 import signal
@@ -51,8 +52,9 @@ class Limits:
 
     def line(self, key: str, what: str) -> str:
         q = self.questions[key]
-        return (f"{q['label']} {key}: {what}, the grader's limit: {q['seconds']:g} s and {q['memory_mb']} MB "
-                f"({q['why']})")
+        return (
+            f"{q['label']} {key}: {what}, the grader's limit: {q['seconds']:g} s and {q['memory_mb']} MB ({q['why']})"
+        )
 
     def _key(self, item):
         case = getattr(item, "callspec", None) and item.callspec.params.get("case")

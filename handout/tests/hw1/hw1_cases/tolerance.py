@@ -4,6 +4,7 @@
 numpy. Numbers compare within atol + rtol * |expected|, whatever their float
 width (both sides as float64), and a 0-d value and a one-element array
 compare as scalars, as numpy.testing.assert_allclose does."""
+
 import numpy as np
 
 NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: compared by value
@@ -15,8 +16,10 @@ RTOL, ATOL = 1e-5, 1e-6
 
 def scalar_like(expected_shape: tuple, got_shape: tuple) -> bool:
     """A 0-d value against a one-element array (either way round)."""
+
     def size(shape):
         return int(np.prod(shape)) if shape else 1
+
     return (len(expected_shape) == 0 and size(got_shape) == 1) or (len(got_shape) == 0 and size(expected_shape) == 1)
 
 

@@ -4,6 +4,7 @@ results imported into the server's database (see records.py).
 Revision ID: 0003
 Revises: 0002
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -21,7 +22,8 @@ def upgrade():
         sa.Column("test_case_index", sa.Integer, nullable=False),
         sa.Column("name", sa.String(100), nullable=False),
         sa.Column("description", sa.Text, nullable=False),
-        sa.UniqueConstraint("publication_id", "test_case_index"))
+        sa.UniqueConstraint("publication_id", "test_case_index"),
+    )
     op.create_table(
         "batch_results",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -33,7 +35,8 @@ def upgrade():
         sa.Column("imported_at", sa.DateTime, nullable=False),
         sa.Column("score", sa.Float, nullable=False),
         sa.Column("output", sa.Text, nullable=False),
-        sa.UniqueConstraint("source", "name"))
+        sa.UniqueConstraint("source", "name"),
+    )
     op.create_table(
         "batch_questions",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -41,7 +44,8 @@ def upgrade():
         sa.Column("question", sa.String(100), nullable=False),
         sa.Column("score", sa.Float, nullable=False),
         sa.Column("max_score", sa.Float, nullable=False),
-        sa.UniqueConstraint("result_id", "question"))
+        sa.UniqueConstraint("result_id", "question"),
+    )
     op.create_table(
         "batch_cases",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -55,7 +59,8 @@ def upgrade():
         sa.Column("passed", sa.Boolean, nullable=False),
         sa.Column("hidden", sa.Boolean, nullable=False),
         sa.Column("output", sa.Text, nullable=False),
-        sa.UniqueConstraint("result_id", "position"))
+        sa.UniqueConstraint("result_id", "position"),
+    )
 
 
 def downgrade():

@@ -3,6 +3,7 @@
 Revision ID: 0004
 Revises: 0003
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -24,7 +25,8 @@ def upgrade():
         sa.Column("imported_at", sa.DateTime, nullable=False),
         sa.Column("replaced_at", sa.DateTime, nullable=False),
         sa.Column("score", sa.Float, nullable=False),
-        sa.Column("questions", sa.Text, nullable=False))
+        sa.Column("questions", sa.Text, nullable=False),
+    )
     op.create_index("ix_batch_history_source_name", "batch_history", ["source", "name"])
 
 

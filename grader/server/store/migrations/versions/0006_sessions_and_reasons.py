@@ -10,6 +10,7 @@ of a whole course would hold the upgrade for as long as that takes.
 Revision ID: 0006
 Revises: 0005
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -23,8 +24,9 @@ def upgrade():
     op.create_index("ix_sessions_expires_at", "sessions", ["expires_at"])
     op.create_index("ix_sessions_user_id_expires_at", "sessions", ["user_id", "expires_at"])
     op.add_column("case_results", sa.Column("reason", sa.Text, nullable=True))
-    op.create_index("ix_case_results_verdicts", "case_results",
-                    ["submission_id", "test_case_index", "correct", "late", "reason"])
+    op.create_index(
+        "ix_case_results_verdicts", "case_results", ["submission_id", "test_case_index", "correct", "late", "reason"]
+    )
 
 
 def downgrade():

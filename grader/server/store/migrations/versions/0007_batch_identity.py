@@ -9,6 +9,7 @@ that label takes them over (see gradebook/importer.py).
 Revision ID: 0007
 Revises: 0006
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -23,8 +24,7 @@ IDENTITY = ["assignment", "batch", "name"]
 
 
 def _old_unique() -> str:
-    return "batch_results_source_name_key" if op.get_bind().dialect.name == "postgresql" \
-        else "uq_batch_results_source"
+    return "batch_results_source_name_key" if op.get_bind().dialect.name == "postgresql" else "uq_batch_results_source"
 
 
 def upgrade():

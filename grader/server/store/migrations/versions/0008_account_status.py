@@ -5,6 +5,7 @@ name never given to anyone else). Every account made before is active.
 Revision ID: 0008
 Revises: 0007
 """
+
 import sqlalchemy as sa
 from alembic import op
 

@@ -6,6 +6,7 @@ result imported before was graded as far as the database knows.
 Revision ID: 0009
 Revises: 0008
 """
+
 import sqlalchemy as sa
 from alembic import op
 

@@ -6,6 +6,7 @@ existing changes: lateness is judged at read time from each answer's arrival.
 Revision ID: 0010
 Revises: 0009
 """
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -27,7 +28,8 @@ def upgrade():
         sa.Column("extra_seconds", sa.Integer, nullable=True),
         sa.Column("granted_at", sa.DateTime, nullable=False),
         sa.Column("granted_by", sa.String(200), nullable=False),
-        sa.UniqueConstraint("user_id", "assignment", "question", name="uq_extensions_target"))
+        sa.UniqueConstraint("user_id", "assignment", "question", name="uq_extensions_target"),
+    )
     op.create_table(
         "time_changes",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -37,7 +39,8 @@ def upgrade():
         sa.Column("assignment", sa.String(200), nullable=False),
         sa.Column("subject", sa.String(200), nullable=False),
         sa.Column("before", sa.Text, nullable=False),
-        sa.Column("after", sa.Text, nullable=False))
+        sa.Column("after", sa.Text, nullable=False),
+    )
     op.create_table(
         "verdicts",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -45,7 +48,8 @@ def upgrade():
         sa.Column("publication_id", sa.Integer, sa.ForeignKey("publications.id"), nullable=False),
         sa.Column("correct", sa.Boolean, nullable=False),
         sa.Column("reason", sa.Text, nullable=False),
-        sa.Column("regraded_at", sa.DateTime, nullable=False))
+        sa.Column("regraded_at", sa.DateTime, nullable=False),
+    )
     op.create_index("ix_verdicts_case_result", "verdicts", ["case_result_id", "id"])
 
 
