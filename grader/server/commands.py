@@ -10,6 +10,7 @@ from grader.core import csvsafe, settings
 from grader.core.files import write_atomic
 
 from .config import CONFIG_ENV, ServerConfig
+from .store.command_errors import with_db as _with_db
 
 
 def serve_command(args) -> int:
@@ -26,28 +27,6 @@ def gradebook_command(args) -> int:
 
 def policy_command(args) -> int:
     return _with_db(_policy, args, "policy")
-
-
-def _with_db(function, args, command) -> int:
-    """Run a command, turning a bad --db into one line."""
-    from sqlalchemy.exc import ArgumentError, OperationalError
-
-    from .store.migrate import UpgradeFailed
-
-    try:
-        return function(args)
-    except UpgradeFailed as e:
-        print(f"grader {command}: {e}", file=sys.stderr)
-        return 1
-    except ArgumentError as e:
-        print(
-            f"grader {command}: --db {args.db!r} is not a database URL ({e}); use e.g. sqlite:///grader.db",
-            file=sys.stderr,
-        )
-        return 2
-    except OperationalError as e:
-        print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
-        return 1
 
 
 def _serve_problem(args):

@@ -25,7 +25,7 @@ from grader.core import markers
 from grader.core.assignment import Assignment, AssignmentError, shown
 from grader.core.files import write_atomic
 from grader.core.paths import SHIPPED
-from grader.grading.run import cache, hangs, time_limits
+from grader.grading.run import cache, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.shipped.cases.util import HANDED_FILE
@@ -208,16 +208,14 @@ def run_all(
     questions=None,
     keep_outputs: Path | None = None,
     on_done=None,
-    isolate_hangs: bool = False,
 ) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question under its TimeLimit in `times` (RunConfig.time_limits_now);
     with keep_outputs, each question's raw worker output is moved there.
     on_done(question, run), when given, is called in the pool as each
     question finishes (work that needs some questions' results can start
-    while the longest still runs). isolate_hangs: a worker stopped in a
-    case costs that case alone, the rest of its question run again
-    (hangs.isolate: a submission's grading)."""
+    while the longest still runs). A submission's grading runs through
+    together.run_all, which groups questions and isolates hangs."""
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     registry = config.assignment.registry()
@@ -232,15 +230,6 @@ def run_all(
 
             def run(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
-                if isolate_hangs and ONLY not in q:
-                    result = hangs.isolate(
-                        result,
-                        [c.name for c in registry.producers(q)],
-                        lambda names: run_question(
-                            only(q, names), copy_dir, runner, tmp, config, times[q], None, group
-                        ),
-                        registry.by_name,
-                    )
                 if on_done is not None:
                     on_done(q, result)
                 return result

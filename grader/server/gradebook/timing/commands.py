@@ -75,10 +75,8 @@ def _guarded(args, command) -> int:
     """Run a command, every expected failure one line: a bad value (2), a bad --db (1 or 2)."""
     from pathlib import Path
 
-    from sqlalchemy.exc import ArgumentError, OperationalError
-
     from grader.server.accounts.users import AccountError
-    from grader.server.store.migrate import UpgradeFailed
+    from grader.server.store.command_errors import with_db
 
     if args.db.startswith("sqlite:///") and args.db[10:] not in ("", ":memory:"):
         path = Path(args.db[10:].split("?")[0])
@@ -87,23 +85,15 @@ def _guarded(args, command) -> int:
                 f"grader {command}: no database at {path.resolve()}; pass the --db of `grader serve`", file=sys.stderr
             )
             return 1
-    try:
-        return HANDLERS[command](args)
-    except (TimeError, AccountError) as e:
-        print(f"grader {command}: {e}", file=sys.stderr)
-        return 2
-    except UpgradeFailed as e:
-        print(f"grader {command}: {e}", file=sys.stderr)
-        return 1
-    except ArgumentError as e:
-        print(
-            f"grader {command}: --db {args.db!r} is not a database URL ({e}); use e.g. sqlite:///grader.db",
-            file=sys.stderr,
-        )
-        return 2
-    except OperationalError as e:
-        print(f"grader {command}: cannot use database {args.db!r}: {e.orig}", file=sys.stderr)
-        return 1
+
+    def handled(args):
+        try:
+            return HANDLERS[command](args)
+        except (TimeError, AccountError) as e:
+            print(f"grader {command}: {e}", file=sys.stderr)
+            return 2
+
+    return with_db(handled, args, command)
 
 
 def _engine(args):
