@@ -18,8 +18,7 @@ When the server says a problem's answers are late (after that problem's own
 deadline), it says so: "late: after the deadline of forward (... UTC)". An
 error that ends the run (a bad key, no server) is one plain line on stderr.
 
-This file is copied verbatim into the student handout: it must not import
-anything from the grader package.
+Copied as it is into the handout: it imports nothing from the grader.
 """
 
 import argparse

@@ -39,22 +39,12 @@ from pathlib import Path
 
 from grader.core.paths import ROOT
 from grader.sandbox.cgroup import join as join_cgroup
+from grader.sandbox.mounts import MS_NODEV, MS_NOEXEC, MS_NOSUID, mount, mount_plumbing
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
-    1,
-    2,
-    4,
-    8,
-    32,
-    4096,
-    16384,
-    1 << 18,
-)
 PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 SETPRIV = "/usr/bin/setpriv"
-TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 @dataclass(frozen=True)
@@ -285,9 +275,9 @@ def child_setup(
         # No mount namespace (e.g. an unprivileged container): the rlimit
         # tier goes on with the host's file permissions as its only wall.
         if hide and _libc.unshare(CLONE_NEWNS) == 0:
-            _mount_plumbing(hide, expose, tmp_bytes)
+            mount_plumbing(hide, expose, tmp_bytes)
             if hide_processes:  # hidepid=2: other uids' /proc/PID are gone, not just unreadable
-                _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+                mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
         for res, value in limits.items():
             resource.setrlimit(res, value)
         os.chdir(chdir)
@@ -305,56 +295,3 @@ def child_setup(
             seccomp()  # last: nothing above is refused by it, and it binds all that runs next
 
     return setup
-
-
-def _check(ret: int, what: str) -> None:
-    if ret != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"sandbox mount plumbing: {what}: {os.strerror(err)}")
-
-
-def _mount(src: str | None, dst: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    def enc(s):
-        return s.encode() if s is not None else None
-
-    _check(_libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(data)), f"mount {dst}")
-
-
-def _mount_plumbing(hide: list[Path], expose: list[tuple[Path, bool]], tmp_bytes: int) -> None:
-    """In our new mount namespace: tmpfs over `hide` and temp dirs, bind `expose` back."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    covers = _outermost([(p, "0755") for p in hide] + [(Path(t), "1777") for t in TMP_DIRS if Path(t).is_dir()])
-    wanted = [(p, w) for p, w in expose if any(p.is_relative_to(c) for c, _ in covers)]
-    # Keep handles on what we re-expose: the covering tmpfs hides their paths.
-    fds = [(os.open(p, os.O_PATH | os.O_CLOEXEC), p, w) for p, w in wanted]
-    for path, mode in covers:
-        _mount("tmpfs", str(path), "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={tmp_bytes}")
-    for fd, path, writable in sorted(fds, key=lambda f: len(f[1].parts)):
-        _bind_back(fd, path, writable)
-        os.close(fd)
-
-
-def _outermost(covers: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
-    """Drop covers inside another cover: they are hidden already."""
-    covers = sorted(covers, key=lambda c: len(c[0].parts))
-    kept: list[tuple[Path, str]] = []
-    for path, mode in covers:
-        if not any(path.is_relative_to(k) for k, _ in kept):
-            kept.append((path, mode))
-    return kept
-
-
-def _bind_back(fd: int, path: Path, writable: bool) -> None:
-    """Recreate `path` in its covering tmpfs and bind the original onto it."""
-    for parent in reversed(path.parents):
-        if not parent.exists():
-            os.mkdir(parent, 0o755)
-    if not path.exists() and os.path.isdir(f"/proc/self/fd/{fd}"):
-        os.mkdir(path, 0o755)
-    elif not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))  # a file mount point
-    _mount(f"/proc/self/fd/{fd}", str(path), None, MS_BIND | MS_REC)
-    if not writable:
-        # Keep the flags the original mount has (noexec, ...): dropping one is refused.
-        kept = os.statvfs(path).f_flag & (MS_NOSUID | MS_NODEV | 8 | 1024 | 2048)  # + noexec, noatime, nodiratime
-        _mount(None, str(path), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | kept)

@@ -243,5 +243,6 @@ def test_grade_on_a_runner_annotates_the_bug_and_fails_under(tmp_path, monkeypat
     table = out.split("::stop-commands::", 1)[1]  # everything after the annotations is bracketed
     assert "| total |" in table and table.rstrip().splitlines()[-1].startswith("::stop-")
     monkeypatch.delenv("GITHUB_ACTIONS")
-    assert cli.main(["grade", str(submission), "--out", str(tmp_path / "out2"), "--fail-under", "90"]) == 0
+    below = str(int(score))  # a bar the score clears: exit 0
+    assert cli.main(["grade", str(submission), "--out", str(tmp_path / "out2"), "--fail-under", below]) == 0
     assert "::" not in capsys.readouterr().out  # plain off a runner

@@ -35,7 +35,9 @@ from grader import DATA, HANDOUT, ROOT
 SCHEMA = "classroom50/result/v1"
 FORGED = 'print("::error file=README.md,line=1::forged by student code")'
 BUG = "power_scalar_gradient_off_by_one"  # one wrong line in Q2 backward
-PUBLIC_POINTS = 61  # 60.6947 public points, rounded
+POINTS = json.loads((HANDOUT / "tests/hw1/hw1_cases/points.json").read_text())["questions"]
+HIDDEN_POINTS = sum(q["hidden_points"] for q in POINTS)
+PUBLIC_POINTS = round(sum(q["points"] for q in POINTS) - HIDDEN_POINTS)  # whole points, as Classroom 50 counts
 
 
 def _nonneg_int(value) -> bool:
@@ -293,7 +295,7 @@ def test_the_release_body_has_the_points_table_and_the_likely_cause(buggy):
     q2 = next(t for t in result["tests"] if t["test-name"] == "Q2 backward")
     assert f"| Q2 backward | {q2['cases-passed']} FAIL | {q2['score']}/{q2['max-score']} |" in body
     assert "| Q1 forward | 25/25 PASS | 6/6 | 6.25/6.25 |" in body
-    assert "39.31 more points" in body  # the hidden cases: said, never run
+    assert f"{HIDDEN_POINTS:.2f} more points" in body  # the hidden cases: said, never run
     # make test's own feedback in the log, and in the annotation as the GitHub path words it
     assert "Likely cause: PowerScalar.gradient keeps the exponent" in log
     (annotation,) = [m for name, _, m in commands(log) if name == "error"]

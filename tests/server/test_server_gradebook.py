@@ -16,7 +16,7 @@ from server_harness import record_batch  # noqa: E402
 from grader.cli import main as grader_main
 from grader.grading.report import results as report  # noqa: E402
 from grader.server.accounts import users as accounts
-from grader.server.gradebook import declared, details, load
+from grader.server.gradebook import case_counts, declared, details, load
 from grader.server.gradebook import scores as gradebook
 from grader.server.store import protocol as store
 from grader.server.store.db import make_engine
@@ -239,7 +239,7 @@ def test_the_gradebook_reads_an_assignment_s_questions_from_its_registry_else_fr
         out = write_outdir(tmp_path / assignment, {"ann": ANN_BATCH})
         assert import_batch(tmp_path, out, "--assignment", assignment) == 0
     with engine.connect() as conn:
-        notes = load.batch_case_notes(conn)
+        notes = case_counts.batch_case_notes(conn)
         imported = {
             s.attempt.question: s.cases for s in details.submissions(conn, "ann") if s.attempt.source != "server"
         }

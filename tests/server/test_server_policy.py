@@ -120,7 +120,7 @@ def test_a_bad_policy_command_is_one_line_and_changes_nothing(course, capsys, ar
 
 def test_assignment_toml_declares_the_policy_and_a_wrong_one_names_its_field(tmp_path):
     toml = (REPO / "assignment.toml").read_text()
-    for part in ("reference", "handout", "data", "grader/shipped/cases"):
+    for part in ("reference", "handout", "data", "grader/shipped/cases", "reference/tools/fetch_mnist.py"):
         toml = toml.replace(f'"{part}"', f'"{REPO / part}"', 1)
     (tmp_path / "assignment.toml").write_text(
         toml + '\n[policy]\ncounts = "server"\n[policy.questions.forward]\npick = "last"\n'

@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from grader.core import csvsafe
 from grader.core.assignment import Policy
 
-from . import load, policy
+from . import case_counts, load, policy
 
 BINS = ("0-19%", "20-39%", "40-59%", "60-79%", "80-99%", "100%")
 TIME = "%Y-%m-%d %H:%M UTC"
@@ -184,8 +184,8 @@ def build(conn: Connection, student: Optional[str] = None, attempts: Optional[li
         people = {student: people.get(student)}
     if attempts is None:
         attempts = load.attempts(conn, student, policy.advisory_cases(conn))
-    counts = load.case_counts(conn) if student is None else []
-    notes = {**load.server_case_notes(conn), **load.batch_case_notes(conn)} if student is None else {}
+    counts = case_counts.case_counts(conn) if student is None else []
+    notes = {**case_counts.server_case_notes(conn), **case_counts.batch_case_notes(conn)} if student is None else {}
     policies = policy.in_force(conn, {q.assignment for q in questions})
     return assemble(questions, people, attempts, counts, notes, policies, load.sandboxed_questions(conn))
 

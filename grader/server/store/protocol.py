@@ -1,11 +1,10 @@
 """Protocol data: publications, submissions, case results.
 
-Reads that the hot path needs return frozen records that never change
-(rows are append-only), so `Caches` may keep them. Writes are functions of a
-connection, run by the group-commit `Writer`; expected outcomes (unknown
-problem, a case answered twice with different values) are return values,
-not exceptions, so they never force the writer to split its group.
-"""
+Reads the hot path needs return frozen records (rows are append-only), so
+`Caches` may keep them. Writes are functions of a connection, run by the
+group-commit `Writer`; expected outcomes (an unknown problem, a case answered
+twice with different values) are return values, never exceptions, so they
+never force the writer to split its group."""
 
 import datetime as dt
 import json
@@ -20,8 +19,7 @@ from grader.server.answers import values
 
 from .db import assignments, case_results, now, problems, publications, submissions, usage
 
-# What a stored row costs a key's quota besides its value (indexes, row headers).
-ROW_BYTES = 100
+ROW_BYTES = 100  # what a stored row costs a key's quota besides its value (indexes, row headers)
 OVER_QUOTA = "over quota"  # submission_job's answer when the key's storage is used up
 
 

@@ -6,11 +6,10 @@ the hot path at a deadline. Parameters are validated here (every mistake gets
 our one-line message) and described to OpenAPI by `OPENAPI_PATHS`.
 
 Answers carry mugrade's keys and may add more, which mugrade clients ignore:
-/submit also `num_cases`, `late` and the question's `deadline` (ISO 8601 UTC
-or null); /submit_test adds `"late": true` and `deadline` to an answer sent
-after its question's deadline, and a `reason` to a wrong one. These are said on
-arrival; the gradebook judges lateness again at read time (grader.server.gradebook.timing).
-/publish echoes the deadline in UTC and in the course's zone (`deadline_shown`),
+/submit also `num_cases`, `late` and the question's `deadline` (ISO 8601 UTC or
+null); /submit_test adds `"late": true` and `deadline` to an answer sent after
+its question's deadline (as on arrival: the gradebook judges lateness again at
+read time, grader.server.gradebook.timing), and a `reason` to a wrong one. /publish echoes the deadline in UTC and in the course's zone (`deadline_shown`),
 and says how many stored answers it re-judged (`regraded`).
 """
 
