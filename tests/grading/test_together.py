@@ -60,7 +60,7 @@ def fake_runs(monkeypatch, tmp_path):
 
 def test_a_correct_submission_runs_one_worker_per_group(fake_runs):
     calls, _, registry, times = fake_runs
-    runs = together.run_all({}, RunConfig(jobs=2), times, seconds=REF)
+    runs = together.run_all({}, RunConfig(jobs=2), times, seconds=REF, grouped=True)
     assert len(calls) == 2 and all(SEVERAL in c or c == "nn_epoch_ndl" for c in calls)
     assert set(runs) == set(REF) and all(r.question == q for q, r in runs.items())
     assert all(set(r.outcomes) == {c.name for c in registry.producers(q)} for q, r in runs.items())
@@ -72,7 +72,7 @@ def test_a_question_whose_case_raised_in_its_group_is_run_again_alone_and_that_c
     key = SEVERAL.join(together.plan(list(registry.run_order), REF, 1)[0])
     failing = registry.producers("backward")[0].name
     behaviour[key] = ("", (failing,))
-    runs = together.run_all({}, config, times, seconds=REF)
+    runs = together.run_all({}, config, times, seconds=REF, grouped=True)
     assert calls == [key, "backward"]
     assert all(o.value == "backward" for o in runs["backward"].outcomes.values())  # its own run's
     assert all(o.value == key for o in runs["forward"].outcomes.values())
@@ -82,7 +82,7 @@ def test_a_group_that_timed_out_runs_each_of_its_questions_alone(fake_runs):
     calls, behaviour, registry, times = fake_runs
     key = SEVERAL.join(together.plan(list(registry.run_order), REF, 1)[0])
     behaviour[key] = ("timed out", ())
-    runs = together.run_all({}, RunConfig(jobs=1), times, seconds=REF)
+    runs = together.run_all({}, RunConfig(jobs=1), times, seconds=REF, grouped=True)
     assert calls[0] == key and sorted(calls[1:]) == sorted(REF)
     assert all(r.question == q and not r.problem for q, r in runs.items())
 
@@ -100,3 +100,12 @@ def test_a_groups_limits_are_its_longest_questions_time_and_largest_memory():
     time, box = together.limits(config, ["forward", "nn_epoch_ndl"], times)
     assert time.seconds == 35.0 and box.wall_seconds == 35.0
     assert box.memory_mb == max(config.memory_mb("forward"), config.memory_mb("nn_epoch_ndl"))
+
+
+def test_a_submission_is_graded_one_question_per_worker_unless_grouped(fake_runs):
+    """Grouping is off for a submission's grading: each question runs alone,
+    config.jobs at a time, so no question's side effects reach another's."""
+    calls, behaviour, registry, times = fake_runs
+    runs = together.run_all({}, RunConfig(jobs=2), times, seconds=REF)
+    assert sorted(calls) == sorted(registry.run_order) and not any(SEVERAL in c for c in calls)
+    assert set(runs) == set(REF)

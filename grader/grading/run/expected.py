@@ -242,8 +242,8 @@ def _build_together(files, config, questions, dest: Path) -> dict:
 
 def run_graded(files: dict, config, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
-    (settled), under the time limits of this machine now, its questions in
-    at most config.jobs workers (together.py)."""
+    (settled), under the time limits of this machine now, each question in
+    a worker of its own, config.jobs at a time (together.py)."""
     config = settled(config)
     reference = reference_times(config)
     return together.run_all(
