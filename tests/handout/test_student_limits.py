@@ -2,6 +2,7 @@
 the handout's limits.json holds the numbers the grader's declaration gives
 (time_limits.handout_limits, RunConfig's memory), and the handout's
 conftest.py stops a question there with the grader's words."""
+
 import json
 import re
 import subprocess
@@ -30,8 +31,12 @@ def differences(shipped: dict, registry) -> list:
     want = {"questions": {}}
     for q in registry.questions:
         limit = time_limits.handout_limits()[q.key]
-        want["questions"][q.key] = {"label": q.label, "seconds": limit.seconds, "why": limit.why,
-                                    "memory_mb": registry.memory(q.key) * QuestionLimits.memory_mb}
+        want["questions"][q.key] = {
+            "label": q.label,
+            "seconds": limit.seconds,
+            "why": limit.why,
+            "memory_mb": registry.memory(q.key) * QuestionLimits.memory_mb,
+        }
     return sorted(k for k in want["questions"] if shipped["questions"].get(k) != want["questions"][k])
 
 
@@ -55,9 +60,14 @@ def test_a_wrong_limit_is_caught():
 
 def _pytest(root: Path, *args, timeout=900):
     start = time.monotonic()
-    run = subprocess.run([sys.executable, "-m", "pytest", "tests/hw1", "-q", "-p", "no:cacheprovider", *args],
-                         cwd=root, capture_output=True, text=True, timeout=timeout,
-                         env={"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"})
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/hw1", "-q", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1"},
+    )
     return run, time.monotonic() - start
 
 
@@ -80,8 +90,9 @@ def test_a_case_over_a_tiny_limit_stops_with_the_graders_words(handout_copy, tmp
         run, _ = _pytest(handout_copy, "-k", "topo_sort or compute_gradient", timeout=300)
     finally:
         limits.write_text(saved)
-    assert re.search(r"^Q3 topo_sort: stopped after 0\.001 s, the grader's limit: 0\.001 s and \d+ MB",
-                     run.stdout, re.M), run.stdout[-3000:]
+    assert re.search(
+        r"^Q3 topo_sort: stopped after 0\.001 s, the grader's limit: 0\.001 s and \d+ MB", run.stdout, re.M
+    ), run.stdout[-3000:]
     assert "not run: Q3 topo_sort: stopped after" in run.stdout
     assert not re.search(r"FAILED tests/hw1/test_cases.py::test_case\[compute_gradient", run.stdout), run.stdout[-3000:]
 
@@ -97,6 +108,13 @@ def test_a_non_detaching_nn_epoch_ends_within_the_graders_limit(handout_copy):
         run, seconds = _pytest(handout_copy, "-k", "nn_epoch_ndl", timeout=limit + 5 * MARGIN)
     finally:
         simple_ml.write_text(text)
-    assert seconds < limit + MARGIN, (seconds, run.stdout[-3000:])
-    assert re.search(rf"^Q6 nn_epoch_ndl: stopped after {limit:g} s, the grader's limit: {limit:g} s and \d+ MB "
-                     r"\(limit: ", run.stdout, re.M), run.stdout[-3000:]
+    # What the run costs besides the stopped case (pytest's start, MNIST, Q6's other cases), measured now
+    # on the correct code: a busy machine slows both runs alike.
+    _, correct = _pytest(handout_copy, "-k", "nn_epoch_ndl", timeout=limit + 5 * MARGIN)
+    assert seconds < limit + max(MARGIN, 2 * correct), (seconds, correct, run.stdout[-3000:])
+    assert re.search(
+        rf"^Q6 nn_epoch_ndl: stopped after {limit:g} s, the grader's limit: {limit:g} s and \d+ MB "
+        r"\(limit: ",
+        run.stdout,
+        re.M,
+    ), run.stdout[-3000:]
