@@ -76,7 +76,13 @@ class Hostile:
         code = (HERE / self.snippet).read_text()
         for key, value in {**substitutions, "@MODE@": self.mode}.items():
             code = code.replace(key, value)
-        gate = "True" if self.target is None else f"_vt_sys.argv[1:2] == [{self.target!r}]"
+        # The worker's argv[1]: QUESTION, QUESTION+QUESTION (the reference's runs) or QUESTION@case,... (the rest
+        # of a question run again after a case hung): the attack fires in every run of its question.
+        gate = (
+            "True"
+            if self.target is None
+            else f"{self.target!r} in (_vt_sys.argv[1:2] or [''])[0].partition('@')[0].split('+')"
+        )
         hook = HOOK.format(name=self.name, snippet=textwrap.indent(code, "    "), gate=gate, when=self.when)
         return (Append(OPS, hook),)
 

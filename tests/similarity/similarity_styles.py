@@ -216,7 +216,8 @@ VERBOSE = {
     "Summation.compute": """
         if self.axes is None:
             return array_api.sum(a)
-        return array_api.sum(a, axis=tuple(self.axes))
+        axes = (self.axes,) if isinstance(self.axes, int) else tuple(self.axes)
+        return array_api.sum(a, axis=axes)
         """,
     "Summation.gradient": """
         input_shape = node.inputs[0].shape
