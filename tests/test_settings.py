@@ -22,7 +22,7 @@ from grader.server.config import ServerConfig
 
 CHECKED = [s for s in settings.ALL if s.checked()]
 # Wrong values of the settings checked by a function (valid=...), which no rule describes.
-WRONG_BY_FUNCTION = {"trusted_proxies": ["proxy.example.org", "10.0.0.0/33", ""]}
+WRONG_BY_FUNCTION = {"trusted_proxies": ["proxy.example.org", "10.0.0.0/33", ""], "cluster": ["localhost:8786", ""]}
 
 
 def wrong_values(s: Setting) -> list:
@@ -138,12 +138,18 @@ def test_declared_flags_are_what_the_parser_has(command):
             assert (action.type, action.default, tuple(action.choices or ())) == (s.type, s.initial(), s.choices)
 
 
-@pytest.mark.parametrize("command", ["serve", "grade", "grade-batch"])
+@pytest.mark.parametrize("command", ["serve", "grade", "grade-batch", "regrade", "similarity", "gradebook", "publish"])
 def test_every_flag_of_the_settings_commands_is_declared(command):
+    """A flag with a default is a setting; only what names the input or output (a required path, the
+    assignment, a selection) or says what to do (a switch of the command, not a setting) is by hand."""
     parser = command_parser(command)
     by_hand = {
-        "grade": {"--out", "--format", "--fail-under", "--assignment"},
-        "grade-batch": {"--out", "--cluster", "--no-worker-timeout", "--force", "--assignment"},
+        "grade": {"--assignment"},
+        "grade-batch": {"--out", "--force", "--assignment"},
+        "regrade": {"--apply"},
+        "similarity": {"--against", "--out", "--decisions", "--assignment"},
+        "gradebook": {"--out", "--roster"},
+        "publish": {"--assignment", "--dir", "--deadline", "-k", "--tests"},
     }
     declared = {s.flag for s in settings.declared(parser)}
     assert set(flags_of(parser)) - declared == by_hand.get(command, set())
@@ -186,7 +192,7 @@ def test_the_environment_gives_the_clients_defaults(monkeypatch):
 
 CASES = [
     (command, s, value)
-    for command in ("serve", "grade", "grade-batch", "regrade")
+    for command in ("serve", "grade", "grade-batch", "regrade", "similarity", "gradebook", "publish")
     for s in settings.declared(command_parser(command))
     if s.checked()
     for value in wrong_values(s)[:1]
@@ -202,6 +208,9 @@ def test_a_bad_flag_is_one_line_and_exit_2(command, setting, value, tmp_path, ca
         "grade": [str(tmp_path)],
         "grade-batch": [str(tmp_path), "--out", str(tmp_path / "o")],
         "regrade": [str(tmp_path)],
+        "similarity": [str(tmp_path), "--out", str(tmp_path / "o")],
+        "gradebook": ["--out", str(tmp_path / "o")],
+        "publish": [],
     }[command]
     text = str(value) if not isinstance(value, float) else repr(value)
     if setting.choices:  # argparse refuses a choice it does not know, with the usage

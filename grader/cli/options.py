@@ -7,9 +7,6 @@ import importlib
 from grader.core import settings
 from grader.core.policy import COUNTS, PICKS
 
-EXPORT_FORMATS = ("percent", "plain", "canvas", "moodle")  # grader.server.gradebook.exports.FORMATS
-
-
 # One meaning of --assignment in every command (Assignment.option reads it).
 ASSIGNMENT_HELP = "the assignment: a folder holding an assignment.toml, or hw1 for this repository's (default: hw1)"
 
@@ -27,47 +24,20 @@ def _grade(parser):
         help="handout folder, .zip of one, or folder with the "
         "student files (omitted: grade the reference and the empty handout)",
     )
-    parser.add_argument("--out", default="out", help="folder for results.json, junit.xml, report.md")
-    settings.add_argument(parser, settings.JOBS)
-    parser.add_argument(
-        "--format",
-        choices=("auto", "plain", "github"),
-        default="auto",
-        help="github: also print annotations on the student's lines and write the job "
-        "summary ($GITHUB_STEP_SUMMARY); "
-        "auto (default): github on a GitHub Actions runner, else plain",
-    )
-    parser.add_argument(
-        "--fail-under",
-        type=float,
-        metavar="POINTS",
-        help="exit 1 when the score is below POINTS (for CI; default: never)",
-    )
+    for setting in (settings.OUT, settings.JOBS, settings.OUTPUT_FORMAT, settings.FAIL_UNDER):
+        settings.add_argument(parser, setting)
     _assignment(parser)
     add_limit_arguments(parser)
 
 
 def _grade_batch(parser):
-    from grader.grading.batch.cluster import PATIENCE
     from grader.grading.run.config import add_limit_arguments
 
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission")
     parser.add_argument("--out", required=True, help="folder for one result folder per submission and gradebook.csv")
     settings.add_argument(parser, settings.BATCH_JOBS)
-    parser.add_argument(
-        "--cluster",
-        metavar="tcp://HOST:8786",
-        help="grade on this Dask scheduler's workers, one task per submission "
-        "(DIR must be at the same path on every worker)",
-    )
-    parser.add_argument(
-        "--no-worker-timeout",
-        type=float,
-        default=PATIENCE,
-        metavar="SECONDS",
-        help="with --cluster: give up the waiting submissions (not graded; a rerun grades "
-        f"them) once the cluster has had no worker this long (default {PATIENCE:g})",
-    )
+    for setting in settings.BATCH:
+        settings.add_argument(parser, setting)
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
     _assignment(parser)
     add_limit_arguments(parser)
@@ -88,8 +58,6 @@ def _regrade(parser):
 
 
 def _similarity(parser):
-    from grader.similarity.scoring import THRESHOLD
-
     parser.add_argument("folder", help="folder holding one subfolder or .zip per submission (as grade-batch's)")
     parser.add_argument(
         "--against",
@@ -97,12 +65,7 @@ def _similarity(parser):
         help="also compare each submission with these public solutions (one subfolder or .zip each)",
     )
     parser.add_argument("--out", required=True, help="folder for similarity.csv, index.html and fingerprints.json")
-    parser.add_argument(
-        "--threshold",
-        type=float,
-        default=THRESHOLD,
-        help="flag pairs at or above this similarity for review (default %(default)s)",
-    )
+    settings.add_argument(parser, settings.THRESHOLD)
     parser.add_argument(
         "--decisions",
         metavar="FILE",
@@ -165,13 +128,7 @@ def _users(parser):
 def _gradebook(parser):
     _db(parser)
     parser.add_argument("--out", required=True, help="CSV file to write (replaced atomically)")
-    parser.add_argument(
-        "--format",
-        default="percent",
-        choices=EXPORT_FORMATS,
-        help="percent: the gradebook as it shows; plain, canvas, moodle: points per assignment "
-        "with e-mail and student ID, in the columns each LMS's gradebook import documents",
-    )
+    settings.add_argument(parser, settings.EXPORT_FORMAT)
     parser.add_argument(
         "--roster",
         metavar="FILE",
@@ -248,8 +205,6 @@ def _submit(parser):
 
 
 def _publish(parser):
-    from grader.shipped.tolerance import ATOL, RTOL
-
     settings.add_argument(parser, settings.KEY)
     parser.add_argument(
         "--assignment",
@@ -262,8 +217,8 @@ def _publish(parser):
         "--deadline",
         help="ISO 8601 deadline of each problem published (with -k: only those), e.g. 2026-02-01T23:59:00+00:00",
     )
-    parser.add_argument("--rtol", help=f"relative tolerance of the published problems (server default {RTOL:g})")
-    parser.add_argument("--atol", help=f"absolute tolerance of the published problems (server default {ATOL:g})")
+    settings.add_argument(parser, settings.PUBLISH_RTOL)
+    settings.add_argument(parser, settings.PUBLISH_ATOL)
     _client_common(parser)
 
 

@@ -107,8 +107,8 @@ def _publish_flags(args, assignment) -> list:
         questions = assignment.registry().questions
         flags += ["--points", ",".join(f"{q.key}={q.points}" for q in questions)]
     for name in ("deadline", "rtol", "atol"):
-        if getattr(args, name):
-            flags += [f"--{name}", getattr(args, name)]
+        if getattr(args, name) is not None:
+            flags += [f"--{name}", str(getattr(args, name))]
     return flags
 
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.core import datadir
+from grader.core import datadir, settings
 from grader.core.assignment import Assignment
 from grader.grading.batch import cluster
 from grader.grading.batch import record as batch_record
@@ -94,10 +94,9 @@ def _batch_usage_error(args):
         return f"--out {out}: is the submissions folder; pass a folder of its own for the results"
     if (out / GRADEBOOK).is_dir():
         return f"--out {out}: {GRADEBOOK} there is a folder (left by an older grader); move it away"
-    if not args.no_worker_timeout > 0:
-        return f"--no-worker-timeout {args.no_worker_timeout:g}: must be a positive number of seconds"
-    if args.cluster is not None and "://" not in args.cluster:
-        return f"--cluster {args.cluster}: not a scheduler address; pass e.g. tcp://HOST:8786"
+    problem = settings.first_problem(args, settings.BATCH)  # also for a caller that skipped the CLI
+    if problem:
+        return problem
     try:
         if not find_submissions(folder, exclude=[args.out]):
             return f"{folder}: no subfolder or .zip in it; put one per submission there"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from grader.core import settings
 from grader.core.assignment import Assignment, AssignmentError
 from grader.core.files import write_atomic
 from grader.similarity import report
@@ -38,9 +39,7 @@ def _usage_error(args):
     decisions = getattr(args, "decisions", None)
     if decisions is not None and Path(decisions).is_dir():
         return f"--decisions {decisions}: a folder; pass a CSV file (created if missing)"
-    if not 0 < args.threshold <= 1:
-        return f"--threshold {args.threshold:g}: must be in (0, 1]"
-    return None
+    return settings.first_problem(args, [settings.THRESHOLD])  # also for a caller that skipped the CLI
 
 
 def write_report(analysis, out: Path) -> None:

@@ -29,11 +29,12 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from grader.core import settings
 from grader.similarity.blocks import Block
 from grader.similarity.corpus import CLASS, PUBLIC
 from grader.similarity.template import is_other
 
-THRESHOLD = 0.7  # a pair at or above it is flagged for review (never a verdict)
+THRESHOLD = settings.THRESHOLD.default  # a pair at or above it is flagged for review (never a verdict)
 MAX_SHARE = 0.5  # a fingerprint in more of the class than this weighs nothing
 MIN_CLASS = 10  # below this many submissions, frequencies say too little for MAX_SHARE
 BLOCK_SHOWN = 0.5  # a block at or above it is listed among a pair's shared blocks

@@ -337,7 +337,7 @@ def test_a_cluster_address_without_a_scheme_is_a_usage_error(tmp_path, capsys):
         == 2
     )
     err = capsys.readouterr().err
-    assert "--cluster localhost:8786: not a scheduler address; pass e.g. tcp://HOST:8786" in err
+    assert "--cluster 'localhost:8786': not a scheduler address; give one such as tcp://HOST:8786" in err
     assert not (tmp_path / "out").exists()
 
 

@@ -188,7 +188,10 @@ def test_bad_submissions_are_named_and_the_others_still_compared(tmp_path):
     "args, message",
     [
         (("missing", "--out", "out"), "grader similarity: missing: not a folder"),
-        (("class", "--out", "out", "--threshold", "1.5"), "grader similarity: --threshold 1.5: must be in (0, 1]"),
+        (
+            ("class", "--out", "out", "--threshold", "1.5"),
+            "grader similarity: --threshold 1.5: use a number above 0 and at most 1",
+        ),
         (("class", "--against", "nowhere", "--out", "out"), "grader similarity: --against nowhere: not a folder"),
         (("class", "--out", "class"), "grader similarity: --out class: is an input folder"),
         (("class", "--out", "out", "--assignment", "hw9"), "grader similarity: --assignment hw9: no such folder"),

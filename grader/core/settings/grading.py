@@ -98,9 +98,58 @@ BATCH_JOBS = Setting(
     shown="the number of cores",
 )
 
+# Where `grader grade` puts its results and how it speaks (grader.grading.commands).
+OUT = Setting("out", str, "out", "folder for results.json, junit.xml, report.md", flag="--out", metavar="FOLDER")
+OUTPUT_FORMAT = Setting(
+    "format",
+    str,
+    "auto",
+    "github: also print annotations on the student's lines and write the job summary ($GITHUB_STEP_SUMMARY); "
+    "auto: github on a GitHub Actions runner, else plain",
+    flag="--format",
+    choices=("auto", "plain", "github"),
+)
+FAIL_UNDER = Setting(
+    "fail_under",
+    float,
+    None,
+    "exit 1 when the score is below this many points (for CI)",
+    unit="points",
+    flag="--fail-under",
+    metavar="POINTS",
+    at_least=0,
+    shown="never",
+)
+
+# grade-batch on a Dask cluster (grader.grading.batch.cluster).
+CLUSTER = Setting(
+    "cluster",
+    str,
+    None,
+    "grade on this Dask scheduler's workers, one task per submission (the submissions folder must be at the "
+    "same path on every worker)",
+    flag="--cluster",
+    metavar="tcp://HOST:8786",
+    valid=lambda v: None if "://" in v else "not a scheduler address; give one such as tcp://HOST:8786",
+    shown="none: grade on this machine",
+)
+NO_WORKER_TIMEOUT = Setting(
+    "no_worker_timeout",
+    float,
+    600,
+    "with --cluster: give up the waiting submissions (not graded; a rerun grades them) once the cluster has "
+    "had no worker this long",
+    unit="s",
+    flag="--no-worker-timeout",
+    metavar="SECONDS",
+    positive=True,
+)
+BATCH = (CLUSTER, NO_WORKER_TIMEOUT)
+
 # The sandbox options `grade` and `grade-batch` share (grader.grading.run.config.add_limit_arguments).
 LIMITS = (TIMEOUT, MEMORY_MB, TIER, INSECURE, SCORE_ADVISORIES, PACKAGES)
-GRADING = (JOBS, BATCH_JOBS, *LIMITS, TIME_MULTIPLE, TIME_FLOOR)
+GRADE = (OUT, OUTPUT_FORMAT, FAIL_UNDER)  # `grader grade`'s own
+GRADING = (JOBS, BATCH_JOBS, *LIMITS, TIME_MULTIPLE, TIME_FLOOR, *GRADE, *BATCH)
 
 # The instructor client (`grader submit`, `grader publish`): the environment gives the defaults.
 SERVER_URL = Setting(

@@ -6,6 +6,7 @@ the committed page is what the declarations give now."""
 from grader.core.paths import ROOT
 
 from .grading import CLIENT, GRADING
+from .review import REVIEW
 from .server import SERVE, SERVER
 from .setting import Setting, number
 
@@ -33,6 +34,11 @@ GROUPS = (
         SERVER,
     ),
     ("The instructor client: `grader submit`, `grader publish`", "Their defaults come from the environment.", CLIENT),
+    (
+        "Review and export: `grader similarity`, `gradebook`, `publish`",
+        "The instructor's other commands (grader/core/settings/review.py).",
+        REVIEW,
+    ),
 )
 
 

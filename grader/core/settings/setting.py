@@ -48,6 +48,8 @@ class Setting:
         lo, hi = self.at_least, self.at_most
         if self.choices:
             text = "use one of " + ", ".join(map(str, self.choices))
+        elif self.positive and hi is not None:
+            text = f"use a number above 0 and at most {number(hi)}"
         elif lo is not None and hi is not None:
             text = f"use {number(lo)}-{number(hi)}"
         elif self.positive:
@@ -61,6 +63,15 @@ class Setting:
         else:
             return ""
         return f"{text} {self.advice}" if self.advice else text
+
+    def default_words(self) -> str:
+        """The default as --help says it ("" for a switch or no default): `shown`, else the value."""
+        if self.shown or self.type is bool:
+            return self.shown
+        value = self.initial()
+        if value is None:
+            return ""
+        return number(value) if self.type in (int, float) else str(value)
 
     def checked(self) -> bool:
         return bool(self.rule() or self.valid)
@@ -127,7 +138,7 @@ def add_argument(parser: argparse.ArgumentParser, setting: Setting):
     if set), choices and help; first_problem(args, declared(parser)) checks it."""
     if setting.flag is None:
         raise ValueError(f"{setting.name} has no flag; declare one (flag=...) to put it on the command line")
-    text = setting.help + (f" (default: {setting.shown})" if setting.shown else "")
+    text = setting.help + (f" (default: {setting.default_words()})" if setting.default_words() else "")
     if setting.type is bool:
         parser.add_argument(setting.flag, action="store_true", help=text)
     else:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import sandbox
+from grader.core import settings
 from grader.core.files import write_atomic
 from grader.grading.batch.jobs import Done
 from grader.grading.report.writing import REPORT_FILES, RESULTS
@@ -33,7 +34,7 @@ from grader.grading.run import expected
 OFFLINE_TIERS = {"bwrap", "unshare"}  # sandbox tiers whose student code has no network
 CONNECT_SECONDS = 10
 RETRIES = 2  # a task that raised (not a lost worker: that one is rescheduled anyway)
-PATIENCE = 600.0  # seconds without any worker before the waiting tasks are given up
+PATIENCE = settings.NO_WORKER_TIMEOUT.default  # seconds without any worker before the waiting tasks are given up
 POLL_SECONDS = 0.2
 
 

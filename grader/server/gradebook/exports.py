@@ -23,9 +23,9 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.core import csvsafe
+from grader.core import csvsafe, settings
 
-FORMATS = ("percent", "plain", "canvas", "moodle")  # percent: scores.to_csv, the gradebook as it shows
+FORMATS = settings.EXPORT_FORMATS  # percent: scores.to_csv, the gradebook as it shows
 STUDENT_ID = "student_id"  # the roster column that carries a student's (SIS) ID
 
 
