@@ -54,7 +54,7 @@ def make_stage(uid: int, runner: Path, student_dir: Path, limits, own_cwd: bool)
         _CLEANED["stale"] = _remove_stale_stages(Path(base))
     path = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=base))
     try:
-        copy_regular(runner, path / "runner")
+        copy_regular(runner, path / "runner", bytecode=True)  # the caller's trusted code
         cwd = None
         if not own_cwd:
             (path / "submission").mkdir(mode=0o700)

@@ -240,3 +240,70 @@ def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
     for t in threads:
         t.join()
     assert len(builds) == 1 and (base / "python-test" / "made").is_file()
+
+
+# ---------------------------------------------------------------- bytecode
+
+# Records every module the import system compiles from source (it does only
+# when no valid bytecode is there), then imports what a worker imports.
+COMPILED = """\
+import importlib._bootstrap_external as ext, json, os, sys
+compiled = []
+original = ext.SourceLoader.source_to_code
+def recording(self, data, path, *args, **kwargs):
+    compiled.append(path)
+    return original(self, data, path, *args, **kwargs)
+ext.SourceLoader.source_to_code = recording
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy, inspect, pathlib, where, assignment_cases
+with open(os.path.join(sys.argv[1], "compiled.json"), "w") as f:
+    json.dump({"compiled": compiled, "student": sorted(os.listdir("."))}, f)
+"""
+
+
+def test_a_worker_compiles_nothing_of_the_environment_or_the_runner(tmp_path):
+    """The environment and the runner carry our bytecode (a worker cannot write
+    any): before, each worker compiled numpy, the standard library modules it
+    imports and the cases package again, 0.15 s of a 0.3 s worker. A
+    submission's own __pycache__ never reaches the worker."""
+    runner = workers.build_runner(tmp_path / "runner", HW1)
+    (runner / "script.py").write_text(COMPILED)
+    student = tmp_path / "student"
+    (student / "__pycache__").mkdir(parents=True)
+    (student / "__pycache__" / "planted.cpython-311.pyc").write_bytes(b"not bytecode")
+    (student / "planted.py").write_text("X = 1\n")
+    out = sandbox.make_out_dir(tmp_path)
+    res = sandbox.run(
+        runner / "script.py",
+        [sandbox.OUT],
+        student_dir=student,
+        out_dir=out,
+        limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120),
+        packages=HW1.packages,
+    )
+    assert res.ok, (res.reason, res.log[-2000:])
+    seen = json.loads((out / "compiled.json").read_text())
+    assert seen["compiled"] == []
+    assert seen["student"] == ["planted.py"]
+
+
+def test_the_bytecode_check_sees_a_compile(tmp_path):
+    """The check above fails when bytecode is missing: the runner's is removed here."""
+    runner = workers.build_runner(tmp_path / "runner", HW1)
+    for cache in runner.rglob("__pycache__"):
+        shutil.rmtree(cache)
+    (runner / "script.py").write_text(COMPILED)
+    (tmp_path / "student").mkdir()
+    out = sandbox.make_out_dir(tmp_path)
+    res = sandbox.run(
+        runner / "script.py",
+        [sandbox.OUT],
+        student_dir=tmp_path / "student",
+        out_dir=out,
+        limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120),
+        packages=HW1.packages,
+    )
+    assert res.ok, (res.reason, res.log[-2000:])
+    compiled = json.loads((out / "compiled.json").read_text())["compiled"]
+    assert any(p.endswith("/where.py") for p in compiled)
+    assert any("/assignment_cases/" in p for p in compiled)

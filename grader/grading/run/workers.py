@@ -119,6 +119,7 @@ def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None)
     shutil.copyfile(WHERE, dest / "where.py")
     (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
     shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    sandbox.compiled(dest, by_hash=True)  # each worker would compile the cases package again
     return dest
 
 
