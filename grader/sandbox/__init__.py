@@ -64,6 +64,7 @@ __all__ = [
     "read_json_safe",
     "Group",
     "environment",
+    "compiled",
     "PackageError",
 ]
 

@@ -9,6 +9,7 @@ number of seconds, so a busy machine lengthens them instead of failing them.
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,25 @@ def test_an_infinite_loop_times_out_with_the_limit_named(tmp_path):
     ), run.problem
     case = next(c for c in CASES if c.question == "topo_sort" and c.fn is not None)
     assert f"worker stopped ({run.problem})" in feedback(case, run.outcomes[case.name], run)
+
+
+def test_limits_measured_in_the_background_are_the_computed_ones():
+    """Measuring runs the computation once, in its own thread, and gives its limits (or raises its error)."""
+    started = threading.Event()
+    calls = []
+
+    def compute():
+        calls.append(threading.current_thread().name)
+        started.wait(10)
+        return {"forward": time_limits.given(5)}
+
+    measuring = time_limits.Measuring(compute)
+    started.set()
+    assert measuring["forward"] == time_limits.given(5) and dict(measuring) == {"forward": time_limits.given(5)}
+    assert calls == ["time-limits"]
+
+    def broken():
+        raise RuntimeError("no workload")
+
+    with pytest.raises(RuntimeError, match="no workload"):
+        time_limits.Measuring(broken)["forward"]

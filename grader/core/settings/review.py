@@ -2,9 +2,7 @@
 threshold (grader.similarity), the gradebook export's format
 (grader.server.gradebook.exports) and the tolerances `grader publish` sends."""
 
-from grader.shipped.tolerance import ATOL, RTOL
-
-from .setting import Setting, number
+from .setting import Setting
 
 THRESHOLD = Setting(
     "threshold",
@@ -33,7 +31,7 @@ PUBLISH_RTOL = Setting(
     "relative tolerance of the published problems",
     flag="--rtol",
     at_least=0,
-    shown=f"the server's, {number(RTOL)}",
+    shown="the server's (grader/shipped/tolerance.py: RTOL)",
 )
 PUBLISH_ATOL = Setting(
     "atol",
@@ -42,6 +40,6 @@ PUBLISH_ATOL = Setting(
     "absolute tolerance of the published problems",
     flag="--atol",
     at_least=0,
-    shown=f"the server's, {number(ATOL)}",
+    shown="the server's (grader/shipped/tolerance.py: ATOL)",
 )
 REVIEW = (THRESHOLD, EXPORT_FORMAT, PUBLISH_RTOL, PUBLISH_ATOL)

@@ -249,7 +249,7 @@ def run_graded(files: dict, config, **options) -> dict:
     return together.run_all(
         files,
         config,
-        config.time_limits_now(reference),
+        time_limits.Measuring(lambda: config.time_limits_now(reference)),  # while the copy is built
         seconds=reference.question_seconds,
         isolate_hangs=True,
         **options,
