@@ -170,7 +170,7 @@ def problems(blocks_) -> list:
 def test_every_command_in_the_docs_is_one_the_tools_take():
     assert problems(all_blocks()) == []
     checked = [check(c)[0] for b in all_blocks() if b.lang in ("sh", "console") for c in commands(b)]
-    assert checked.count("grader") >= 60 and checked.count("make") >= 20 and checked.count("dask") >= 6, checked
+    assert checked.count("grader") >= 40 and checked.count("make") >= 15 and checked.count("dask") >= 4, checked
 
 
 def test_the_reference_import_line_runs(tmp_path):
@@ -244,7 +244,7 @@ def test_every_command_named_in_the_text_exists():
     pages = [p for p in PAGES if p.name != "commands.md"]
     assert [p for page in pages for p in inline_problems(page)] == []
     named = [s for page in pages for s in inline_spans(page) if s.split()[0] == "make" or "grader" in s.split()[:3]]
-    assert len(named) >= 100, len(named)
+    assert len(named) >= 80, len(named)
 
 
 def test_every_repository_path_named_in_the_text_exists():
