@@ -2,6 +2,7 @@
 generated pages are fresh, the example outputs are what the commands print,
 and the README stays a short front page with the two commands."""
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -82,13 +83,45 @@ def test_the_cheap_examples_are_what_the_code_prints():
     assert proc.returncode == 0, proc.stderr
 
 
+def examples_tool():
+    spec = importlib.util.spec_from_file_location("docs_examples", ROOT / "tools" / "docs_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.server
+def test_the_time_policy_examples_are_what_the_commands_print_against_a_real_server():
+    """One `grader serve` on loopback with a fresh SQLite database; the page's commands in its order
+    (tools/docs_examples.py --check --only time-policy, in this process). A planted stale line is caught."""
+    examples = examples_tool()
+    assert examples.main(["--check", "--only", "time-policy"]) == 0
+    made = examples.time_policy_session()  # the same run, kept
+    page = (DOCS / "instructor" / "time-policy.md").read_text()
+    shown = {m.group("name"): m.group("body") for m in examples.BLOCK.finditer(page)}
+    assert set(made) == {name for name in shown if name.startswith("time-")}
+    planted = shown["time-penalty"].replace("late days per student: 0", "late days per student: 3")
+    assert examples.normalised(planted) != examples.normalised(made["time-penalty"])
+
+
+def test_the_examples_check_ignores_only_what_varies_between_runs():
+    """When a change was made (the log, an extension's grant) varies; a deadline shown never does."""
+    normalised = examples_tool().normalised
+    line = "2026-11-26 23:10 UTC  prof  deadline hw1/forward: none -> 2026-02-01 23:59 CET (2026-02-01 22:59 UTC)\n"
+    assert normalised(line) == normalised(line.replace("2026-11-26 23:10", "2027-03-04 05:06"))
+    assert normalised(line) != normalised(line.replace("22:59 UTC)", "23:59 UTC)"))
+    granted = "ann: hw1 (every question) +2d (granted 2026-11-26 23:09 UTC by prof)\n"
+    assert normalised(granted) == normalised(granted.replace("11-26 23:09", "12-01 00:00"))
+    assert normalised(granted) != normalised(granted.replace("+2d", "+3d"))
+
+
 def test_every_example_block_has_a_maker():
     blocks = [
         name
         for page in [README, *DOCS.rglob("*.md")]
         for name in re.findall(r"<!-- example: ([a-z0-9-]+) -->", page.read_text())
     ]
-    assert {"make-grade", "handout-full-marks", "classroom50-points"} <= set(blocks)
+    assert {"make-grade", "handout-full-marks", "classroom50-points", "time-changes"} <= set(blocks)
     proc = run("tools/docs_examples.py", "--check", "--only", "classroom50-points", timeout=120)
     assert "unknown example blocks" not in proc.stderr
 
