@@ -1,0 +1,101 @@
+"""Question slots a batch's submissions share, earliest submission first.
+
+A batch grades several submissions at once, each in a process of its own.
+With one question at a time per submission, two submissions on two cores
+each take twice a single grade's time, so the first result comes late, and
+at the end of a batch the last submission runs on one core while the other
+idles. Instead every submission may run `width` questions at once, but a
+question's worker starts only while holding one of `width` slots shared by
+the whole batch, and a slot goes to the waiting submission that comes first
+in the batch (its `rank`). The cores stay full, the first submission gets
+both of them while it has questions to run, and its result comes about
+when a single grade's would.
+
+The slots are `width` lock files in a folder of the batch's: a slot is held
+by holding its file's flock, so a process that dies lets go of it at once.
+A submission waiting for one says so with a lock file of its own
+(`wait-RANK-...`, held while it waits), so that a later one leaves the free
+slot to it; a waiting file nobody holds is left over from a dead process
+and ignored. Standard library only; the folder holds no secret.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+POLL_SECONDS = 0.005  # between two looks at the slots while waiting
+WAITING = "wait-"
+
+
+@dataclass(frozen=True)
+class Slots:
+    folder: str  # made by the batch (make); the same for all its submissions
+    width: int  # questions running at once in the whole batch
+    rank: int = 0  # this submission's place in the batch: lower goes first
+
+    def for_rank(self, rank: int) -> Slots:
+        return Slots(self.folder, self.width, rank)
+
+    @contextmanager
+    def held(self):
+        """Wait for a slot (submissions ranked before this one first), hold it inside the block."""
+        marker = Path(self.folder) / f"{WAITING}{self.rank:08d}-{os.getpid()}-{threading.get_ident()}"
+        waiting = _open(marker)
+        fcntl.flock(waiting, fcntl.LOCK_EX)
+        try:
+            slot = None
+            while slot is None:
+                if not self._someone_ahead():
+                    slot = self._free_slot()
+                if slot is None:
+                    time.sleep(POLL_SECONDS)
+        finally:
+            marker.unlink(missing_ok=True)
+            os.close(waiting)
+        try:
+            yield
+        finally:
+            os.close(slot)  # lets go of the flock
+
+    def _free_slot(self) -> int | None:
+        for k in range(self.width):
+            fd = _open(Path(self.folder) / f"slot-{k}")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                os.close(fd)
+        return None
+
+    def _someone_ahead(self) -> bool:
+        """A live waiter ranked before this submission."""
+        for name in os.listdir(self.folder):
+            if not name.startswith(WAITING) or int(name[len(WAITING) :].split("-")[0]) >= self.rank:
+                continue
+            try:
+                fd = os.open(Path(self.folder) / name, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:  # it got its slot meanwhile
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # nobody holds it: left by a dead process
+            except BlockingIOError:
+                return True
+            finally:
+                os.close(fd)
+        return False
+
+
+def make(folder: Path, width: int) -> Slots:
+    """The slots of a batch, in `folder` (made if missing, ours alone)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return Slots(str(folder), max(1, width))
+
+
+def _open(path: Path) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

@@ -1,0 +1,90 @@
+"""A batch's question slots (grader/grading/run/slots.py): never more than
+`width` held at once across processes, a free slot goes to the submission
+ranked first, and a dead process neither keeps a slot nor blocks others."""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from grader.grading.run import slots
+
+HOLD = """\
+import json, sys, time
+from grader.grading.run.slots import Slots
+folder, width, rank, log = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+for _ in range(3):
+    with Slots(folder, width, rank).held():
+        with open(log, "a") as f:
+            f.write(json.dumps(["in", rank, time.monotonic()]) + "\\n")
+        time.sleep(0.05)
+        with open(log, "a") as f:
+            f.write(json.dumps(["out", rank, time.monotonic()]) + "\\n")
+"""
+
+
+def test_never_more_than_width_held_across_processes(tmp_path):
+    pool = slots.make(tmp_path / "slots", 2)
+    log = tmp_path / "log"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", HOLD, pool.folder, "2", str(rank), str(log)]) for rank in range(4)
+    ]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    events = sorted((json.loads(line) for line in log.read_text().splitlines()), key=lambda e: (e[2], e[0] == "in"))
+    assert len(events) == 24
+    held, most = 0, 0
+    for kind, _, _ in events:
+        held += 1 if kind == "in" else -1
+        most = max(most, held)
+    assert most <= 2
+
+
+def test_a_free_slot_goes_to_the_submission_ranked_first(tmp_path):
+    pool = slots.make(tmp_path / "slots", 1)
+    order, release = [], threading.Event()
+
+    def holder():
+        with pool.for_rank(0).held():
+            release.wait(30)
+
+    def waiter(rank):
+        with pool.for_rank(rank).held():
+            order.append(rank)
+
+    first = threading.Thread(target=holder)
+    first.start()
+    time.sleep(0.1)
+    late = threading.Thread(target=waiter, args=(5,))
+    late.start()
+    time.sleep(0.1)
+    early = threading.Thread(target=waiter, args=(1,))
+    early.start()
+    time.sleep(0.1)  # both wait now, rank 5 since longer
+    release.set()
+    for t in (first, late, early):
+        t.join(30)
+    assert order == [1, 5]
+
+
+def test_what_a_dead_process_left_blocks_nobody(tmp_path):
+    pool = slots.make(tmp_path / "slots", 1)
+    # a waiting marker nobody holds (its process died waiting), ranked first
+    (Path(pool.folder) / f"{slots.WAITING}00000000-1-1").write_text("")
+    # a process that dies holding the only slot
+    died = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys\nfrom grader.grading.run.slots import Slots\n"
+            "with Slots(sys.argv[1], 1, 0).held():\n    os._exit(3)\n",
+            pool.folder,
+        ],
+        timeout=60,
+    )
+    assert died.returncode == 3
+    start = time.monotonic()
+    with pool.for_rank(7).held():
+        pass
+    assert time.monotonic() - start < 5
