@@ -7,7 +7,7 @@ import pytest
 
 from grader.core import datadir, paths
 from grader.core.assignment import ENV, Assignment, AssignmentError
-from grader.grading.run import expected
+from grader.grading.run import cache
 
 TOY = """name = "toy"
 reference = "ref"
@@ -54,7 +54,7 @@ def test_the_wheels_hw1_keeps_its_data_and_answers_under_the_state_folder(tmp_pa
     assert Assignment.load(bundled).data == tmp_path / "xdg" / "needle-grader" / "toy" / "data"
     monkeypatch.delenv("GRADER_CACHE", raising=False)
     monkeypatch.setattr(paths, "in_checkout", lambda: False)
-    assert expected.cache_root() == tmp_path / "xdg" / "needle-grader" / "cache"
+    assert cache.cache_root() == tmp_path / "xdg" / "needle-grader" / "cache"
 
 
 def test_a_checkout_keeps_its_own_folders():

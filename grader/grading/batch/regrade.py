@@ -49,7 +49,7 @@ from grader.grading.report import provenance
 from grader.grading.report import results as report
 from grader.grading.report.orchestrate import submission_digest
 from grader.grading.report.writing import REPORT_FILES, RESULTS
-from grader.grading.run import expected, seeds
+from grader.grading.run import cache, expected, seeds
 
 NEW_SUBMISSION = "new submission"
 HEADER = ["submission", "old total", "new total", "cases changed", "why"]
@@ -231,7 +231,7 @@ def regrade(out_root: Path, jobs: int, apply: bool, stream=None, packages: str |
             f"{out_root / batch_record.RECORD}: field 'submissions': {folder} is not "
             "a folder any more; put the submissions back there"
         )
-    seed = seeds.batch_seed(out_root, expected.cache_root())  # the batch's inputs: the course's (or its own)
+    seed = seeds.batch_seed(out_root, cache.cache_root())  # the batch's inputs: the course's (or its own)
     config = dataclasses.replace(record.config(), seed=seed)
     todo, standing, orphans = pending(out_root, folder, config)
     changes = []

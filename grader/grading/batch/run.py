@@ -31,7 +31,7 @@ from grader.grading.batch.book import BatchGradebook
 from grader.grading.batch.jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch.names import find_submissions
 from grader.grading.report import results as report
-from grader.grading.run import expected, seeds
+from grader.grading.run import cache, expected, seeds
 from grader.grading.run.config import RunConfig
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
@@ -144,7 +144,7 @@ def grade_batch(
     out_root.mkdir(parents=True, exist_ok=True)
     batch_record.write(out_root, batch_record.from_config(folder, config))  # what `grader regrade` grades again
     if config.seed is None:  # the course secret (or the seed an earlier grader kept in OUTDIR)
-        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root, expected.cache_root()))
+        config = dataclasses.replace(config, seed=seeds.batch_seed(out_root, cache.cache_root()))
     workers = jobs or os.cpu_count() or 1
     setup = None
     setup_fn = setup_fn or (batch_setup.build if grade_fn is grade_one else None)

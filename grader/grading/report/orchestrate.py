@@ -73,7 +73,7 @@ def _scoring(config: RunConfig) -> str:
 
 def _security_notes(config: RunConfig) -> tuple:
     """Refuse a tier that cannot hide our files, unless --insecure (then say so)."""
-    problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, expected.cache_root()])
+    problem = sandbox.security_problem(config.tier or sandbox.probe(), secrets=[ROOT, cache.cache_root()])
     if problem and not config.insecure:
         raise sandbox.SandboxError(
             f"sandbox: {problem}: student code could read the reference and the "

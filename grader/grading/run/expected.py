@@ -24,7 +24,7 @@ import numpy as np
 
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
-from grader.grading.run import cache, gradcheck, inputs, seeds, time_limits, together
+from grader.grading.run import cache, gradcheck, inputs, seeds, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
@@ -32,7 +32,6 @@ from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 # (v2: the reference's times) is rebuilt, not misread.
 META_FORMAT = b"meta v2"
 DRAWING = Path(inputs.__file__)  # how inputs are drawn from a key: part of the key
-cache_root, built_once = cache.cache_root, cache.built_once
 
 
 class ReferenceError(RuntimeError):
@@ -44,7 +43,7 @@ def settled(config):
     given) and its inputs drawn: the course's for that seed, unless a
     submission's own were given (inputs.py)."""
     if config.seed is None:
-        config = dataclasses.replace(config, seed=seeds.machine_seed(_private_root()))
+        config = dataclasses.replace(config, seed=seeds.machine_seed(cache.private_root()))
     if config.seed == seeds.PUBLIC or config.inputs is not None:
         return config
     grading_key = inputs.key(config.seed, inputs.COURSE)
@@ -75,7 +74,7 @@ def for_submission(config, digest: str):
         return config
     submission_key = inputs.key(config.seed, inputs.SUBMISSION, digest)
     key_id = inputs.key_id(submission_key)
-    dest = _private_root() / f"{cache.SUBMISSION_PREFIX}inputs-{cache_key(config.assignment)}-{key_id}.npz"
+    dest = cache.private_root() / f"{cache.SUBMISSION_PREFIX}inputs-{cache_key(config.assignment)}-{key_id}.npz"
     if dest.is_file():
         cache.touch(dest)
     else:
@@ -106,16 +105,12 @@ def drawn_inputs(config, grading_key: bytes, derivation: str) -> inputs.Drawn:
     """The inputs `grading_key` draws for every call the reference's cases
     make on the public inputs, in a private .npz (built once per key)."""
     key_id = inputs.key_id(grading_key)
-    dest = _private_root() / f"inputs-{cache_key(config.assignment)}-{key_id}.npz"
+    dest = cache.private_root() / f"inputs-{cache_key(config.assignment)}-{key_id}.npz"
     if not dest.is_file():
         folder = expected_dir(public(config))
         requests = inputs.read_requests(folder / q for q in config.assignment.registry().question)
         inputs.write(inputs.draw(grading_key, requests), dest)
     return inputs.Drawn(dest, key_id, derivation)
-
-
-def _private_root() -> Path:
-    return cache.private_root()
 
 
 def reference_sources(assignment: Assignment) -> list:
@@ -243,17 +238,12 @@ def _build_together(files, config, questions, dest: Path) -> dict:
 def run_graded(files: dict, config, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
     (settled), under the time limits of this machine now, each question in
-    a worker of its own, config.jobs at a time (together.py)."""
+    a worker of its own, config.jobs at a time, its hangs isolated."""
     config = settled(config)
     reference = reference_times(config)
-    return together.run_all(
-        files,
-        config,
-        time_limits.Measuring(lambda: config.time_limits_now(reference)),  # while the copy is built
-        seconds=reference.question_seconds,
-        isolate_hangs=True,
-        **options,
-    )
+    # the limits measured while the submission's copy and runner are built
+    times = time_limits.Measuring(lambda: config.time_limits_now(reference))
+    return run_all(files, config, times, isolate_hangs=True, **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
@@ -266,11 +256,11 @@ def reference_times(config) -> time_limits.ReferenceTimes:
 def expected_dir(config) -> Path:
     """The cache folder for the current key and seed, built if missing."""
     config = settled(config)
-    final = _private_root() / f"expected-{cache_key(config.assignment)}-{inputs_id(config)}"
+    final = cache.private_root() / f"expected-{cache_key(config.assignment)}-{inputs_id(config)}"
     if config.inputs is not None and config.inputs.own:  # one submission's: quietly, seconds
         final = final.with_name(cache.SUBMISSION_PREFIX + final.name)
-        return built_once(final, "meta.json", lambda folder: build(config, folder), "", "")
-    return built_once(
+        return cache.built_once(final, "meta.json", lambda folder: build(config, folder), "", "")
+    return cache.built_once(
         final,
         "meta.json",
         lambda folder: build(config, folder),

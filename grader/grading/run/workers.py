@@ -25,7 +25,7 @@ from grader.core import markers
 from grader.core.assignment import Assignment, AssignmentError, shown
 from grader.core.files import write_atomic
 from grader.core.paths import SHIPPED
-from grader.grading.run import cache, time_limits
+from grader.grading.run import cache, hangs, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.shipped.cases.util import HANDED_FILE
@@ -209,19 +209,24 @@ def run_all(
     questions=None,
     keep_outputs: Path | None = None,
     on_done=None,
+    isolate_hangs: bool = False,
 ) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
-    each question under its TimeLimit in `times` (RunConfig.time_limits_now);
-    with keep_outputs, each question's raw worker output is moved there.
-    on_done(question, run), when given, is called in the pool as each
-    question finishes (work that needs some questions' results can start
-    while the longest still runs). A submission's grading runs through
-    together.run_all, which groups questions and isolates hangs."""
+    each question in a worker of its own (config.jobs at a time) under its
+    TimeLimit in `times` (RunConfig.time_limits_now); with keep_outputs,
+    each question's raw worker output is moved there. on_done(question,
+    run), when given, is called in the pool as each question finishes (work
+    that needs some questions' results can start while the longest still
+    runs). isolate_hangs (a submission's grading): a case that hangs or
+    stops its worker costs that case, not its question (hangs.isolate);
+    keep_outputs is for a single run per question (the reference's)."""
+    if isolate_hangs and keep_outputs is not None:
+        raise ValueError("run_all: keep_outputs keeps one run per question; hang isolation may make several")
+    registry = config.assignment.registry()
+    questions = list(questions or registry.run_order)
+    sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
-    registry = config.assignment.registry()
-    questions = questions or registry.run_order
-    sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
@@ -231,11 +236,20 @@ def run_all(
 
             def run(q):
                 result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                if isolate_hangs:
+                    result = hangs.isolate(
+                        result,
+                        [c.name for c in registry.producers(q)],
+                        lambda chosen: run_question(
+                            only(q, chosen), copy_dir, runner, tmp, config, times[q], None, group
+                        ),
+                        registry.by_name,
+                    )
                 if on_done is not None:
                     on_done(q, result)
                 return result
 
-            with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
+            with ThreadPoolExecutor(max_workers=max(1, min(len(questions), config.jobs))) as pool:
                 futures = {q: pool.submit(run, q) for q in questions}
                 return {q: f.result() for q, f in futures.items()}
     finally:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader.grading.explain.causes import catalogue
 from grader.grading.explain.causes.edits import apply_edits
-from grader.grading.run import expected, time_limits
+from grader.grading.run import cache, expected, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import only, run_all
 
@@ -34,7 +34,7 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
     """The cache folder of the mutants' values on config's seed, built if missing."""
     config = expected.settled(config)
     expected.expected_dir(config)  # the expected answers first: a broken reference stops there, with its reason
-    final = expected.cache_root() / (
+    final = cache.cache_root() / (
         f"causes-{expected.cache_key(config.assignment)}-{catalogue_key(mutants)}-{expected.inputs_id(config)}"
     )
 
@@ -42,7 +42,7 @@ def causes_dir(config, mutants=catalogue.MUTANTS) -> Path:
         build(config, folder, mutants)
         (folder / DONE).write_text("complete\n")
 
-    return expected.built_once(
+    return cache.built_once(
         final,
         DONE,
         build_into,

@@ -16,7 +16,7 @@ from pathlib import Path
 from grader import sandbox
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import spec
-from grader.grading.run import expected, time_limits
+from grader.grading.run import cache, expected, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import run_mode
 from grader.shipped import likely_cause
@@ -89,7 +89,7 @@ def reference_dir(config) -> Path:
     registry = config.assignment.registry()
     chosen = all_candidates(registry)
     key = spec.key(spec_of(registry, chosen))
-    final = expected.cache_root() / f"shrink-{expected.cache_key(config.assignment)}-{key}"
+    final = cache.cache_root() / f"shrink-{expected.cache_key(config.assignment)}-{key}"
 
     def build(folder):
         if not chosen:  # an assignment without shrinkable cases: nothing to run, nothing to show
@@ -106,7 +106,7 @@ def reference_dir(config) -> Path:
         (folder / META).write_text(json.dumps({"seconds": run.seconds, "workload_seconds": workload}))
 
     expected.expected_dir(config)  # a broken reference stops there first, with its reason
-    return expected.built_once(
+    return cache.built_once(
         final,
         META,
         build,

@@ -1,0 +1,86 @@
+"""workers.run_all: each question in a worker of its own, config.jobs at a
+time, and with isolate_hangs (a submission's grading) a case that stops its
+worker costs that case, the rest of its question run again without it. The
+sandbox is faked: what is tested is which runs happen and which outcomes count."""
+
+import pytest
+
+from grader import sandbox
+from grader.grading.run import workers
+from grader.grading.run.config import RunConfig
+from grader.grading.run.outcomes import Outcome
+from grader.grading.run.time_limits import TimeLimit
+from grader.grading.run.workers import ONLY, SEVERAL, QuestionRun
+
+QUESTIONS = ("forward", "backward", "topo_sort", "compute_gradient", "softmax_loss_ndl", "nn_epoch_ndl")
+NO_VALUE = Outcome(False, problem="no value: the worker stopped before this case reported")
+
+
+@pytest.fixture
+def fake_runs(monkeypatch):
+    """run_all with the worker faked: a run stops at the first case named in `hangs_on`."""
+    calls, hangs_on = [], set()
+    monkeypatch.setattr(workers, "sandbox_environment", lambda assignment: None)
+    monkeypatch.setattr(workers, "build_copy", lambda base, files, dest: dest)
+    monkeypatch.setattr(workers, "build_runner", lambda dest, assignment, inputs: dest)
+    monkeypatch.setattr(sandbox.Group, "create", staticmethod(lambda cpu_tasks: None))
+    registry = RunConfig().assignment.registry()
+
+    def run_question(key, copy_dir, runner, out_parent, config, time, keep=None, group=None, *args, **kwargs):
+        calls.append(key)
+        question, _, chosen = key.partition(ONLY)
+        names = chosen.split(",") if chosen else [c.name for c in registry.producers(question)]
+        outcomes, problem = {}, ""
+        for name in names:
+            if problem or name in hangs_on:
+                problem, outcomes[name] = "timeout after 20 s", NO_VALUE
+            else:
+                outcomes[name] = Outcome(True, value=key)
+        return QuestionRun(key, outcomes, problem, "", "bwrap", seconds=1.0, limit=time)
+
+    monkeypatch.setattr(workers, "run_question", run_question)
+    times = {q: TimeLimit(20.0, "limit: test") for q in QUESTIONS}
+    return calls, hangs_on, registry, times
+
+
+def test_each_question_runs_in_a_worker_of_its_own(fake_runs):
+    calls, _, registry, times = fake_runs
+    runs = workers.run_all({}, RunConfig(jobs=2), times, isolate_hangs=True)
+    assert sorted(calls) == sorted(registry.run_order) and not any(SEVERAL in c for c in calls)
+    assert set(runs) == set(QUESTIONS) and all(r.question == q for q, r in runs.items())
+
+
+def test_on_done_hears_of_every_question(fake_runs):
+    _, _, _, times = fake_runs
+    heard = []
+    workers.run_all({}, RunConfig(jobs=2), times, on_done=lambda q, run: heard.append(q))
+    assert sorted(heard) == sorted(QUESTIONS)
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_hung_case_costs_its_question_only_with_isolate_hangs(fake_runs, isolate):
+    calls, hangs_on, registry, times = fake_runs
+    names = [c.name for c in registry.producers("backward")]
+    hangs_on.add(names[3])
+    heard = {}
+    runs = workers.run_all(
+        {},
+        RunConfig(jobs=1),
+        times,
+        questions=["backward"],
+        isolate_hangs=isolate,
+        on_done=lambda q, run: heard.update({q: run}),
+    )
+    run = runs["backward"]
+    assert heard["backward"] is run  # on_done hears the isolated run, not the first one
+    lost = {n for n, o in run.outcomes.items() if not o.ok}
+    if isolate:
+        assert run.hung == (names[3],) and lost == {names[3]} and not run.problem
+        assert calls[1].startswith(f"backward{ONLY}") and names[3] not in calls[1].partition(ONLY)[2].split(",")
+    else:
+        assert lost == set(names[3:]) and calls == ["backward"] and run.problem
+
+
+def test_kept_outputs_are_never_isolated():
+    with pytest.raises(ValueError, match="keep_outputs"):
+        workers.run_all({}, RunConfig(), {}, keep_outputs=object(), isolate_hangs=True)
