@@ -38,7 +38,7 @@ from grader.core.blas import ONE_THREAD
 from grader.sandbox import launch as launch
 from grader.sandbox import seccomp
 from grader.sandbox.cgroup import Group
-from grader.sandbox.env import PackageError, compiled, environment, shared_copy
+from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
@@ -64,7 +64,6 @@ __all__ = [
     "read_json_safe",
     "Group",
     "environment",
-    "compiled",
     "PackageError",
 ]
 

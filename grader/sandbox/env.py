@@ -34,6 +34,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from grader.sandbox.files import compiled, copy_regular
+
 ENTRY = Path(__file__).with_name("entry.py")
 LAYOUT = "3"  # part of the environment's cache key: change it when what build() makes changes
 # What the standard library's folder holds besides modules a program imports
@@ -42,7 +44,6 @@ LAYOUT = "3"  # part of the environment's cache key: change it when what build()
 # (the static library and makefiles, skipped below). Everything else is
 # copied: a student's stray `from tkinter import NO` must import.
 STDLIB_SKIP = {"test", "__phello__", "site-packages", "dist-packages"}
-SKIP_NAMES = {"__pycache__"}
 # Folders the sandbox shows read-only in every tier (launch.py's system
 # mounts): a shared library there is found as on the host. One elsewhere (a
 # Python built against its own Tcl/Tk or OpenSSL under /opt or a home
@@ -132,28 +133,6 @@ def environment(packages: tuple = ()) -> Path:
 
     _BUILT[key] = _cached(f"python-{key}", build)
     return _BUILT[key]
-
-
-def compiled(folder: Path, by_hash: bool = False) -> None:
-    """Bytecode beside every module under `folder`, made by us, once: the
-    worker runs with PYTHONDONTWRITEBYTECODE in a read-only copy, so without
-    it each worker compiled numpy and the standard library modules it
-    imports again (0.1-0.2 s of a 0.3 s worker). The copy's interpreter is
-    this one, so the bytecode is its own; a file that does not compile (the
-    standard library's deliberately broken samples) is left without.
-    `by_hash`: checked against the source's hash, not its time, so it still
-    holds in a copy (the runner's, copied into each run's stage)."""
-    import compileall
-    import py_compile
-
-    mode = py_compile.PycInvalidationMode.CHECKED_HASH if by_hash else py_compile.PycInvalidationMode.TIMESTAMP
-    compileall.compile_dir(folder, quiet=2, workers=1 if by_hash else (os.cpu_count() or 1), invalidation_mode=mode)
-    for top, dirs, files in os.walk(folder):
-        for name in dirs:
-            os.chmod(os.path.join(top, name), 0o755)
-        if os.path.basename(top) == "__pycache__":
-            for name in files:
-                os.chmod(os.path.join(top, name), 0o644)
 
 
 def _stdlib_names() -> list[str]:
@@ -338,24 +317,3 @@ def _build(final: Path, build) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
-
-
-def copy_regular(src: Path, dest: Path, skip=frozenset(), follow=False, file_mode=0o644, bytecode=False) -> None:
-    """Copy a tree keeping regular files and folders only: links, devices,
-    FIFOs and sockets are left out (`follow`: a link to a file is copied as
-    the file, for trusted trees). Folders 0755, files `file_mode` (0755 when
-    executable), so whoever may enter the top may read, nobody else writes.
-    `__pycache__` is left out unless `bytecode` (a trusted tree whose
-    bytecode we made: the runner's, compiled by hash so it holds in a copy)."""
-    dest.mkdir(mode=0o755, exist_ok=True)
-    os.chmod(dest, 0o755)
-    for entry in os.scandir(src):
-        if entry.name in skip or (entry.name in SKIP_NAMES and not bytecode):
-            continue
-        st = entry.stat(follow_symlinks=follow)
-        target = dest / entry.name
-        if stat.S_ISDIR(st.st_mode) and not entry.is_symlink():
-            copy_regular(Path(entry.path), target, follow=follow, file_mode=file_mode, bytecode=bytecode)
-        elif stat.S_ISREG(st.st_mode):
-            shutil.copyfile(entry.path, target)
-            os.chmod(target, 0o755 if st.st_mode & 0o111 else file_mode)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox.disk import Folder, capped, fit, unmount_under
-from grader.sandbox.env import copy_regular
+from grader.sandbox.files import copy_regular
 from grader.sandbox.procs import remove_tree
 
 _CLEANED: dict[str, Path] = {}

@@ -18,6 +18,7 @@ from grader import HANDOUT, REFERENCE, ROOT, cli
 from grader.grading.batch import book as batch_book
 from grader.grading.batch import names as batch_names
 from grader.grading.batch import run as batch
+from grader.grading.batch.jobs import record_failure
 from grader.shipped.cases import QUESTIONS
 
 # The CLI runs in a subprocess: it needs the real handout.
@@ -408,7 +409,7 @@ def test_progress_on_a_tty_redraws_one_line_with_eta():
         (["/nonexistent-folder", "--out", "OUT"], "/nonexistent-folder: not a folder"),
         (["EMPTY", "--out", "OUT"], "no subfolder or .zip in it"),
         (["EMPTY", "--out", "OUT", "--jobs", "0"], "--jobs 0: use at least 1"),
-        (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: must be a positive number"),
+        (["EMPTY", "--out", "OUT", "--no-worker-timeout", "0"], "--no-worker-timeout 0: use a positive number"),
         (["EMPTY", "--out", "EMPTY"], "is the submissions folder; pass a folder of its own"),
         (["EMPTY", "--out", "OLD"], "gradebook.csv there is a folder (left by an older grader); move it away"),
     ],
@@ -457,3 +458,36 @@ def test_feedback_values_are_built_once_before_the_pool(tmp_path):
     for name in ("broadcast_gradient_no_sum", "log_gradient_sign"):
         outputs = "\n".join(t["output"] for t in results(tmp_path / "out", name)["tests"])
         assert "Likely cause: " in outputs and "Smallest failing input: " in outputs, outputs
+
+
+def report_config(job):
+    """A grading function that only says what it was given (runs in the pool's processes)."""
+    seen = {"jobs": job.config.jobs, "slots": job.config.slots and [job.config.slots.folder, job.config.slots.width]}
+    seen["rank"] = job.config.slots and job.config.slots.rank
+    job.out_dir.mkdir(parents=True, exist_ok=True)
+    (job.out_dir / "seen.json").write_text(json.dumps(seen))
+    return record_failure(job, "not graded: the test only looks at the config", time.monotonic())
+
+
+def test_a_local_batch_shares_jobs_wide_question_slots_earliest_first(tmp_path):
+    """Each submission may run --jobs questions at once, in --jobs slots the batch shares, ranked
+    in the batch's order (the first result comes as soon as a single grade's; the cores stay busy);
+    a submission alone needs no slots; the slots' folder goes with the batch."""
+    subs = tmp_path / "subs"
+    for name in ("carol", "alice", "bob"):
+        (subs / name).mkdir(parents=True)
+    batch.grade_batch(subs, tmp_path / "out", jobs=2, grade_fn=report_config, stream=io.StringIO())
+    seen = {n: json.loads((tmp_path / "out" / n / "seen.json").read_text()) for n in ("alice", "bob", "carol")}
+    assert [seen[n]["rank"] for n in ("alice", "bob", "carol")] == [0, 1, 2]
+    assert {s["jobs"] for s in seen.values()} == {2} and {tuple(s["slots"]) for s in seen.values()} == {
+        (seen["alice"]["slots"][0], 2)
+    }
+    assert not Path(seen["alice"]["slots"][0]).exists()
+    alone = tmp_path / "alone"
+    (alone / "dave").mkdir(parents=True)
+    batch.grade_batch(alone, tmp_path / "out2", jobs=2, grade_fn=report_config, stream=io.StringIO())
+    assert json.loads((tmp_path / "out2" / "dave" / "seen.json").read_text()) == {
+        "jobs": 2,
+        "slots": None,
+        "rank": None,
+    }

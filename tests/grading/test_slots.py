@@ -28,9 +28,7 @@ for _ in range(3):
 def test_never_more_than_width_held_across_processes(tmp_path):
     pool = slots.make(tmp_path / "slots", 2)
     log = tmp_path / "log"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", HOLD, pool.folder, "2", str(rank), str(log)]) for rank in range(4)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", HOLD, pool.folder, "2", str(rank), str(log)]) for rank in range(4)]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     events = sorted((json.loads(line) for line in log.read_text().splitlines()), key=lambda e: (e[2], e[0] == "in"))
     assert len(events) == 24

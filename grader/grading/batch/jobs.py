@@ -20,7 +20,7 @@ class Job:
     name: str  # result folder name under OUTDIR
     submission: Path
     out_dir: Path
-    config: RunConfig  # the run's settings (jobs=1 inside a job: the batch shares the machine)
+    config: RunConfig  # the run's settings (locally: --jobs wide in the batch's shared slots)
 
 
 @dataclass(frozen=True)

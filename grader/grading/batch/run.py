@@ -5,7 +5,11 @@ OUTDIR/<name>/ and OUTDIR/gradebook.csv.
 The batch is a map of one pure function (`grade_one`: paths in, a small
 summary out, reports written to its own folder) over an executor: a local
 process pool, or one Dask distributed task per submission (grader/grading/batch/cluster.py)
-with the same function. Each submission grades its questions one at a time
+with the same function. Locally, each submission may run --jobs questions at
+once, in --jobs question slots the whole batch shares, the earliest
+submission first (grading/run/slots.py): the cores stay busy to the end and
+the first result comes about as soon as a single grade's would. On a
+cluster, each submission grades its questions one at a time
 (`RunConfig(jobs=1)`), so N submissions at once use N cores. Results stream
 in: each finished submission updates gradebook.csv (atomically) at once.
 Resumable: a submission whose results.json already exists is skipped unless
@@ -18,7 +22,9 @@ and the reason; the batch goes on.
 import dataclasses
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +37,7 @@ from grader.grading.batch.book import BatchGradebook
 from grader.grading.batch.jobs import Done, Job, already_graded, grade_one, record_failure
 from grader.grading.batch.names import find_submissions
 from grader.grading.report import results as report
-from grader.grading.run import cache, expected, seeds
+from grader.grading.run import cache, expected, seeds, slots
 from grader.grading.run.config import RunConfig
 
 __all__ = ["Done", "Job", "grade_one", "grade_batch", "run_jobs", "find_submissions"]
@@ -154,7 +160,16 @@ def grade_batch(
         wide = expected.settled(dataclasses.replace(config, jobs=workers))  # public answers --jobs wide if missing
         config = dataclasses.replace(wide, jobs=config.jobs)
         setup = batch_setup.start(config, workers, setup_fn)
-    todo = [dataclasses.replace(job, config=config) for job in todo]
+    slots_dir, ranked = None, [None] * len(todo)
+    if client is None and workers > 1 and len(todo) > 1:
+        # every submission may run --jobs questions at once, in slots the
+        # batch shares, earliest submission first (grading/run/slots.py)
+        slots_dir = Path(tempfile.mkdtemp(prefix="grader-slots-"))
+        shared = slots.make(slots_dir, workers)
+        ranked = [shared.for_rank(rank) for rank in range(len(todo))]
+    if client is None:  # a submission alone, or in the shared slots: --jobs questions at once
+        config = dataclasses.replace(config, jobs=workers)
+    todo = [dataclasses.replace(job, config=dataclasses.replace(config, slots=s)) for job, s in zip(todo, ranked)]
     book = BatchGradebook(out_root, config.assignment.registry().questions)
     book.pending(job.name for job in todo)
     book.write()
@@ -174,6 +189,8 @@ def grade_batch(
         else:
             results = run_jobs(todo, workers, grade_fn, on_done)
     finally:
+        if slots_dir is not None:
+            shutil.rmtree(slots_dir, ignore_errors=True)
         if setup is not None:
             setup.finish()  # its error (a reference failing its own cases) is the batch's
     return results, skipped

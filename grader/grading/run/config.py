@@ -13,6 +13,7 @@ from grader.core import settings
 from grader.core.assignment import Assignment
 from grader.grading.run import time_limits
 from grader.grading.run.inputs import Drawn
+from grader.grading.run.slots import Slots
 
 
 # Memory is what a run's processes really use, together (a control group;
@@ -44,6 +45,9 @@ class RunConfig:
     # from it (grading/inputs.py), set with the seed (expected.settled).
     seed: str | None = None
     inputs: Drawn | None = None  # the drawn inputs (None: the public inputs)
+    # A batch's shared question slots (grading/run/slots.py): a question's
+    # worker starts only holding one. None: `jobs` alone bounds them.
+    slots: Slots | None = None
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
         """question -> TimeLimit for a run starting now: --timeout's, else

@@ -9,6 +9,7 @@ control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ from grader.core.paths import SHIPPED
 from grader.grading.run import cache, hangs, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
+from grader.sandbox.files import compiled
 from grader.shipped.cases.util import HANDED_FILE
 
 WORKER = SHIPPED / "worker.py"
@@ -119,7 +121,7 @@ def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None)
     shutil.copyfile(WHERE, dest / "where.py")
     (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
     shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    sandbox.compiled(dest, by_hash=True)  # each worker would compile the cases package again
+    compiled(dest, by_hash=True)  # each worker would compile the cases package again
     return dest
 
 
@@ -234,15 +236,17 @@ def run_all(
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
 
+            def one(q, what, keep=None):  # `what`: q or some of its cases; in a batch's slot, if it has them
+                with config.slots.held() if config.slots is not None else contextlib.nullcontext():
+                    return run_question(what, copy_dir, runner, tmp, config, times[q], keep, group)
+
             def run(q):
-                result = run_question(q, copy_dir, runner, tmp, config, times[q], keep_outputs, group)
+                result = one(q, q, keep_outputs)
                 if isolate_hangs:
                     result = hangs.isolate(
                         result,
                         [c.name for c in registry.producers(q)],
-                        lambda chosen: run_question(
-                            only(q, chosen), copy_dir, runner, tmp, config, times[q], None, group
-                        ),
+                        lambda chosen: one(q, only(q, chosen)),
                         registry.by_name,
                     )
                 if on_done is not None:
