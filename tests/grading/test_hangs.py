@@ -105,12 +105,15 @@ def test_the_watch_stops_a_case_past_its_own_limit_on_the_parents_clock():
 
 
 def test_a_cases_limit_is_its_share_of_its_questions_at_least_the_floor():
-    cases = {"big": 0.9, "small": 0.1, "tiny": 0.0}
+    cases = {"big": 0.91, "small": 0.11, "tiny": 0.005}  # each counted beyond 10 ms (noise)
     limit = time_limits.with_cases(TimeLimit(20.0, "limit: a test's"), cases, start=0.4, case_floor=3.0)
     assert limit.case_seconds("big") == 18.0 and limit.case_seconds("small") == 3.0
     assert limit.case_seconds("tiny") == 3.0 and limit.case_seconds("unknown") == 20.0
     assert limit.restart == time_limits.RESTART_FLOOR_SECONDS  # 2 x 0.4 s is below the floor
     assert time_limits.with_cases(TimeLimit(20.0, "x"), cases, start=3.0).restart == 6.0
+    # milliseconds are noise: no share above the floor, however they compare
+    noise = time_limits.with_cases(TimeLimit(20.0, "x"), {"a": 0.009, "b": 0.001}, start=0.4)
+    assert noise.case_seconds("a") == noise.case_seconds("b") == time_limits.CASE_FLOOR_SECONDS
     # never more than the question's own limit, nor a floor above it
     short = time_limits.with_cases(TimeLimit(2.0, "limit: 2 s"), cases, start=0.4, case_floor=3.0)
     assert short.case_seconds("small") == 2.0 and short.case_seconds("big") == 2.0

@@ -19,11 +19,11 @@ declared, with their reasons, in grader/core/settings/grading.py.
 
 Within its question's limit each case has its own (CaseLimits; hangs.py
 enforces it): its share of the question's limit by the reference's time for
-the case (each case's seconds are recorded too), at least CASE_FLOOR_SECONDS,
-so at least the multiple x the reference's time for the case on this
-machine; and a worker restarted after a case hung may take RESTART_MULTIPLE
-x the worker's own start here (the reference's time for the question beyond
-its cases'), at least RESTART_FLOOR_SECONDS, to start, beyond what is left.
+the case beyond CASE_NOISE_SECONDS (each case's seconds are recorded too),
+at least CASE_FLOOR_SECONDS; and a worker restarted after a case hung may
+take RESTART_MULTIPLE x the worker's own start here (the reference's time
+for the question beyond its cases'), at least RESTART_FLOOR_SECONDS, to
+start, beyond what is left.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ FLOOR_SECONDS = settings.TIME_FLOOR.default
 # The reference's cases take milliseconds: a case's own limit never goes below
 # this, so that a busy machine's scheduling never stops an honest case.
 CASE_FLOOR_SECONDS = 3.0
+# A case's share counts its time beyond this, a few scheduler time slices: a
+# millisecond case once caught by a busy build must not get a big share.
+CASE_NOISE_SECONDS = 0.01
 # A restarted worker's start (sandbox, Python, numpy, the library: about
 # 0.3 s here) is not charged to its question's cases, up to this allowance.
 RESTART_MULTIPLE = 2
@@ -195,10 +198,11 @@ def with_cases(limit: TimeLimit, cases: dict, start: float, case_floor: float = 
     """`limit` with its cases' own limits: each case's share of it by
     `cases` (case -> the reference's seconds), at least `case_floor`; and
     the restart allowance for a worker that starts in `start` seconds."""
-    total = sum(cases.values())
+    counted = {case: max(0.0, s - CASE_NOISE_SECONDS) for case, s in cases.items()}
+    total = sum(counted.values())
     own = tuple(
         (case, round(min(limit.seconds, max(case_floor, limit.seconds * s / total if total > 0 else 0.0)), 1))
-        for case, s in cases.items()
+        for case, s in counted.items()
     )
     restart = round(max(RESTART_FLOOR_SECONDS, RESTART_MULTIPLE * start), 1)
     why = (
