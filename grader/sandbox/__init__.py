@@ -86,6 +86,7 @@ TIER_NOTES = {
     "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
 MB = 1 << 20
+WATCH_SECONDS = 0.1  # how often run()'s `watch` is asked
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
@@ -110,6 +111,7 @@ def run(
     tier: str | None = None,
     group=None,
     packages: tuple = (),
+    watch=None,
 ) -> RunResult:
     """Run `python -I -S script args...` in the sandbox; wait, kill, report.
 
@@ -123,6 +125,8 @@ def run(
     `group`: the submission's control group (Group), for fair CPU.
     `packages`: what the worker's Python has in its site-packages, as pip
     requirements ("numpy==1.26.4"); none: the grader's own numpy.
+    `watch(names)`, asked every WATCH_SECONDS with the names in the output
+    folder so far (untrusted), stops the worker if it answers a reason.
     """
     tier = tier or probe()
     if tier not in TIERS:
@@ -151,7 +155,7 @@ def run(
                     (view.host_cwd / name).symlink_to(path)
             argv = [_map_out(str(a), out_dir, view.out) for a in args]
             popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
-            return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg)
+            return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
             collect_out(stage.out.path, out_dir)
@@ -279,11 +283,11 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
             os.close(fd)
 
 
-def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limits: Limits, cg) -> RunResult:
-    """Pump the log, enforce wall time and folder sizes, then kill everything."""
+def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limits: Limits, cg, watch) -> RunResult:
+    """Pump the log, enforce wall time and folder sizes, ask `watch`, then kill everything."""
     log = CappedLog(popen.stdout.fileno(), limits.log_bytes)
     start = time.monotonic()
-    reason, next_check = "", start
+    reason, next_check, next_watch = "", start, start + WATCH_SECONDS
     while popen.poll() is None:
         if log.closed:  # output closed: wait on the process instead of the pipe
             try:
@@ -296,8 +300,12 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limit
             reason = f"timeout after {limits.wall_seconds:g} s"
             break
         if now >= next_check:
-            reason = _folder_problem(stage, limits)
+            reason = stage.problem(limits)
             next_check = now + 0.05  # without a capped mount, the overshoot is what the worker writes meanwhile
+            if reason:
+                break
+        if watch is not None and now >= next_watch:
+            reason, next_watch = watch(stage.out_names(limits.out_dir_files + 1)), now + WATCH_SECONDS
             if reason:
                 break
     wall = time.monotonic() - start
@@ -310,20 +318,12 @@ def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limit
     log.drain(2.0 if uid is not None else 0.5)  # a dead tree closes the pipe at once
     log.close()
     popen.stdout.close()
-    reason = reason or _folder_problem(stage, limits)  # filled between two checks, then exited
+    reason = reason or stage.problem(limits)  # filled between two checks, then exited
     if not reason and cg is not None and cg.oom_killed():
         reason = f"memory limit ({limits.memory_mb} MB for all the worker's processes together): killed"
     elif not reason and popen.returncode and cg is not None and cg.pids_exhausted():
         reason = f"process limit ({limits.processes} processes, and the sandbox's own): a fork was refused"
     return make_result(popen.returncode, tier, reason, wall, log, limits)
-
-
-def _folder_problem(stage, limits: Limits) -> str:
-    if stage.out.over():
-        return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
-    if stage.cwd is not None and stage.cwd.over():
-        return f"working directory over its limit ({limits.tmp_mb} MB)"
-    return ""
 
 
 # ---------------------------------------------------------------- probe

@@ -10,6 +10,7 @@ the file system itself where the grader may mount (disk.py).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import stat
@@ -39,6 +40,23 @@ class Stage:
     @property
     def runner(self) -> Path:
         return self.path / "runner"
+
+    def problem(self, limits) -> str:
+        """ "" while the worker's folders are within `limits` (Limits), else which is over."""
+        if self.out.over():
+            return f"output directory over its limit ({limits.out_dir_mb} MB, {limits.out_dir_files} files)"
+        if self.cwd is not None and self.cwd.over():
+            return f"working directory over its limit ({limits.tmp_mb} MB)"
+        return ""
+
+    def out_names(self, most: int) -> frozenset:
+        """The names of (at most `most` of) the entries in the output folder
+        now: names only, nothing opened or followed (the worker's, untrusted)."""
+        try:
+            with os.scandir(self.out.path) as entries:
+                return frozenset(itertools.islice((e.name for e in entries), most))
+        except OSError:
+            return frozenset()
 
     @property
     def submission(self) -> Path:

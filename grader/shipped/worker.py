@@ -17,8 +17,10 @@ its `apps/` are appended LAST to sys.path (so `import needle` and
 `from python.needle.ops import *` both work, and nothing shadows numpy or
 the cases). The question's worker imports only what the question uses: a
 broken simple_ml costs Q5 and Q6 alone. Each computing case's value goes to
-OUT_DIR as `<case>.json`, arrays as `.npy` beside it (never pickle); an
-import failure is written once, as `import_error.json`. Any exception,
+OUT_DIR as `<case>.json`, arrays as `.npy` beside it (never pickle), and
+`<case>.started` marks the case while it runs (the parent watches it to
+stop a case that runs past its own time limit); an import failure is
+written once, as `import_error.json`. Any exception,
 SystemExit included, becomes an error record; the parent decides everything
 else. This file is a script: no grader module imports it.
 
@@ -32,6 +34,7 @@ import importlib
 import json
 import os
 import sys
+import time
 
 RUNNER = os.path.dirname(os.path.abspath(__file__))
 MAX_MESSAGE = 500  # characters kept of an exception message
@@ -40,6 +43,7 @@ SHRINK = "shrink"  # the mode that evaluates the grader's candidates
 SEVERAL = "+"  # QUESTION may be several, joined by it: their cases in one process (the reference's runs)
 ONLY = "@"  # QUESTION@case,case: only those cases (the rest of a question after a case hung; a known bug's)
 SPEC = "shrink_spec.json"  # the candidates, beside this file
+STARTED = ".started"  # NAME.started: case NAME is running (a hint for the parent)
 
 
 def encode(value, out_dir, stem, counter):
@@ -104,16 +108,30 @@ def import_library(modules):
 
 
 def run_each(out_dir, jobs):
-    """Write each (name, description, thunk)'s value, or its error, as NAME.json."""
+    """Write each (name, description, thunk)'s value, or its error, as
+    NAME.json with the seconds it took (the reference's are the base of the
+    per-case time limits). While it runs, NAME.started marks it: the parent,
+    watching, stops a case that runs past its time and knows which case a
+    stop cut short (a hint only: values come from NAME.json alone)."""
     for name, description, thunk in jobs:
+        marker = os.path.join(out_dir, name + STARTED)
+        try:
+            open(marker, "w").close()
+        except OSError:  # the parent then blames the first case without a value
+            pass
+        start = time.perf_counter()
         try:
             value = encode(thunk(), out_dir, name, [])
-            write(out_dir, name, {"status": "ok", "value": value})
+            write(out_dir, name, {"status": "ok", "value": value, "seconds": time.perf_counter() - start})
         except BaseException as exc:  # noqa: B036  (writing can fail too: file size limit, ...)
             try:
-                write(out_dir, name, error_record(exc, description))
+                write(out_dir, name, {**error_record(exc, description), "seconds": time.perf_counter() - start})
             except BaseException:  # noqa: B036  (the parent reports the case as missing)
                 pass
+        try:
+            os.remove(marker)
+        except OSError:
+            pass
 
 
 def imported(out_dir, modules):

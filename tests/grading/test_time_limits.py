@@ -7,6 +7,7 @@ their limits from the same derivation as `grader grade`, never a fixed
 number of seconds, so a busy machine lengthens them instead of failing them.
 """
 
+import dataclasses
 import json
 import re
 import threading
@@ -28,19 +29,24 @@ from grader.shipped.cases import CASES
 BUILT = ReferenceTimes({"nn_epoch_ndl": 7.0, "topo_sort": 0.3}, workload_seconds=0.02)
 
 
+def _alone(limit: TimeLimit) -> TimeLimit:
+    """The question's own limit, without its cases' (tests/grading/test_hangs.py)."""
+    return dataclasses.replace(limit, cases=None)
+
+
 # ---------------------------------------------------------------- the derivation
 
 
 def test_limit_is_a_multiple_of_the_reference_on_the_machine_as_it_was():
     limits = time_limits.scaled(BUILT, now=0.02)
-    assert limits["nn_epoch_ndl"] == TimeLimit(70.0, "limit: 10 x the reference's 7.0 s on this machine")
+    assert _alone(limits["nn_epoch_ndl"]) == TimeLimit(70.0, "limit: 10 x the reference's 7.0 s on this machine")
     assert limits["nn_epoch_ndl"].cpu_seconds == 70
 
 
 def test_a_slower_machine_gets_longer_limits():
     """The workload takes 5x as long now (a busier machine, or a slower one): so does the limit."""
     limits = time_limits.scaled(BUILT, now=0.1)
-    assert limits["nn_epoch_ndl"] == TimeLimit(
+    assert _alone(limits["nn_epoch_ndl"]) == TimeLimit(
         350.0,
         "limit: 10 x the reference's 35.0 s on this machine now: "
         "7.0 s when its answers were built, x 5.00 as the "
@@ -61,7 +67,7 @@ def test_a_faster_machine_keeps_the_limits_measured():
 
 def test_short_questions_get_the_floor():
     limit = time_limits.scaled(BUILT, now=0.02)["topo_sort"]
-    assert limit == TimeLimit(
+    assert _alone(limit) == TimeLimit(
         time_limits.FLOOR_SECONDS,
         f"limit: the {time_limits.FLOOR_SECONDS} s floor, more than 10 x the reference's 0.3 s on this machine",
     )
@@ -70,7 +76,9 @@ def test_short_questions_get_the_floor():
 def test_timeout_option_replaces_the_scaled_limits(monkeypatch):
     monkeypatch.setattr(time_limits, "workload_seconds", lambda: pytest.fail("--timeout needs no calibration"))
     times = RunConfig(limits=QuestionLimits(seconds=7.5)).time_limits_now(BUILT)
-    assert times == {q: TimeLimit(7.5, "limit: 7.5 s, set by --timeout") for q in BUILT.question_seconds}
+    assert {q: _alone(t) for q, t in times.items()} == {
+        q: TimeLimit(7.5, "limit: 7.5 s, set by --timeout") for q in BUILT.question_seconds
+    }
     assert times["topo_sort"].cpu_seconds == 8
 
 
@@ -99,11 +107,17 @@ def test_feedback_of_a_case_cut_off_says_the_limit_and_its_derivation():
 # ---------------------------------------------------------------- what the build records
 
 
-def test_building_the_answers_records_each_questions_time(tmp_path, monkeypatch):
+def test_building_the_answers_records_each_questions_time_and_each_cases(tmp_path, monkeypatch):
     calls = []
+    registry = RunConfig().assignment.registry()
 
     def fake_run_all(files, config, times, base=None, questions=None, keep_outputs=None):
         calls.append(times)
+        for q in questions:  # the worker's records, each with the seconds its case took
+            (keep_outputs / q).mkdir()
+            for k, c in enumerate(registry.producers(q)):
+                record = {"status": "ok", "value": 1.0, "seconds": 0.01 * k}
+                (keep_outputs / q / f"{c.name}.json").write_text(json.dumps(record))
         return {
             q: QuestionRun(
                 q,
@@ -120,7 +134,8 @@ def test_building_the_answers_records_each_questions_time(tmp_path, monkeypatch)
     monkeypatch.setattr(time_limits, "workload_seconds", iter([0.03, 0.02]).__next__)  # before, after
     expected.build(RunConfig(seed=""), tmp_path)  # public inputs: no draws to make first
     times = ReferenceTimes.from_json(json.loads((tmp_path / "meta.json").read_text())["times"])
-    assert times == ReferenceTimes({q: 1.5 for q in RunConfig().assignment.registry().question}, 0.02)
+    cases = {q: {c.name: 0.01 * k for k, c in enumerate(registry.producers(q))} for q in registry.question}
+    assert times == ReferenceTimes({q: 1.5 for q in registry.question}, 0.02, cases)
     # the reference itself runs under the build's guard, not under limits derived from itself
     assert set(calls[0].values()) == {time_limits.building()}
 

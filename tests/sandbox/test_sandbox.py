@@ -338,6 +338,22 @@ def test_filling_out_dir_is_stopped(work, tier):
     assert res.wall_seconds < limits.wall_seconds / 2
 
 
+def test_watch_sees_the_out_dirs_names_and_stops_the_worker(work, tier):
+    """run()'s `watch` is asked with the names in the output folder while the
+    worker runs; its answer stops the worker, long before the wall clock."""
+    seen = []
+
+    def watch(names):
+        seen.append(names)
+        return "step ran too long" if "step.started" in names else ""
+
+    limits = baseline.limits(2 * ENDS)
+    res = run("mark_then_spin.py", [work[2]], work, tier, limits=limits, watch=watch)
+    assert res.reason == "step ran too long" and not res.timed_out
+    assert res.wall_seconds < limits.wall_seconds / 2 and seen[-1] == {"step.started"}
+    assert (work[2] / "step.started").is_file()  # collected with the rest
+
+
 def test_out_dir_is_private_to_the_parent_after_run(work, tier):
     run("ok_numpy.py", [work[2]], work, tier)
     out = work[2]

@@ -28,6 +28,7 @@ class QuestionLimits:
     seconds: float | None = None  # --timeout: one fixed limit for every question; None: scaled
     multiple: float = time_limits.MULTIPLE
     floor: float = time_limits.FLOOR_SECONDS
+    case_floor: float = time_limits.CASE_FLOOR_SECONDS  # a case's own limit (hangs.py), at least
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,12 @@ class RunConfig:
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:
         """question -> TimeLimit for a run starting now: --timeout's, else
-        scaled from the reference's times (this times the machine now)."""
-        if self.limits.seconds is not None:
-            computed = {q: time_limits.given(self.limits.seconds) for q in reference.question_seconds}
-        else:
-            computed = time_limits.scaled(reference, self.limits.multiple, self.limits.floor)
+        scaled from the reference's times (this times the machine now),
+        with its cases' own limits (time_limits.with_cases)."""
+        limits = self.limits
+        computed = time_limits.scaled(
+            reference, limits.multiple, limits.floor, fixed=limits.seconds, case_floor=limits.case_floor
+        )
         return {**computed, **self.overrides}
 
     def memory_mb(self, question: str) -> int:

@@ -29,8 +29,8 @@ from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
-# (v2: the reference's times) is rebuilt, not misread.
-META_FORMAT = b"meta v2"
+# (v2: the reference's times; v3: its times per case) is rebuilt, not misread.
+META_FORMAT = b"meta v3"
 DRAWING = Path(inputs.__file__)  # how inputs are drawn from a key: part of the key
 
 
@@ -195,7 +195,9 @@ def build(config, dest: Path) -> None:
     _check_reference(runs, config.assignment.registry())
     # The quieter of the two calibrations: later ratios to it err generous.
     times = time_limits.ReferenceTimes(
-        {q: run.seconds for q, run in runs.items()}, min(workload, time_limits.workload_seconds())
+        {q: run.seconds for q, run in runs.items()},
+        min(workload, time_limits.workload_seconds()),
+        {q: case_seconds(dest / q, run.outcomes) for q, run in runs.items()},
     )
     meta = {
         "numpy": np.__version__,
@@ -204,6 +206,20 @@ def build(config, dest: Path) -> None:
         "times": times.to_json(),
     }
     (dest / "meta.json").write_text(json.dumps(meta))
+
+
+def case_seconds(folder: Path, names) -> dict:
+    """case -> the seconds the reference's worker took for it, from its
+    records in `folder` (trusted: the reference's run)."""
+    found, budget = {}, Budget(folder)
+    for name in names:
+        try:
+            seconds = budget.json(name + ".json").get("seconds")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(seconds, (int, float)) and seconds >= 0:
+            found[name] = float(seconds)
+    return found
 
 
 def _build_together(files, config, questions, dest: Path) -> dict:

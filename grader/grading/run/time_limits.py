@@ -16,16 +16,25 @@ limit = max(floor, multiple x the reference's time x that ratio); the CPU
 time rlimit is the same number of seconds. `--timeout` replaces it with one
 fixed number for every question. The defaults (multiple and floor) are
 declared, with their reasons, in grader/core/settings/grading.py.
+
+Within its question's limit each case has its own (CaseLimits; hangs.py
+enforces it): its share of the question's limit by the reference's time for
+the case beyond CASE_NOISE_SECONDS (each case's seconds are recorded too),
+at least CASE_FLOOR_SECONDS; and a worker restarted after a case hung may
+take RESTART_MULTIPLE x the worker's own start here (the reference's time
+for the question beyond its cases'), at least RESTART_FLOOR_SECONDS, to
+start, beyond what is left.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,6 +46,16 @@ MULTIPLE = settings.TIME_MULTIPLE.default
 # The reference's short questions take well under a second, most of it the
 # sandbox starting; the floor keeps noise there from failing honest code.
 FLOOR_SECONDS = settings.TIME_FLOOR.default
+# The reference's cases take milliseconds: a case's own limit never goes below
+# this, so that a busy machine's scheduling never stops an honest case.
+CASE_FLOOR_SECONDS = 3.0
+# A case's share counts its time beyond this, a few scheduler time slices: a
+# millisecond case once caught by a busy build must not get a big share.
+CASE_NOISE_SECONDS = 0.01
+# A restarted worker's start (sandbox, Python, numpy, the library: about
+# 0.3 s here) is not charged to its question's cases, up to this allowance.
+RESTART_MULTIPLE = 2
+RESTART_FLOOR_SECONDS = 2.0
 # Only the trusted reference runs under this, while its times are measured:
 # a guard against a hang, not a limit anything should reach.
 BUILD_SECONDS = 600
@@ -56,31 +75,61 @@ HANDOUT_REFERENCE_SECONDS = {
 
 
 @dataclass(frozen=True)
+class CaseLimits:
+    """Each case's own limit within its question's, and a restart's allowance (hangs.py)."""
+
+    seconds: tuple  # (case, seconds) pairs
+    restart: float  # seconds a restarted worker may take to start, beyond what its question has left
+    why: str  # how the cases' limits were derived, for the report
+
+    def of(self, case: str) -> float | None:
+        return dict(self.seconds).get(case)
+
+
+@dataclass(frozen=True)
 class TimeLimit:
     """One question's wall-clock limit and, for the report, how it was derived."""
 
     seconds: float
     why: str  # "limit: ...", appended to a timeout's reason
+    cases: CaseLimits | None = None  # None: no case has a limit of its own, no restart allowance
 
     @property
     def cpu_seconds(self) -> int:
         return max(1, math.ceil(self.seconds))
 
+    def case_seconds(self, case: str) -> float:
+        """`case`'s own limit (never more than the question's)."""
+        own = self.cases.of(case) if self.cases is not None else None
+        return self.seconds if own is None else min(own, self.seconds)
+
+    @property
+    def restart(self) -> float:
+        return self.cases.restart if self.cases is not None else 0.0
+
 
 @dataclass(frozen=True)
 class ReferenceTimes:
     """What building the expected answers measured: the reference's wall
-    seconds per question, and the calibration workload's seconds then."""
+    seconds per question (its worker's) and per case (question -> case ->
+    seconds, as its worker timed each), and the calibration workload's
+    seconds then."""
 
     question_seconds: dict
     workload_seconds: float
+    case_seconds: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"question_seconds": self.question_seconds, "workload_seconds": self.workload_seconds}
+        return {
+            "question_seconds": self.question_seconds,
+            "workload_seconds": self.workload_seconds,
+            "case_seconds": self.case_seconds,
+        }
 
     @classmethod
     def from_json(cls, doc: dict) -> ReferenceTimes:
-        return cls(dict(doc["question_seconds"]), float(doc["workload_seconds"]))
+        cases = {q: {c: float(s) for c, s in times.items()} for q, times in doc.get("case_seconds", {}).items()}
+        return cls(dict(doc["question_seconds"]), float(doc["workload_seconds"]), cases)
 
 
 def _workload(rounds: int = 200) -> None:
@@ -152,11 +201,19 @@ def building() -> TimeLimit:
 
 
 def scaled(
-    reference: ReferenceTimes, multiple: float = MULTIPLE, floor: float = FLOOR_SECONDS, now: float | None = None
+    reference: ReferenceTimes,
+    multiple: float = MULTIPLE,
+    floor: float = FLOOR_SECONDS,
+    now: float | None = None,
+    fixed: float | None = None,
+    case_floor: float = CASE_FLOOR_SECONDS,
 ) -> dict:
-    """question -> TimeLimit for a run starting now. `now`: the workload's
-    seconds here now (measured when None)."""
-    now = workload_seconds() if now is None else now
+    """question -> TimeLimit for a run starting now, each with its cases'
+    own limits. `now`: the workload's seconds here now (measured when
+    None). `fixed` (--timeout): every question's limit, in seconds (then
+    the machine is not timed: a restart's allowance is as measured)."""
+    if now is None:
+        now = reference.workload_seconds if fixed is not None else workload_seconds()
     # Never below 1: the parent's workload feels other load more than the
     # workers in their control groups do, so a build timed while the machine
     # was busy could otherwise make a quiet machine's limits too tight.
@@ -167,8 +224,28 @@ def scaled(
         how = f"{multiple:g} x the reference's {here:.1f} s on this machine"
         if slower > 1:  # no parentheses: the report puts this text in some
             how += f" now: {then:.1f} s when its answers were built, x {slower:.2f} as the machine is slower now"
-        limits[question] = _limit(here, multiple, floor, how)
+        limit = given(fixed) if fixed is not None else _limit(here, multiple, floor, how)
+        cases = reference.case_seconds.get(question, {})
+        limits[question] = with_cases(limit, cases, max(0.0, then - sum(cases.values())) * slower, case_floor)
     return limits
+
+
+def with_cases(limit: TimeLimit, cases: dict, start: float, case_floor: float = CASE_FLOOR_SECONDS) -> TimeLimit:
+    """`limit` with its cases' own limits: each case's share of it by
+    `cases` (case -> the reference's seconds), at least `case_floor`; and
+    the restart allowance for a worker that starts in `start` seconds."""
+    counted = {case: max(0.0, s - CASE_NOISE_SECONDS) for case, s in cases.items()}
+    total = sum(counted.values())
+    own = tuple(
+        (case, round(min(limit.seconds, max(case_floor, limit.seconds * s / total if total > 0 else 0.0)), 1))
+        for case, s in counted.items()
+    )
+    restart = round(max(RESTART_FLOOR_SECONDS, RESTART_MULTIPLE * start), 1)
+    why = (
+        f"its share of its question's {limit.seconds:g} s by the reference's time for it, "
+        f"at least {min(case_floor, limit.seconds):g} s"
+    )
+    return dataclasses.replace(limit, cases=CaseLimits(own, restart, why))
 
 
 def _limit(here: float, multiple: float, floor: float, how: str) -> TimeLimit:

@@ -57,7 +57,8 @@ class QuestionRun:
     import_error: str = ""  # "" or why the library could not be imported
     seconds: float = 0.0  # the worker's wall time
     limit: time_limits.TimeLimit | None = None  # the time limit it ran under
-    hung: tuple = ()  # the cases the worker was stopped in (hangs.isolate), each lost alone
+    hung: tuple = ()  # the cases the workers were stopped in (hangs.isolate), each lost alone
+    started: tuple = ()  # cases the worker marked as running and never reported (a hint: hangs.blamed)
 
 
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
@@ -126,10 +127,11 @@ def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None)
 
 
 def run_question(
-    question, copy_dir, runner, out_parent, config, time, keep=None, group=None, names=None, limits=None
+    question, copy_dir, runner, out_parent, config, time, keep=None, group=None, names=None, limits=None, watch=None
 ) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
-    the values it writes, and `limits`: its sandbox.Limits)."""
+    the values it writes, and `limits`: its sandbox.Limits). `watch`:
+    sandbox.run's (hangs.CaseWatch)."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
@@ -144,12 +146,14 @@ def run_question(
         tier=config.tier,
         group=group,
         packages=config.assignment.packages,
+        watch=watch,
     )
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     if names is None:
         names = chosen.split(",") if chosen else [c.name for c in config.assignment.registry().producers(key)]
     outcomes = {name: read_outcome(budget, name) for name in names}
+    started = tuple(n for n in names if not outcomes[n].ok and (out_dir / (n + hangs.STARTED)).is_file())
     if keep is not None:
         shutil.move(out_dir, keep / key)
     else:
@@ -157,7 +161,9 @@ def run_question(
     problem = result.reason
     if result.timed_out or result.signal == signal.SIGXCPU:  # out of time: say what the limit was, and why
         problem = f"{problem}; {time.why}"
-    return QuestionRun(question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds, time)
+    return QuestionRun(
+        question, outcomes, problem, result.log, result.tier, import_error, result.wall_seconds, time, (), started
+    )
 
 
 def sandbox_environment(assignment: Assignment) -> Path:
@@ -236,19 +242,17 @@ def run_all(
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
 
-            def one(q, what, keep=None):  # `what`: q or some of its cases; in a batch's slot, if it has them
+            def worker(q, chosen, time, watch=None):  # in one of a batch's slots, if it has them
+                key = q if chosen is None else only(q, chosen)
                 with config.slots.held() if config.slots is not None else contextlib.nullcontext():
-                    return run_question(what, copy_dir, runner, tmp, config, times[q], keep, group)
+                    return run_question(key, copy_dir, runner, tmp, config, time, keep_outputs, group, watch=watch)
 
             def run(q):
-                result = one(q, q, keep_outputs)
                 if isolate_hangs:
-                    result = hangs.isolate(
-                        result,
-                        [c.name for c in registry.producers(q)],
-                        lambda chosen: one(q, only(q, chosen)),
-                        registry.by_name,
-                    )
+                    names = [c.name for c in registry.producers(q)]
+                    result = hangs.isolate(names, times[q], lambda *a, q=q: worker(q, *a), registry.by_name)
+                else:
+                    result = worker(q, None, times[q])
                 if on_done is not None:
                     on_done(q, result)
                 return result
