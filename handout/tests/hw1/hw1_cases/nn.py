@@ -56,12 +56,14 @@ def q6(name, contract, description, fn=None, **options):
 CASES = [
     q6("relu_forward", "relu", "ReLU forward on (4,5) float32 with zeros, and a 0-d input", relu_forward),
     q6("synthetic", "nn_epoch", "nn_epoch on 48 synthetic examples, batch 16", synthetic(48)),
-    # One float32 epoch of 600 steps: the weights of correct runs that differ
-    # only in float width drift apart by 0.1-0.3% of their norm (entries by up
-    # to 1%); a 5% error in the learning rate moves them 2%, shuffled batches
-    # 10% (measured on MNIST from the reference's starting weights).
+    # One float32 epoch of 600 steps is chaotic: correct runs that differ only
+    # in float width (a float64 one-hot, as the course's loss_err builds it)
+    # end up to 1.1% of the norm apart, depending on the starting weights (72
+    # draws), while shuffled batches, half the learning rate or a frozen W2
+    # land 8-23% away. So 3%; smaller slips (a 5% learning rate, a skipped
+    # last batch) are the few-step cases' to catch, at 1e-4.
     q6("mnist_full", "nn_epoch", "nn_epoch over all 60000 MNIST training images, lr 0.2, batch 100",
-       epoch_mnist_full, check="weights", rtol=1e-2),
+       epoch_mnist_full, check="weights", rtol=3e-2),
     # The reference reaches 0.0585 test error after this epoch.
     q6("test_error", "nn_epoch_learns", "MNIST test error of the weights after one full epoch <= 0.07",
        source="nn_epoch_ndl_mnist_full", check="test_error", threshold=0.07),
