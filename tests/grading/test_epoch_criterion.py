@@ -1,11 +1,12 @@
 """The full-MNIST epoch case's criterion (issue 34): 600 float32 SGD steps
 are chaotic, so a correct epoch computed in another float width ends up to
 about 1% of the weights' norm from the reference's, depending on the
-starting weights and on the BLAS kernel (with OPENBLAS_CORETYPE=Haswell,
-numpy seeds 108 and 114 end 1.07% and 1.10% away: the former 1% rejected
-them; with the default kernel here, under 0.01%). The case accepts that and
-still refuses the real bugs of a full epoch (shuffled batches, half the
-learning rate, W2 never updated). Runs the reference's library in-process."""
+starting weights and on the BLAS kernel (numpy seeds 108 and 114 end 1.07%
+and 1.10% away with OPENBLAS_CORETYPE=Haswell, of 72 drawn; 109 and 114
+1.18% and 1.10% with this machine's default kernel, of 30: the former 1%
+rejected them). The case accepts that and still refuses the real bugs of a
+full epoch (shuffled batches, half the learning rate, W2 never updated).
+Runs the reference's library in-process."""
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from grader.shipped.cases import CASES
 from grader.shipped.checks import check
 
 CASE = next(c for c in CASES if c.name == "nn_epoch_ndl_mnist_full")
-SEEDS = (108, 114, 130)  # the farthest of 72 draws with the Haswell kernel
+SEEDS = (108, 109, 114)  # the farthest draws, with either kernel
 
 
 def weights(seed):
