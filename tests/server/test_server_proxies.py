@@ -69,6 +69,35 @@ def test_a_declared_proxy_s_forwarded_address_is_the_client_s(tmp_path):
         srv.stop()
 
 
+def sign_in_as_public_host(srv, key: str, source: str) -> int:
+    """A browser's sign-in through a proxy that serves the site as grader.example.edu."""
+    conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=(source, 0))
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Origin": "https://grader.example.edu",
+        "X-Forwarded-Host": "grader.example.edu",
+    }
+    try:
+        conn.request("POST", "/login", body=urlencode({"key": key}), headers=headers)
+        r = conn.getresponse()
+        r.read()
+        return r.status
+    finally:
+        conn.close()
+
+
+def test_only_a_declared_proxy_names_the_public_host(tmp_path):
+    """The same-origin check of /login believes X-Forwarded-Host from the declared proxy only."""
+    srv = Server(tmp_path / "grader.db", "--trusted-proxy", "127.0.0.5")
+    key = add_user(srv.db_url, "alice")
+    srv.start()
+    try:
+        assert sign_in_as_public_host(srv, key, "127.0.0.5") == 303
+        assert sign_in_as_public_host(srv, key, "127.0.0.6") == 403  # anyone else: a cross-site Origin
+    finally:
+        srv.stop()
+
+
 def test_a_bad_trusted_proxy_is_one_line_and_exit_2(tmp_path):
     run = subprocess.run(
         [

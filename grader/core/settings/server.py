@@ -136,7 +136,7 @@ TRUSTED_PROXIES = Setting(
     str,
     None,
     "a reverse proxy's address or network (repeatable) "
-    "whose X-Forwarded-For and X-Forwarded-Proto are believed; without it they are "
+    "whose X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host are believed; without it they are "
     "ignored, so a client cannot pick the address its sign-ins are counted against",
     flag="--trusted-proxy",
     repeat=True,

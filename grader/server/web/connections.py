@@ -29,6 +29,7 @@ request, the new one is refused.
 
 import collections
 import functools
+import ipaddress
 import os
 import resource
 
@@ -71,6 +72,21 @@ def budget() -> int:
     """This process's connection budget (its open-files limit is set before it serves)."""
     cfg = settings()
     return connection_budget(resource.getrlimit(resource.RLIMIT_NOFILE)[0], cfg.max_connections, cfg.connection_reserve)
+
+
+PEER = "grader.peer"  # in a request's scope["extensions"]: the connection's own address
+
+
+def from_trusted_proxy(scope, trusted: str) -> bool:
+    """The request came over a connection from one of `trusted` (ServerConfig.trusted_proxies)."""
+    peer = scope.get("extensions", {}).get(PEER)
+    if not peer or not trusted:
+        return False
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(address in ipaddress.ip_network(net.strip(), strict=False) for net in trusted.split(",") if net.strip())
 
 
 class GuardedHttp(HttpToolsProtocol):
@@ -175,6 +191,9 @@ class GuardedHttp(HttpToolsProtocol):
 
     def on_headers_complete(self):
         self._arm(settings().body_timeout)
+        # The address this connection really comes from, which the proxy-headers
+        # middleware does not rewrite: only a declared proxy's X-Forwarded-Host counts.
+        self.scope.setdefault("extensions", {})[PEER] = self.client[0] if self.client else None
         super().on_headers_complete()
 
     def on_message_complete(self):

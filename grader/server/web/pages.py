@@ -21,6 +21,7 @@ from grader.server.gradebook import details, freshness, load, policy, scores
 from grader.server.gradebook.timing import changes, clock
 
 from . import casenotes, charts
+from .connections import from_trusted_proxy
 from .limits import read_body
 from .refused import Refused
 from .templates import SCRIPT, render
@@ -63,9 +64,12 @@ def _same_origin(request: Request):
     if site is not None and site not in ("same-origin", "none"):
         raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
     source = request.headers.get("origin") or request.headers.get("referer")
-    # Behind a reverse proxy the Host may be the proxy's upstream; a cross-site
-    # form cannot set X-Forwarded-Host, so the proxy's word for the host counts too.
-    hosts = {request.headers.get("host", ""), request.headers.get("x-forwarded-host", "")} - {""}
+    # Behind a reverse proxy the Host may be the proxy's upstream: the proxy's
+    # word for the host counts too, from a declared proxy only (--trusted-proxy).
+    hosts = {request.headers.get("host", "")}
+    if from_trusted_proxy(request.scope, request.app.state.services.config.trusted_proxies):
+        hosts.add(request.headers.get("x-forwarded-host", ""))
+    hosts -= {""}
     if source is not None and urlsplit(source).netloc not in hosts:
         raise Refused(403, "cross-site request refused: sign in and out from this server's own pages")
 
