@@ -209,3 +209,35 @@ def test_an_inconsistent_cases_package_is_refused_with_its_reason(tmp_path, body
     )
     with pytest.raises(RegistryLoadError, match=words):
         load_registry(tmp_path / "cases")
+
+
+def test_two_threads_loading_one_cases_package_both_get_it_whole(tmp_path):
+    """grade-batch's setup thread and its gradebook load an assignment's registry at once: the second
+    must wait for the first's import, not take the module half made (seen on a fresh clone)."""
+    import threading
+
+    from grader.core.registry import load_registry
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "__init__.py").write_text(
+        "import time\nfrom types import SimpleNamespace\n"
+        "time.sleep(0.3)  # a slow import: the other thread arrives meanwhile\n"
+        "QUESTIONS = (SimpleNamespace(key='a', memory=1),)\nCASES = ()\nCONTRACT = BEYOND = {}\n"
+    )
+    start, found = threading.Barrier(2), {}
+
+    def load(k):
+        start.wait()
+        try:
+            found[k] = [
+                q.key for q in load_registry(tmp_path / "cases" / ".." / "cases" if k else tmp_path / "cases").questions
+            ]
+        except Exception as exc:  # noqa: BLE001  (the failure is the finding)
+            found[k] = exc
+
+    threads = [threading.Thread(target=load, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert found == {0: ["a"], 1: ["a"]}

@@ -27,6 +27,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -75,7 +76,18 @@ def _module_name(folder: Path) -> str:
     return "assignment_cases_" + hashlib.sha256(str(folder).encode()).hexdigest()[:12]
 
 
+# One import of a cases package at a time: a thread that found the module in
+# sys.modules while another still ran its __init__ would see it half made
+# (grade-batch's setup thread and its gradebook load the registry together).
+_IMPORTING = threading.Lock()
+
+
 def _import(folder: Path):
+    with _IMPORTING:
+        return _import_now(folder)
+
+
+def _import_now(folder: Path):
     name = _module_name(folder)
     if name in sys.modules or not name.startswith("assignment_cases_"):
         return importlib.import_module(name)
