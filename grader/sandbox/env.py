@@ -14,7 +14,10 @@ uid (the run's own stage is stage.py's):
   venv, is what makes a project under a 0700 folder (/root, `mktemp -d`)
   gradable in a tier without mounts.
 - Shared read-only data (`shared_copy(dir)`, e.g. MNIST): cached the same
-  way, keyed by the file names, sizes and times.
+  way, keyed by the file names, sizes and times. A gzip file `d/f.gz` is
+  also kept decompressed, as `d/.gunzipped/f`, so that a worker may read
+  the bytes without inflating them again in every run (MNIST's training
+  images: 0.14 s of CPU a run here).
 
 A folder that somebody else planted at a cache path is never used: the
 caches must be our own, not writable by others, all the way down.
@@ -23,6 +26,7 @@ caches must be our own, not writable by others, all the way down.
 from __future__ import annotations
 
 import fcntl
+import gzip
 import hashlib
 import os
 import shutil
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,6 +43,8 @@ from grader.sandbox.files import compiled, copy_regular
 
 ENTRY = Path(__file__).with_name("entry.py")
 LAYOUT = "3"  # part of the environment's cache key: change it when what build() makes changes
+DATA_LAYOUT = "2"  # part of a data copy's cache key: 2 added the decompressed gzip files
+GUNZIPPED = ".gunzipped"  # the folder beside a gzip file in a data copy that holds it decompressed
 # What the standard library's folder holds besides modules a program imports
 # (sys.stdlib_module_names): CPython's own regression tests (120 MB) and its
 # test fixture __phello__, the host's third-party packages, and config-*
@@ -260,10 +267,26 @@ def shared_copy(source: Path) -> Path:
     entries = sorted(
         (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
     )
-    key = _digest([source.name, repr(entries)])
+    key = _digest([source.name, repr(entries), DATA_LAYOUT])
     if key not in _BUILT or not (_BUILT[key] / ".complete").is_file():
-        _BUILT[key] = _cached(f"data-{source.name}-{key}", lambda dest: copy_regular(source, dest, follow=True))
+        _BUILT[key] = _cached(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
     return _BUILT[key]
+
+
+def _copy_data(source: Path, dest: Path) -> None:
+    copy_regular(source, dest, follow=True)
+    for packed in sorted(dest.rglob("*.gz")):
+        if GUNZIPPED in packed.relative_to(dest).parts:  # the source's own folder of that name: as it is
+            continue
+        unpacked = packed.parent / GUNZIPPED / packed.stem
+        unpacked.parent.mkdir(mode=0o755, exist_ok=True)
+        try:
+            with gzip.open(packed, "rb") as src, open(unpacked, "wb") as out:
+                shutil.copyfileobj(src, out, 1 << 20)
+        except (OSError, EOFError, zlib.error):  # not gzip after all: the worker reads it as it is
+            unpacked.unlink(missing_ok=True)
+            continue
+        os.chmod(unpacked, 0o644)
 
 
 def _digest(parts: list[str]) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from grader.sandbox.disk import Folder, capped, fit, unmount_under
 from grader.sandbox.files import copy_regular
 from grader.sandbox.procs import remove_tree
+from grader.sandbox.scratch import stage_dir, stage_dirs
 
 _CLEANED: dict[str, Path] = {}
 PROVISIONAL = 1 << 40  # bytes and entries while we copy the submission in
@@ -67,10 +68,10 @@ def make_stage(uid: int, runner: Path, student_dir: Path, limits, own_cwd: bool)
     """A fresh stage for one run as `uid`: runner/, submission/ (copies),
     out/, with `limits` (Limits) on out/ and, unless the tier has its own
     (`own_cwd`), on what the worker adds to submission/."""
-    base = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
     if "stale" not in _CLEANED:
-        _CLEANED["stale"] = _remove_stale_stages(Path(base))
-    path = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=base))
+        for base in stage_dirs():
+            _CLEANED["stale"] = _remove_stale_stages(Path(base))
+    path = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=stage_dir()))
     try:
         copy_regular(runner, path / "runner", bytecode=True)  # the caller's trusted code
         cwd = None

@@ -200,6 +200,8 @@ def test_the_restarts_are_bounded_even_when_each_stop_is_free():
     got = hangs.isolate(names, limit, run, BY_NAME)
     assert len(worker.asked) == 1 + hangs.MAX_RESTARTS and len(got.hung) == 1 + hangs.MAX_RESTARTS
     assert got.problem.startswith(f"{hangs.MAX_RESTARTS} restarts")
+    # the count alone would leave the student guessing: the cause is said too
+    assert got.problem.endswith("the last one by: crashed: segmentation fault (SIGSEGV)")
 
 
 def test_a_stop_before_any_case_started_costs_the_question_without_a_restart():

@@ -6,6 +6,7 @@ apart from the grader's own venv."""
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import os
 import shutil
@@ -307,3 +308,26 @@ def test_the_bytecode_check_sees_a_compile(tmp_path):
     compiled = json.loads((out / "compiled.json").read_text())["compiled"]
     assert any(p.endswith("/where.py") for p in compiled)
     assert any("/assignment_cases/" in p for p in compiled)
+
+
+def test_a_data_copy_keeps_each_gzip_file_decompressed_too(tmp_path):
+    """env.shared_copy: `d/f.gz` also as `d/.gunzipped/f`, the very bytes; a
+    file that only looks like gzip is copied and not decompressed."""
+    source = tmp_path / "data"
+    (source / "sub").mkdir(parents=True)
+    payload = os.urandom(300_000)
+    (source / "images.gz").write_bytes(gzip.compress(payload))
+    (source / "sub" / "labels.gz").write_bytes(gzip.compress(payload[:1000]))
+    (source / "broken.gz").write_bytes(b"not gzip at all")
+    (source / "notes.txt").write_text("hello\n")
+    copy = env.shared_copy(source)
+    assert (copy / env.GUNZIPPED / "images").read_bytes() == payload
+    assert (copy / "sub" / env.GUNZIPPED / "labels").read_bytes() == payload[:1000]
+    assert (copy / "images.gz").read_bytes() == (source / "images.gz").read_bytes()
+    assert (copy / "broken.gz").is_file() and not (copy / env.GUNZIPPED / "broken").exists()
+    assert sorted(p.name for p in (copy / env.GUNZIPPED).iterdir()) == ["images"]
+    for path in [copy, *copy.rglob("*")]:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        assert mode == (0o755 if path.is_dir() else 0o644), path
+    (source / "images.gz").write_bytes(gzip.compress(payload[::-1]))  # a changed file: a new copy
+    assert (env.shared_copy(source) / env.GUNZIPPED / "images").read_bytes() == payload[::-1]

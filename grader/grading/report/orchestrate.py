@@ -23,6 +23,7 @@ from grader.grading.report.writing import write_reports
 from grader.grading.run import cache, expected, hangs, seeds
 from grader.grading.run.config import RunConfig
 from grader.grading.run.submission import SubmissionError, extract_zip, locate
+from grader.sandbox.scratch import scratch_dir
 
 REFUSED = "none"  # the tier recorded for a submission that could not be read: nothing ran
 
@@ -60,7 +61,7 @@ def _sources(files):
 def submission_digest(submission, assignment: Assignment) -> str:
     """The submission_sha256 grading `submission` now would record (the
     student files, or the raw file of one that cannot be read)."""
-    with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="submission-", dir=scratch_dir()) as scratch:
         try:
             return _student_files(Path(submission), Path(scratch), assignment)[3]
         except SubmissionError:
@@ -95,7 +96,7 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
     questions = assignment.registry().questions
     warnings = _security_notes(config)
     seed_id, mode = seeds.seed_id(config.seed), _scoring(config)
-    with tempfile.TemporaryDirectory(prefix="submission-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="submission-", dir=scratch_dir()) as scratch:
         try:
             files, notes, display, digest = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs

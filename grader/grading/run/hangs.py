@@ -144,10 +144,13 @@ def restart_limit(time: TimeLimit, left: float, own: bool) -> TimeLimit:
     )
 
 
-def spent_problem(time: TimeLimit, seconds: float, hung: int, restarts: int) -> str:
-    """Why the cases left had no run: the question's limit, or its restarts, were spent."""
+def spent_problem(time: TimeLimit, seconds: float, hung: int, restarts: int, last: str = "") -> str:
+    """Why the cases left had no run: the question's limit, or its restarts,
+    were spent; `last`: what stopped the last worker (said, so that the
+    student learns the cause, not only the count)."""
     if restarts >= MAX_RESTARTS:
-        return f"{restarts} restarts, the most a question gets: {hung} of its cases stopped its workers"
+        cause = f", the last one by: {last}" if last else ""
+        return f"{restarts} restarts, the most a question gets: {hung} of its cases stopped its workers{cause}"
     return (
         f"timeout after {seconds:.0f} s in all its workers, its limit spent once {hung} of its cases had "
         f"stopped them; {time.why}"
@@ -193,7 +196,7 @@ def isolate(names, time: TimeLimit, run, cases):
         outcomes.update({n: o for n, o in current.outcomes.items() if n in pending and n not in set_aside})
         outcomes.update(reported)
     if spent_out and missing(outcomes, pending):
-        problem = spent_problem(time, seconds, len(stops), restarts)
+        problem = spent_problem(time, seconds, len(stops), restarts, current.problem)
     return dataclasses.replace(
         first,
         outcomes=outcomes,

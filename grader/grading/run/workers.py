@@ -30,6 +30,7 @@ from grader.grading.run import cache, hangs, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.sandbox.files import compiled
+from grader.sandbox.scratch import scratch_dir
 from grader.shipped.cases.util import HANDED_FILE
 
 WORKER = SHIPPED / "worker.py"
@@ -197,7 +198,7 @@ def run_mode(
     sandbox_environment(config.assignment)
     group = sandbox.Group.create(cpu_tasks=1)
     try:
-        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="grader-", dir=scratch_dir()) as tmp:
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
@@ -237,7 +238,7 @@ def run_all(
     # fairly, however many processes one of them starts.
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     try:
-        with tempfile.TemporaryDirectory(prefix="grader-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="grader-", dir=scratch_dir()) as tmp:
             tmp = Path(tmp)
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)

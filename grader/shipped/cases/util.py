@@ -224,14 +224,26 @@ def reverse_walk(ndl, output, out_grad):
 @functools.lru_cache(maxsize=2)
 def read_mnist(images_path, labels_path):
     """Our own MNIST reader, so Q6 cases do not depend on the Q5 parse_mnist."""
-    with gzip.open(images_path, "rb") as f:
-        raw = f.read()
+    raw = gunzipped(images_path)
     n, rows, cols = struct.unpack(">III", raw[4:16])
     X = np.frombuffer(raw, np.uint8, offset=16).reshape(n, rows * cols).astype(np.float32)
     X /= np.float32(255)
-    with gzip.open(labels_path, "rb") as f:
-        y = np.frombuffer(f.read(), np.uint8, offset=8).copy()
+    y = np.frombuffer(gunzipped(labels_path), np.uint8, offset=8).copy()
     return X, y
+
+
+def gunzipped(path):
+    """The bytes the gzip file at `path` holds. The grader's copy of the data
+    folder also keeps them decompressed, as `.gunzipped/<name without .gz>`
+    beside it: read from there when it is, rather than inflate them again in
+    every worker (MNIST's training images: 0.14 s)."""
+    folder, name = os.path.split(path)
+    unpacked = os.path.join(folder, ".gunzipped", name[: -len(".gz")])
+    if name.endswith(".gz") and os.path.isfile(unpacked):
+        with open(unpacked, "rb") as f:
+            return f.read()
+    with gzip.open(path, "rb") as f:
+        return f.read()
 
 
 TRAIN = ("data/train-images-idx3-ubyte.gz", "data/train-labels-idx1-ubyte.gz")
