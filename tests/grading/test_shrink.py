@@ -288,3 +288,12 @@ def test_early_falls_back_when_a_question_never_ran(monkeypatch):
     early = run.Early(config, {}, {}, drawn=True)
     early("nn_epoch_ndl", object())
     assert early.result({"a": 1, "b": 2}) == {"n": "2"}  # computed at the end, on every run
+
+
+def test_the_kind_test_without_candidates_covers_the_shrinkable_cases_and_their_questions_only():
+    """shrink.Early waits for the questions of_shrinkable_kind names before
+    it starts: every shrinkable case's question, and (for hw1) no other."""
+    kind = [c for c in CASES if reference.of_shrinkable_kind(c)]
+    assert {c.name for c in SHRINKABLE} <= {c.name for c in kind}
+    assert {c.question for c in kind} == {c.question for c in SHRINKABLE} == {"forward", "backward"}
+    assert not any(reference.of_shrinkable_kind(c) for c in CASES if c.advisory)

@@ -5,6 +5,7 @@ student's line a failure points at."""
 from functools import lru_cache
 from pathlib import Path
 
+from grader import sandbox
 from grader.core.assignment import Assignment
 from grader.grading.explain import student_lines
 from grader.grading.explain.causes import diagnose as causes
@@ -17,7 +18,14 @@ from grader.shipped.checks import check
 
 @lru_cache(maxsize=4)
 def _test_set(reader, data: Path):
-    """Read once per process: a batch grades many submissions against it."""
+    """Read once per process: a batch grades many submissions against it.
+    From the sandbox's copy of the data folder (our own, as the workers see
+    it), which keeps gzip files decompressed too; the folder itself if that
+    copy cannot be made (the check then says what is wrong)."""
+    try:
+        data = sandbox.shared_copy(data)
+    except (OSError, sandbox.SandboxError):
+        pass
     return reader(data)
 
 

@@ -29,8 +29,8 @@ from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
-# (v2: the reference's times; v3: its times per case) is rebuilt, not misread.
-META_FORMAT = b"meta v3"
+# (v2: the reference's times; v3: its times per case; v4: a workload half as long) is rebuilt, not misread.
+META_FORMAT = b"meta v4"
 DRAWING = Path(inputs.__file__)  # how inputs are drawn from a key: part of the key
 
 
@@ -256,9 +256,9 @@ def run_graded(files: dict, config, **options) -> dict:
     (settled), under the time limits of this machine now, each question in
     a worker of its own, config.jobs at a time, its hangs isolated."""
     config = settled(config)
-    reference = reference_times(config)
-    # the limits measured while the submission's copy and runner are built
-    times = time_limits.Measuring(lambda: config.time_limits_now(reference))
+    # the limits (the reference's times read, this machine timed) worked out
+    # while the submission's copy and runner are built
+    times = time_limits.Measuring(lambda: config.time_limits_now(reference_times(config)))
     return run_all(files, config, times, isolate_hangs=True, **options)
 
 

@@ -80,17 +80,16 @@ class Early:
         """`answers`: the expected answers, or a function giving them (read
         while the questions run: they are needed only once one finishes)."""
         self._args = (config, answers, files, drawn)
-        self._wanted = None  # the questions holding a shrinkable case: found in the pool, off the critical path
+        # the questions that may hold a shrinkable case (waiting for one that
+        # turns out to hold none only starts the step later)
+        self._wanted = {c.question for c in config.assignment.registry().cases if reference.of_shrinkable_kind(c)}
         self._runs, self._lock, self._found = {}, threading.Lock(), None
 
     def __call__(self, question, run):
+        wanted = self._wanted
         with self._lock:
-            if self._wanted is None:
-                self._wanted = {
-                    case.question for case in self._args[0].assignment.registry().cases if reference.shrinkable(case)
-                }
             self._runs[question] = run
-            if self._found is not None or not self._wanted <= self._runs.keys():
+            if self._found is not None or not wanted <= self._runs.keys():
                 return
             self._found, ready = {}, dict(self._runs)  # claimed: started once
         config, answers, files, drawn = self._args
