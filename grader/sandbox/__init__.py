@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import time
 from pathlib import Path
@@ -42,7 +41,7 @@ from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
-from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, uid_task_count
+from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, rlimits
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
 from grader.sandbox.stage import collect_out, make_stage, remove_stage
@@ -142,8 +141,9 @@ def run(
     shared = {name: shared_copy(p) for name, p in shared.items()}
     with claim_uid() as slot:
         dedicated = slot.uid != os.getuid()
-        if dedicated:
+        if dedicated and not slot.left_clean():
             _reset_uid(slot.uid)
+        slot.mark(clean=False)
         stage = make_stage(slot.uid, script.parent, student_dir, limits, own_cwd=tier == "bwrap")
         view = launch.View(env, stage.runner, stage.submission, stage.out.path, shared, tier == "bwrap")
         # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
@@ -158,6 +158,7 @@ def run(
             return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
+            slot.mark(clean=True)  # not reached if the teardown raised
             collect_out(stage.out.path, out_dir)
             remove_stage(stage.path)
 
@@ -195,25 +196,6 @@ def _kill_uid(uid: int) -> None:
     survivors = kill_uid(uid)
     if survivors:
         raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
-
-
-def _rlimits(limits: Limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
-    nproc = limits.processes
-    if uid != 0:
-        # RLIMIT_NPROC counts every task of the uid, not the run's: for our own uid all our
-        # processes; for a sandbox uid the zombies of its last run (outside a PID namespace
-        # its orphans go to the host's init, which may take seconds to reap them).
-        nproc += uid_task_count(uid)
-    # With a memory group, use is what counts; address space only stops the absurd.
-    address_space = (limits.memory_mb * (8 if cgroup else 2)) * MB
-    return {
-        resource.RLIMIT_AS: (address_space,) * 2,
-        resource.RLIMIT_CPU: (limits.cpu_seconds, limits.cpu_seconds + 1),
-        resource.RLIMIT_FSIZE: (limits.file_size_mb * MB,) * 2,
-        resource.RLIMIT_NOFILE: (limits.open_files,) * 2,
-        resource.RLIMIT_NPROC: (nproc,) * 2,
-        resource.RLIMIT_CORE: (0, 0),  # no core dumps filling the disk
-    }
 
 
 def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) -> subprocess.Popen:
@@ -255,7 +237,7 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
         drop_uid = uid if (root and tier == "rlimit") else None
         loader = seccomp.child_loader(bpf)
     setup = launch.child_setup(
-        limits=_rlimits(limits, uid, cg is not None),
+        limits=rlimits(limits, uid, cg is not None),
         uid=drop_uid,
         chdir=view.host_cwd,
         hide=hide,
