@@ -252,9 +252,10 @@ def _files(dest, edit):
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_a_negate_that_never_returns_costs_only_the_cases_that_call_negate(tmp_path):
-    # A question limit well above what the hangs take by their own limits, so that a busy machine
-    # never spends it before every other case has run (the cases stopped then spend the rest of it).
-    config = expected.settled(RunConfig(limits=QuestionLimits(seconds=40), seed=""))
+    # A question limit well above what the hangs take by their own limits (1.5 s each, not the
+    # default 3 s: the test waits for every one of them, and then for the rest of the limit), so
+    # that a busy machine never spends it before every other case has run.
+    config = expected.settled(RunConfig(limits=QuestionLimits(seconds=20, case_floor=1.5), seed=""))
     answers = expected.load(config)
     # The cases that truly call negate: those that fail when it raises.
     raised = expected.run_graded(_files(tmp_path / "raises", RAISES), config, questions=QUESTIONS)
