@@ -29,7 +29,7 @@ from grader.core.paths import SHIPPED
 from grader.grading.run import cache, hangs, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
-from grader.sandbox.files import compiled
+from grader.sandbox.files import compiled, copy_regular
 from grader.sandbox.scratch import scratch_dir
 from grader.shipped.cases.util import HANDED_FILE
 
@@ -45,6 +45,7 @@ def only(question: str, names) -> str:
     return f"{question}{ONLY}{','.join(names)}"
 
 
+COMPLETE = ".complete"  # the marker of a built compiled_code folder
 STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
@@ -116,15 +117,37 @@ def student_code(assignment: Assignment) -> dict:
 def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None) -> Path:
     """The worker's folder: the worker, where.py, the cases package and,
     for drawn inputs, their arrays (never the seed they come from)."""
-    dest.mkdir()
+    copy_regular(compiled_code(assignment), dest, skip={COMPLETE}, bytecode=True)
     if inputs is not None:
         shutil.copyfile(inputs, dest / HANDED_FILE)
-    shutil.copyfile(WORKER, dest / "worker_boot.py")
-    shutil.copyfile(WHERE, dest / "where.py")
     (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
-    shutil.copytree(assignment.cases_dir, dest / CASES_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    compiled(dest, by_hash=True)  # each worker would compile the cases package again
     return dest
+
+
+def compiled_code(assignment: Assignment) -> Path:
+    """The runner's code (the worker, where.py, the cases package) with its
+    bytecode, compiled by hash once per change of any of it: each worker
+    would compile the cases package again, and compiling it for every
+    grading took the parent 15-50 ms before its first worker could start.
+    A cache folder of no secret: the cases are what the handout ships."""
+    cases = sorted(
+        p
+        for p in assignment.cases_dir.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    digest = hashlib.sha256()
+    for path in (WORKER, WHERE, *cases):
+        digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")
+
+    def build(folder: Path) -> None:
+        shutil.copyfile(WORKER, folder / "worker_boot.py")
+        shutil.copyfile(WHERE, folder / "where.py")
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(assignment.cases_dir, folder / CASES_PACKAGE, ignore=ignore)
+        compiled(folder, by_hash=True)
+        (folder / COMPLETE).write_text("")
+
+    return cache.built_once(cache.cache_root() / f"runner-code-{digest.hexdigest()[:16]}", COMPLETE, build, "", "")
 
 
 def run_question(
