@@ -161,9 +161,17 @@ def test_control_a_command_line_is_readable_without_the_proc_rules():
 
 
 def test_control_parallel_writers_overshoot_a_polled_output_folder():
-    report = attack(("root", "bwrap"), "fill", "disk")["fill"]
-    got = sum(int(n) for n in re.findall(r"ALLOCATED (\d+)", report["runs"][0]["log"]))
-    assert got > report["limit"], got
+    """A race the writers win when they allocate faster than the folder is
+    polled: usually the first time, but a busy machine may delay them until
+    a poll sees the limit exactly (it did once in a full run, with the stage
+    in memory); winning it once shows what the capped folder prevents."""
+    got = []
+    for _ in range(3):
+        report = attack(("root", "bwrap"), "fill", "disk")["fill"]
+        got.append(sum(int(n) for n in re.findall(r"ALLOCATED (\d+)", report["runs"][0]["log"])))
+        if got[-1] > report["limit"]:
+            break
+    assert max(got) > report["limit"], got
 
 
 def test_the_probe_fails_a_tier_that_leaks(monkeypatch):
