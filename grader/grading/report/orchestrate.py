@@ -7,6 +7,7 @@ compares values the workers wrote; it never imports student code or needle.
 
 import dataclasses
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -56,6 +57,16 @@ def _sources(files):
         except OSError:
             pass
     return texts
+
+
+def _after(event, fn, most: float = 2.0):
+    """fn, called once `event` is set (or after `most` seconds, whatever kept it unset)."""
+
+    def wait_then(*args):
+        event.wait(most)
+        return fn(*args)
+
+    return wait_then
 
 
 def submission_digest(submission, assignment: Assignment) -> str:
@@ -115,12 +126,16 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
             )
         own = expected.for_submission(config, digest)  # this submission's own inputs
         # The reference's answers on them (built on a first grade: a sandbox
-        # run) and the MNIST test set (Q6's test error) are read meanwhile.
+        # run) and the MNIST test set (Q6's test error) are read meanwhile;
+        # the answers once the time limits are worked out, which the first
+        # worker waits for (reading them sooner slowed it down and, holding
+        # the GIL, made the machine look busier than it was).
+        limits_known = threading.Event()
         with ThreadPoolExecutor(2) as side:
-            reading = side.submit(expected.load, own)
+            reading = side.submit(_after(limits_known, expected.load), own)
             side.submit(case_results.prefetch_test_set, assignment)
             early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
-            runs = expected.run_graded(files, own, on_done=early)
+            runs = expected.run_graded(files, own, on_done=early, on_limits=limits_known.set)
             answers = reading.result()
         sources = _sources(files)
         smallest = early.result(runs)

@@ -251,15 +251,23 @@ def _build_together(files, config, questions, dest: Path) -> dict:
     return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]}) for q in questions}
 
 
-def run_graded(files: dict, config, **options) -> dict:
+def run_graded(files: dict, config, on_limits=None, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
     (settled), under the time limits of this machine now, each question in
-    a worker of its own, config.jobs at a time, its hangs isolated."""
+    a worker of its own, config.jobs at a time, its hangs isolated.
+    `on_limits()`, when given, is called once the limits are worked out."""
     config = settled(config)
-    # the limits (the reference's times read, this machine timed) worked out
-    # while the submission's copy and runner are built
-    times = time_limits.Measuring(lambda: config.time_limits_now(reference_times(config)))
-    return run_all(files, config, times, isolate_hangs=True, **options)
+
+    def limits():
+        try:
+            return config.time_limits_now(reference_times(config))
+        finally:
+            if on_limits is not None:
+                on_limits()
+
+    # worked out (the reference's times read, this machine timed) while the
+    # submission's copy and runner are built
+    return run_all(files, config, time_limits.Measuring(limits), isolate_hangs=True, **options)
 
 
 def reference_times(config) -> time_limits.ReferenceTimes:
