@@ -40,7 +40,7 @@ from grader.sandbox.cgroup import Group
 from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
-from grader.sandbox.limits import OUT, Limits, SandboxError, make_out_dir
+from grader.sandbox.limits import MB, OUT, Limits, SandboxError, make_out_dir
 from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, rlimits
 from grader.sandbox.result import RunResult, make_result
 from grader.sandbox.security import landlock_abi, security_problem
@@ -84,7 +84,6 @@ TIER_NOTES = {
     "limited to the above, TCP blocked, of /proc only its own process), else file modes; host processes "
     "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
-MB = 1 << 20
 WATCH_SECONDS = 0.1  # how often run()'s `watch` is asked
 WORKER_ENV = {
     "PATH": "/usr/bin:/bin",

@@ -8,6 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+MB = 1 << 20  # bytes in a megabyte, for the limits given in MB
 OUT = "@out@"  # an argument standing for the output folder as the worker sees it
 # A run's default time, wall clock and CPU alike. The grader sets its own per
 # question (grader/grading/run/time_limits.py); this serves direct callers.

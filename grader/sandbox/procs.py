@@ -20,10 +20,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from grader.sandbox.limits import MB
+
 # 64 uids nobody else uses (no passwd entry, far from system and user ranges).
 UID_BASE = 61000
 UID_SLOTS = 64
-_MB = 1 << 20
 LOCK_DIR = Path("/run/needle-grader-sandbox")
 CLEAN = b"torn down\n"  # a uid slot's lock file after a complete teardown (UidSlot)
 # World-writable places a worker outside a mount namespace can litter
@@ -251,11 +252,11 @@ def rlimits(limits, uid: int, cgroup: bool) -> dict[int, tuple[int, int]]:
         # its orphans go to the host's init, which may take seconds to reap them).
         nproc += uid_task_count(uid)
     # With a memory group, use is what counts; address space only stops the absurd.
-    address_space = (limits.memory_mb * (8 if cgroup else 2)) * _MB
+    address_space = (limits.memory_mb * (8 if cgroup else 2)) * MB
     return {
         resource.RLIMIT_AS: (address_space,) * 2,
         resource.RLIMIT_CPU: (limits.cpu_seconds, limits.cpu_seconds + 1),
-        resource.RLIMIT_FSIZE: (limits.file_size_mb * _MB,) * 2,
+        resource.RLIMIT_FSIZE: (limits.file_size_mb * MB,) * 2,
         resource.RLIMIT_NOFILE: (limits.open_files,) * 2,
         resource.RLIMIT_NPROC: (nproc,) * 2,
         resource.RLIMIT_CORE: (0, 0),  # no core dumps filling the disk

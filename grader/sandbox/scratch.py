@@ -29,18 +29,19 @@ MIN_FREE = 1 << 30  # bytes free in MEMORY_DIR to use it (a submission's files t
 
 def scratch_dir() -> str:
     """The folder to make the grader's own temporary folders in (see the module)."""
-    if os.environ.get("TMPDIR"):
-        return tempfile.gettempdir()
-    return MEMORY_DIR if roomy_memory_dir(MEMORY_DIR) else tempfile.gettempdir()
+    return _memory_dir() or tempfile.gettempdir()
 
 
 def stage_dir() -> str:
     """The folder to make the runs' stages in: one every uid may pass
     through (a stage is reached by its path in the tiers without a mount
     namespace), so /tmp rather than a TMPDIR that may be private."""
-    if not os.environ.get("TMPDIR") and roomy_memory_dir(MEMORY_DIR):
-        return MEMORY_DIR
-    return "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+    return _memory_dir() or ("/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir())
+
+
+def _memory_dir() -> str | None:
+    """MEMORY_DIR when it is to be used: no TMPDIR set, and roomy."""
+    return MEMORY_DIR if not os.environ.get("TMPDIR") and roomy_memory_dir(MEMORY_DIR) else None
 
 
 def stage_dirs() -> tuple:

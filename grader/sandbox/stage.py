@@ -23,7 +23,7 @@ from grader.sandbox.files import copy_regular
 from grader.sandbox.procs import remove_tree
 from grader.sandbox.scratch import stage_dir, stage_dirs
 
-_CLEANED: dict[str, Path] = {}
+_CLEANED: dict[str, list] = {}  # "stale": the folders whose stale stages this process removed
 PROVISIONAL = 1 << 40  # bytes and entries while we copy the submission in
 
 
@@ -69,8 +69,7 @@ def make_stage(uid: int, runner: Path, student_dir: Path, limits, own_cwd: bool)
     out/, with `limits` (Limits) on out/ and, unless the tier has its own
     (`own_cwd`), on what the worker adds to submission/."""
     if "stale" not in _CLEANED:
-        for base in stage_dirs():
-            _CLEANED["stale"] = _remove_stale_stages(Path(base))
+        _CLEANED["stale"] = [_remove_stale_stages(Path(base)) for base in stage_dirs()]
     path = Path(tempfile.mkdtemp(prefix=f"needle-run-{os.getpid()}-", dir=stage_dir()))
     try:
         copy_regular(runner, path / "runner", bytecode=True)  # the caller's trusted code

@@ -86,10 +86,9 @@ class Early:
         self._runs, self._lock, self._found = {}, threading.Lock(), None
 
     def __call__(self, question, run):
-        wanted = self._wanted
         with self._lock:
             self._runs[question] = run
-            if self._found is not None or not wanted <= self._runs.keys():
+            if self._found is not None or not self._wanted <= self._runs.keys():
                 return
             self._found, ready = {}, dict(self._runs)  # claimed: started once
         config, answers, files, drawn = self._args
