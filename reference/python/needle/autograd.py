@@ -351,7 +351,8 @@ def compute_gradient_of_variables(output_tensor, out_grad):
     # Q4
     ### BEGIN YOUR SOLUTION
     for node in reverse_topo_order:
-        node.grad = sum_node_list(node_to_output_grads_list[node])
+        partials = node_to_output_grads_list[node]
+        node.grad = partials[0] if len(partials) == 1 else sum_node_list(partials)
         if node.op is None:
             continue  # a leaf: nothing to pass on
         for inp, partial in zip(node.inputs, node.op.gradient_as_tuple(node.grad, node)):
