@@ -32,7 +32,7 @@ from grader.cli.options import (  # each command's options
     _time,
     _users,
 )
-from grader.core import settings
+from grader.core import blas, settings
 
 # command -> (its options, "module:function" it calls with the parsed options, one-line help)
 COMMANDS = {
@@ -166,6 +166,7 @@ def build_parser():
 
 
 def main(argv=None):
+    blas.use_here()  # before any command loads numpy
     try:
         try:
             return _main(sys.argv[1:] if argv is None else list(argv))

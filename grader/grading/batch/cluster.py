@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader import sandbox
-from grader.core import settings
+from grader.core import blas, settings
 from grader.core.files import write_atomic
 from grader.grading.batch.jobs import Done
 from grader.grading.report.writing import REPORT_FILES, RESULTS
@@ -51,6 +51,7 @@ class Graded:
 def grade_remote(job, grade_fn, grader_key: str) -> Graded:
     """Runs on a Dask worker: grade_fn(job) into a temporary folder there,
     the reports returned as text."""
+    blas.use_here()  # however the operator started this worker
     where = socket.gethostname()
     if expected.cache_key(job.config.assignment) != grader_key:
         raise ClusterError(
