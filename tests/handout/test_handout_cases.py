@@ -37,8 +37,8 @@ HANDOUT = ROOT / "handout"
 SHIPPED = HANDOUT / Assignment.hw1().cases_dest
 DATA = (REFERENCE / "data").resolve()
 # A partly right Summation: a tuple of axes sums over its first axis only.
-SUMMATION_RIGHT = "return array_api.sum(a, axis=self.axes)"
-SUMMATION_WRONG = "return array_api.sum(a, axis=None if self.axes is None else self.axes[0])"
+SUMMATION_RIGHT = "return a.sum(axis=self.axes)"
+SUMMATION_WRONG = "return a.sum(axis=None if self.axes is None else self.axes[0])"
 
 
 def table_rows(output: str) -> dict:

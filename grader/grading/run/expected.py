@@ -24,13 +24,14 @@ import numpy as np
 
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
-from grader.grading.run import cache, gradcheck, inputs, seeds, time_limits
-from grader.grading.run.outcomes import Budget, read_outcome
+from grader.grading.run import answer_pack, cache, gradcheck, inputs, seeds, time_limits
+from grader.grading.run.outcomes import MISSING, Budget
 from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
-# (v2: the reference's times; v3: its times per case; v4: a workload half as long) is rebuilt, not misread.
-META_FORMAT = b"meta v4"
+# (v2: the reference's times; v3: its times per case; v4: a workload half as long; v5: the answers
+# packed, answer_pack.py) is rebuilt, not misread.
+META_FORMAT = b"meta v5"
 DRAWING = Path(inputs.__file__)  # how inputs are drawn from a key: part of the key
 
 
@@ -136,15 +137,28 @@ def data_files(assignment: Assignment) -> list:
     ]
 
 
+_KEYS: dict = {}  # (numpy, format, Python, packages, data, each source's path, size and mtime) -> the key: hashed once
+
+
 def cache_key(assignment: Assignment) -> str:
     """What the answers depend on besides the inputs' key (which names the
     folder too): the grader's numpy and Python (the sandbox copies this
     interpreter), the sandbox's packages, the data, the reference, the
-    cases, the worker and how inputs are drawn."""
+    cases, the worker and how inputs are drawn. A grading asks a dozen
+    times: the sources are read and hashed again only when one changed."""
+    data = data_files(assignment)
+    sources = reference_sources(assignment) + case_sources(assignment) + [WORKER, DRAWING]
+    files = ((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sources)
+    stamp = (np.__version__, META_FORMAT, sys.version, repr(assignment.packages), *data, *files)
+    if stamp not in _KEYS:
+        _KEYS[stamp] = _hashed(assignment, data, sources)
+    return _KEYS[stamp]
+
+
+def _hashed(assignment: Assignment, data: list, sources: list) -> str:
     digest = hashlib.sha256(np.__version__.encode() + META_FORMAT + sys.version.encode() + b"\0")
     digest.update(repr(assignment.packages).encode() + b"\0")  # the worker's numpy computes the answers
-    digest.update("\n".join(data_files(assignment)).encode() + b"\0")
-    sources = reference_sources(assignment) + case_sources(assignment) + [WORKER, DRAWING]
+    digest.update("\n".join(data).encode() + b"\0")
     for path in sources:
         # paths relative to the repository for hw1 (a stable key), absolute for another assignment
         name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
@@ -193,6 +207,7 @@ def build(config, dest: Path) -> None:
         guard = {q: time_limits.building() for q in questions}
         runs = run_all(files, config, guard, base=reference, questions=list(questions), keep_outputs=dest)
     _check_reference(runs, config.assignment.registry())
+    answer_pack.write({name: o for run in runs.values() for name, o in run.outcomes.items()}, dest)
     # The quieter of the two calibrations: later ratios to it err generous.
     times = time_limits.ReferenceTimes(
         {q: run.seconds for q, run in runs.items()},
@@ -303,7 +318,10 @@ def load(config) -> dict:
     folders = {q: expected_dir(config) for q in own}
     if len(own) < len(registry.question):
         folders.update({q: expected_dir(course(config)) for q in registry.question if q not in own})
+    packs = {folder: answer_pack.read(folder) for folder in set(folders.values())}
     for question in registry.question:
-        budget = Budget(folders[question] / question)
-        answers.update({c.name: read_outcome(budget, c.name) for c in registry.producers(question)})
+        pack = packs[folders[question]]
+        if pack is None:
+            raise ValueError(f"{folders[question]}: no packed answers; delete the folder to rebuild it")
+        answers.update({c.name: pack.get(c.name, MISSING) for c in registry.producers(question)})
     return answers

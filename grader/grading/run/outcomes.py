@@ -33,6 +33,9 @@ class Outcome:
     error_type: str = ""  # the exception's class name, when the case's code raised one
 
 
+MISSING = Outcome(False, problem="no value: the worker stopped before this case reported")
+
+
 class Budget:
     """Bytes read from one worker's out_dir, capped; each array file read once."""
 
@@ -91,7 +94,7 @@ def read_outcome(budget: Budget, name: str) -> Outcome:
     """The value the worker stored for case `name`, or why there is none."""
     path = budget.out_dir / (name + ".json")
     if not path.exists():
-        return Outcome(False, problem="no value: the worker stopped before this case reported")
+        return MISSING
     try:
         record = budget.json(path.name)
         if not isinstance(record, dict) or record.get("status") not in ("ok", "error"):
