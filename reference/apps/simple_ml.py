@@ -89,10 +89,10 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
     """
     # Q6
     ### BEGIN YOUR SOLUTION
-    num_classes = W2.shape[1]
+    one_hot = np.eye(W2.shape[1], dtype=np.float32)  # row k: the one-hot label of class k
     for start in range(0, X.shape[0], batch):
         X_batch = ndl.Tensor(X[start:start + batch], requires_grad=False)
-        y_one_hot = np.eye(num_classes, dtype=np.float32)[y[start:start + batch]]
+        y_one_hot = one_hot[y[start:start + batch]]
         logits = ndl.relu(X_batch @ W1) @ W2
         loss = softmax_loss(logits, ndl.Tensor(y_one_hot, requires_grad=False))
         loss.backward()
