@@ -86,3 +86,9 @@ def test_the_expected_answers_are_packed_as_the_workers_left_them():
                 one = read_outcome(budget, name)
                 assert one.ok == pack[name].ok and same(one.value, pack[name].value), name
     assert checked
+
+
+def test_loading_answers_from_a_folder_without_a_pack_names_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(expected, "expected_dir", lambda config: tmp_path)
+    with pytest.raises(ValueError, match=f"{tmp_path}: no packed answers; delete the folder to rebuild it"):
+        expected.load(RunConfig(seed=seeds.PUBLIC))
