@@ -27,6 +27,7 @@ claims its own uid; the child setup before exec takes no locks.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -110,6 +111,7 @@ def run(
     group=None,
     packages: tuple = (),
     watch=None,
+    turn=None,
 ) -> RunResult:
     """Run `python -I -S script args...` in the sandbox; wait, kill, report.
 
@@ -125,6 +127,8 @@ def run(
     requirements ("numpy==1.26.4"); none: the grader's own numpy.
     `watch(names)`, asked every WATCH_SECONDS with the names in the output
     folder so far (untrusted), stops the worker if it answers a reason.
+    `turn`: a context held from the worker's start to its end only (a
+    batch's question slot), not while its stage is made or torn down.
     """
     tier = tier or probe()
     if tier not in TIERS:
@@ -153,8 +157,9 @@ def run(
                 for name, path in shared.items():
                     (view.host_cwd / name).symlink_to(path)
             argv = [_map_out(str(a), out_dir, view.out) for a in args]
-            popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
-            return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
+            with turn or contextlib.nullcontext():
+                popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
+                return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
         finally:
             _teardown(popen, slot.uid if dedicated else None, cg)
             slot.mark(clean=True)  # not reached if the teardown raised

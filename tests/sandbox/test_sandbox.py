@@ -243,6 +243,41 @@ def test_fork_bomb_is_contained(work, tier):
     assert pids_with(str(FIXTURES / "forkbomb.py")) == []
 
 
+class Turn:
+    """A `turn` for sandbox.run that notes when it is held and what out_dir holds then."""
+
+    def __init__(self, out: Path):
+        self.out, self.seen, self.times = out, [], []
+
+    def __enter__(self):
+        self.times.append(time.monotonic())
+        self.seen.append(sorted(p.name for p in self.out.iterdir()))
+
+    def __exit__(self, *exc):
+        self.times.append(time.monotonic())
+        self.seen.append(sorted(p.name for p in self.out.iterdir()))
+
+
+def test_a_turn_is_held_for_the_whole_worker(work, tier):
+    """A batch's question slot (`turn`) covers the worker's run: a worker
+    killed at its wall limit held it at least that long."""
+    turn = Turn(work[2])
+    res = run("sleep.py", [], work, tier, limits=SHORT, turn=turn)
+    assert res.timed_out
+    assert turn.times[1] - turn.times[0] >= SHORT.wall_seconds
+
+
+def test_a_turn_is_let_go_before_the_workers_files_are_collected(work, tier):
+    """...and not the teardown after it: when the turn ends, what the worker
+    wrote is not in out_dir yet; it is once the run returns."""
+    out = work[2]
+    turn = Turn(out)
+    res = run("write_files.py", [out / "mark"], work, tier, turn=turn)
+    assert "WROTE" in res.log
+    assert turn.seen == [[], []]
+    assert (out / "mark").read_text() == "pwned"
+
+
 # ---------------------------------------------------------------- memory, crashes, output
 
 

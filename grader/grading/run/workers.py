@@ -9,7 +9,6 @@ control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
 
-import contextlib
 import hashlib
 import json
 import os
@@ -155,7 +154,8 @@ def run_question(
 ) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits). `watch`:
-    sandbox.run's (hangs.CaseWatch)."""
+    sandbox.run's (hangs.CaseWatch). In a batch's slots, the worker runs
+    holding one (its stage made, torn down and read meanwhile, out of it)."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
@@ -171,6 +171,7 @@ def run_question(
         group=group,
         packages=config.assignment.packages,
         watch=watch,
+        turn=config.slots.held() if config.slots is not None else None,
     )
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
@@ -266,10 +267,9 @@ def run_all(
             copy_dir = build_copy(base or config.assignment.handout, files, tmp / "copy")
             runner = build_runner(tmp / "runner", config.assignment, config.inputs and config.inputs.path)
 
-            def worker(q, chosen, time, watch=None):  # in one of a batch's slots, if it has them
+            def worker(q, chosen, time, watch=None):
                 key = q if chosen is None else only(q, chosen)
-                with config.slots.held() if config.slots is not None else contextlib.nullcontext():
-                    return run_question(key, copy_dir, runner, tmp, config, time, keep_outputs, group, watch=watch)
+                return run_question(key, copy_dir, runner, tmp, config, time, keep_outputs, group, watch=watch)
 
             def run(q):
                 if isolate_hangs:
