@@ -3,11 +3,14 @@
 ranked first, and a dead process neither keeps a slot nor blocks others."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from grader.grading.run import slots
 
@@ -86,3 +89,24 @@ def test_what_a_dead_process_left_blocks_nobody(tmp_path):
     with pool.for_rank(7).held():
         pass
     assert time.monotonic() - start < 5
+
+
+def test_a_wait_cut_short_holds_no_slot_and_leaves_no_marker(tmp_path, monkeypatch):
+    """Interrupted just as it got the slot (Ctrl-C), a waiter lets go of it."""
+    pool = slots.make(tmp_path / "slots", 1)
+    real = slots._lock_one
+
+    def lock_then_interrupt(fds):
+        real(fds)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(slots, "_lock_one", lock_then_interrupt)
+    with pytest.raises(KeyboardInterrupt), pool.held():
+        pass
+    monkeypatch.undo()
+    assert not [p for p in Path(pool.folder).iterdir() if p.name.startswith(slots.WAITING)]
+    fd = os.open(Path(pool.folder) / "slot-0", os.O_RDWR)
+    try:
+        assert slots._lock_one([fd]) == fd  # free: nobody kept it locked
+    finally:
+        os.close(fd)

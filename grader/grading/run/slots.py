@@ -48,30 +48,24 @@ class Slots:
         marker = Path(self.folder) / f"{WAITING}{self.rank:08d}-{os.getpid()}-{threading.get_ident()}"
         waiting = _open(marker)
         fcntl.flock(waiting, fcntl.LOCK_EX)
+        # Opened once for the whole wait: each look is then a listing and a few flock calls.
+        slots, slot = [_open(Path(self.folder) / f"slot-{k}") for k in range(self.width)], None
         try:
-            slot = None
             while slot is None:
                 if not self._someone_ahead():
-                    slot = self._free_slot()
+                    slot = _lock_one(slots)
                 if slot is None:
                     time.sleep(POLL_SECONDS)
         finally:
             marker.unlink(missing_ok=True)
             os.close(waiting)
+            for fd in slots:
+                if fd != slot:
+                    os.close(fd)
         try:
             yield
         finally:
             os.close(slot)  # lets go of the flock
-
-    def _free_slot(self) -> int | None:
-        for k in range(self.width):
-            fd = _open(Path(self.folder) / f"slot-{k}")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return fd
-            except BlockingIOError:
-                os.close(fd)
-        return None
 
     def _someone_ahead(self) -> bool:
         """A live waiter ranked before this submission."""
@@ -95,6 +89,17 @@ def make(folder: Path, width: int) -> Slots:
     """The slots of a batch, in `folder` (made if missing, ours alone)."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return Slots(str(folder), max(1, width))
+
+
+def _lock_one(fds: list) -> int | None:
+    """The first of the slot files' descriptors we could lock, None if all are held."""
+    for fd in fds:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            continue
+    return None
 
 
 def _open(path: Path) -> int:
