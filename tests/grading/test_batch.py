@@ -491,3 +491,25 @@ def test_a_local_batch_shares_jobs_wide_question_slots_earliest_first(tmp_path):
         "slots": None,
         "rank": None,
     }
+
+
+def report_parent(job):
+    """A grading function that writes which process started its own (runs in the pool's processes)."""
+    job.out_dir.mkdir(parents=True, exist_ok=True)
+    (job.out_dir / "parent.json").write_text(json.dumps({"parent": os.getppid(), "pid": os.getpid()}))
+    return record_failure(job, "not graded: the test only looks at the process", time.monotonic())
+
+
+def test_the_pools_processes_are_forked_from_one_that_imported_the_grader(tmp_path):
+    """Not started afresh from this process, each importing the grader again
+    (0.3 s of CPU each), nor forked from it (it has threads): forked from the
+    forkserver, which imported the grader once."""
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob", "carol"):
+        (subs / name).mkdir(parents=True)
+    batch.grade_batch(subs, tmp_path / "out", jobs=2, grade_fn=report_parent, stream=io.StringIO())
+    seen = [json.loads((tmp_path / "out" / n / "parent.json").read_text()) for n in ("alice", "bob", "carol")]
+    parents = {s["parent"] for s in seen}
+    assert len({s["pid"] for s in seen}) <= 2  # --jobs 2: at most two processes
+    assert len(parents) == 1 and os.getpid() not in parents
+    assert "grader.grading.batch.jobs" in Path(f"/proc/{parents.pop()}/cmdline").read_text().replace("\0", " ")

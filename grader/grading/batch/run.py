@@ -99,7 +99,10 @@ def run_jobs(jobs: list, workers: int, grade_fn=grade_one, on_done=None) -> list
 
 def _pool_round(jobs, workers, grade_fn, on_done):
     results, broken = [], []
-    context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+    # Forked from a process of its own that has imported the grader once, not
+    # from this threaded one; each new process skips the imports (0.3 s of CPU).
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["grader.grading.batch.jobs"])
     with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
         futures = {pool.submit(grade_fn, job): job for job in jobs}
         for future in as_completed(futures):
