@@ -127,8 +127,9 @@ def run(
     requirements ("numpy==1.26.4"); none: the grader's own numpy.
     `watch(names)`, asked every WATCH_SECONDS with the names in the output
     folder so far (untrusted), stops the worker if it answers a reason.
-    `turn`: a context held from the worker's start to its end only (a
-    batch's question slot), not while its stage is made or torn down.
+    `turn`: a context held while the run is set up and its worker runs (a
+    batch's question slot), let go before the teardown; waiting for it
+    holds no sandbox uid.
     """
     tier = tier or probe()
     if tier not in TIERS:
@@ -142,29 +143,32 @@ def run(
         raise ValueError(f"sandbox: out_dir {out_dir} is not empty; use a fresh sandbox.make_out_dir()")
     env = environment(packages)
     shared = {name: shared_copy(p) for name, p in shared.items()}
-    with claim_uid() as slot:
-        dedicated = slot.uid != os.getuid()
-        if dedicated and not slot.left_clean():
-            _reset_uid(slot.uid)
-        slot.mark(clean=False)
-        stage = make_stage(slot.uid, script.parent, student_dir, limits, own_cwd=tier == "bwrap")
-        view = launch.View(env, stage.runner, stage.submission, stage.out.path, shared, tier == "bwrap")
-        # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
-        cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
-        popen = None
-        try:
-            if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
-                for name, path in shared.items():
-                    (view.host_cwd / name).symlink_to(path)
-            argv = [_map_out(str(a), out_dir, view.out) for a in args]
-            with turn or contextlib.nullcontext():
+    with contextlib.ExitStack() as turn_held:
+        turn_held.enter_context(turn or contextlib.nullcontext())  # first: waiting for it holds no uid
+        with claim_uid() as slot:
+            dedicated = slot.uid != os.getuid()
+            if dedicated and not slot.left_clean():
+                _reset_uid(slot.uid)
+            slot.mark(clean=False)
+            stage = make_stage(slot.uid, script.parent, student_dir, limits, own_cwd=tier == "bwrap")
+            view = launch.View(env, stage.runner, stage.submission, stage.out.path, shared, tier == "bwrap")
+            # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
+            cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
+            popen = None
+            try:
+                if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
+                    for name, path in shared.items():
+                        (view.host_cwd / name).symlink_to(path)
+                argv = [_map_out(str(a), out_dir, view.out) for a in args]
                 popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
-                return _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
-        finally:
-            _teardown(popen, slot.uid if dedicated else None, cg)
-            slot.mark(clean=True)  # not reached if the teardown raised
-            collect_out(stage.out.path, out_dir)
-            remove_stage(stage.path)
+                result = _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
+                turn_held.close()  # the worker is gone: its turn is free while we tear down
+                return result
+            finally:
+                _teardown(popen, slot.uid if dedicated else None, cg)
+                slot.mark(clean=True)  # not reached if the teardown raised
+                collect_out(stage.out.path, out_dir)
+                remove_stage(stage.path)
 
 
 def _map_out(arg: str, out_dir: Path, seen: str) -> str:

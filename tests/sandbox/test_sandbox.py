@@ -267,6 +267,25 @@ def test_a_turn_is_held_for_the_whole_worker(work, tier):
     assert turn.times[1] - turn.times[0] >= SHORT.wall_seconds
 
 
+def test_waiting_for_a_turn_holds_no_sandbox_uid(work, tier, monkeypatch):
+    """A batch's questions wait for their slot before claiming a uid: with
+    --jobs N, N x N waiting questions would otherwise take uids (64 in all)."""
+    order, claim = [], sandbox.claim_uid
+
+    def claim_uid():
+        order.append("uid")
+        return claim()
+
+    class Noting(Turn):
+        def __enter__(self):
+            order.append("turn")
+            return super().__enter__()
+
+    monkeypatch.setattr(sandbox, "claim_uid", claim_uid)
+    run("write_files.py", [], work, tier, turn=Noting(work[2]))
+    assert order == ["turn", "uid"]
+
+
 def test_a_turn_is_let_go_before_the_workers_files_are_collected(work, tier):
     """...and not the teardown after it: when the turn ends, what the worker
     wrote is not in out_dir yet; it is once the run returns."""
