@@ -114,13 +114,14 @@ def collect_out(stage_out: Path, out_dir: Path) -> None:
             target = out_dir / entry.name
             try:
                 os.rename(entry.path, target)  # the same file system: the file itself, the worker's
-                if os.geteuid() == 0:
-                    os.chown(target, me, me, follow_symlinks=False)
             except OSError as exc:
                 if exc.errno != errno.EXDEV:
                     raise
                 shutil.copyfile(entry.path, target)  # from a capped mount: a copy, ours (no times or xattrs kept)
                 os.unlink(entry.path)
+            else:
+                if os.geteuid() == 0:
+                    os.chown(target, me, me, follow_symlinks=False)
             os.chmod(target, 0o600, follow_symlinks=False)
 
 

@@ -154,8 +154,8 @@ def run_question(
 ) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits). `watch`:
-    sandbox.run's (hangs.CaseWatch). In a batch's slots, the worker runs
-    holding one (its stage made, torn down and read meanwhile, out of it)."""
+    sandbox.run's (hangs.CaseWatch). In a batch's slots, the run holds one
+    from its setup to its worker's end (its teardown and values read out of it)."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
