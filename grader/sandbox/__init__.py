@@ -127,9 +127,11 @@ def run(
     requirements ("numpy==1.26.4"); none: the grader's own numpy.
     `watch(names)`, asked every WATCH_SECONDS with the names in the output
     folder so far (untrusted), stops the worker if it answers a reason.
-    `turn`: a context held while the run is set up and its worker runs (a
-    batch's question slot), let go before the teardown; waiting for it
-    holds no sandbox uid.
+    `turn`: a batch's turn in two steps (grading/run/slots.py's Slots):
+    `turn.staged()` is held from before the uid claim until the worker may
+    run, `turn.held()` while it runs, let go before the teardown. In the
+    bwrap tier the sandbox is set up under the first alone (bwrap waits at
+    its --block-fd until the second is held); in the others under both.
     """
     tier = tier or probe()
     if tier not in TIERS:
@@ -143,8 +145,16 @@ def run(
         raise ValueError(f"sandbox: out_dir {out_dir} is not empty; use a fresh sandbox.make_out_dir()")
     env = environment(packages)
     shared = {name: shared_copy(p) for name, p in shared.items()}
-    with contextlib.ExitStack() as turn_held:
-        turn_held.enter_context(turn or contextlib.nullcontext())  # first: waiting for it holds no uid
+    gated = turn is not None and tier == "bwrap"
+    with contextlib.ExitStack() as staged, contextlib.ExitStack() as running:
+
+        def take_turn() -> None:
+            if turn is not None:
+                running.enter_context(turn.held())
+                staged.close()
+
+        if turn is not None:
+            staged.enter_context(turn.staged())  # first: waiting for it holds no uid
         with claim_uid() as slot:
             dedicated = slot.uid != os.getuid()
             if dedicated and not slot.left_clean():
@@ -154,18 +164,28 @@ def run(
             view = launch.View(env, stage.runner, stage.submission, stage.out.path, shared, tier == "bwrap")
             # pids: the worker's processes plus the tier's wrappers (bwrap, unshare, setpriv).
             cg = Group.create(group, memory_bytes=limits.memory_mb * MB, pids=limits.processes + 4)
-            popen = None
+            popen, gate = None, None
             try:
                 if tier != "bwrap":  # the shared folders, as links our uid owns in the working directory
                     for name, path in shared.items():
                         (view.host_cwd / name).symlink_to(path)
                 argv = [_map_out(str(a), out_dir, view.out) for a in args]
-                popen = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped)
+                if not gated:
+                    take_turn()
+                popen, gate = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped, gated)
+                if gated:
+                    take_turn()
+                    _open_gate(gate)
+                    gate = None
                 result = _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
-                turn_held.close()  # the worker is gone: its turn is free while we tear down
+                running.close()  # the worker is gone: its turn is free while we tear down
                 return result
             finally:
-                _teardown(popen, slot.uid if dedicated else None, cg)
+                try:
+                    _teardown(popen, slot.uid if dedicated else None, cg)
+                finally:
+                    if gate is not None:  # after the kill: a closed gate lets bwrap go on
+                        os.close(gate)
                 slot.mark(clean=True)  # not reached if the teardown raised
                 collect_out(stage.out.path, out_dir)
                 remove_stage(stage.path)
@@ -186,6 +206,8 @@ def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
     if popen is not None and popen.returncode is None:
         kill_group(popen.pid)
         popen.wait()
+    if popen is not None and popen.stdout is not None:
+        popen.stdout.close()  # left open when the run stopped before _supervise (a slot wait cut short)
     if uid is not None:
         _reset_uid(uid)
     if cg is not None:
@@ -206,9 +228,21 @@ def _kill_uid(uid: int) -> None:
         raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
 
 
-def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) -> subprocess.Popen:
-    """Start the worker (and its namespace wrappers) in a new session.
-    `disk_capped`: its writable folders are capped mounts, not polled."""
+def _open_gate(gate: int) -> None:
+    """Let a gated bwrap go on to start the worker, and close the gate."""
+    try:
+        os.write(gate, b"go")
+    except BrokenPipeError:  # bwrap ended during its setup: _supervise reports its exit and log
+        pass
+    os.close(gate)
+
+
+def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool, gated: bool = False):
+    """Start the worker (and its namespace wrappers) in a new session:
+    (the process, the write end of its gate or None). `disk_capped`: its
+    writable folders are capped mounts, not polled. `gated` (bwrap only):
+    bwrap sets the sandbox up, then waits to read a byte from the gate
+    before it starts the worker; the caller writes it (`_open_gate`)."""
     spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
     cmd = [
         f"{view.env}/bin/python3",
@@ -223,10 +257,16 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
     bpf = seccomp.program(tier, disk_capped)
-    hide, expose, pass_fds, loader = [], [], (), None
+    hide, expose, pass_fds, loader, gate = [], [], (), None, None
     if tier == "bwrap":
         pass_fds = (seccomp.bwrap_fd(bpf),)
-        argv = launch.bwrap_argv(cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0])
+        block_fd = None
+        if gated:
+            block_fd, gate = os.pipe()
+            pass_fds += (block_fd,)
+        argv = launch.bwrap_argv(
+            cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0], block_fd=block_fd
+        )
         env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
         at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
         argv = argv[:at] + env_args + argv[at:]
@@ -256,7 +296,7 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
         seccomp=loader,
     )
     try:
-        return subprocess.Popen(
+        popen = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -267,10 +307,13 @@ def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool) ->
             pass_fds=pass_fds,
         )
     except (OSError, subprocess.SubprocessError) as exc:
+        if gate is not None:
+            os.close(gate)
         raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
     finally:
         for fd in pass_fds:
             os.close(fd)
+    return popen, gate
 
 
 def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limits: Limits, cg, watch) -> RunResult:

@@ -133,14 +133,19 @@ def private_dirs() -> list[Path]:
 # ---------------------------------------------------------------- bwrap
 
 
-def bwrap_argv(cmd: list[str], *, uid: int, view: "View", tmp_bytes: int, seccomp_fd: int) -> list[str]:
+def bwrap_argv(
+    cmd: list[str], *, uid: int, view: "View", tmp_bytes: int, seccomp_fd: int, block_fd: int | None = None
+) -> list[str]:
     """The bwrap command line running `cmd` as `uid` in the view's fixed paths:
     /env (interpreter), /runner (case code), /submission (the working
     directory: a size-capped tmpfs holding read-only binds of the copy and
     the shared data), /out (writable), under the seccomp filter read from
-    `seccomp_fd`."""
+    `seccomp_fd`. `block_fd`: once the sandbox is set up, bwrap waits to
+    read a byte from it (or its end) before the seccomp filter and `cmd`."""
     root = os.geteuid() == 0
     argv = ["bwrap", "--die-with-parent", "--new-session", "--clearenv", "--seccomp", str(seccomp_fd)]
+    if block_fd is not None:
+        argv += ["--block-fd", str(block_fd)]
     if root:
         argv += [
             "--unshare-ipc",

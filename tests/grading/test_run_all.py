@@ -1,12 +1,15 @@
 """workers.run_all: each question in a worker of its own, config.jobs at a
-time, and with isolate_hangs (a submission's grading) a case that stops its
+time (one more in a batch's slots), and with isolate_hangs (a submission's grading) a case that stops its
 worker costs that case, the rest of its question run again without it. The
 sandbox is faked: what is tested is which runs happen and which outcomes count."""
+
+import threading
+import time as clock
 
 import pytest
 
 from grader import sandbox
-from grader.grading.run import workers
+from grader.grading.run import slots, workers
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Outcome
 from grader.grading.run.time_limits import TimeLimit
@@ -17,9 +20,16 @@ NO_VALUE = Outcome(False, problem="no value: the worker stopped before this case
 
 
 @pytest.fixture
-def fake_runs(monkeypatch):
+def under_way():
+    """How many faked runs are under way now, and the most at once."""
+    return {"now": 0, "most": 0}
+
+
+@pytest.fixture
+def fake_runs(monkeypatch, under_way):
     """run_all with the worker faked: a run stops at the first case named in `hangs_on`."""
     calls, hangs_on = [], set()
+    lock = threading.Lock()
     monkeypatch.setattr(workers, "sandbox_environment", lambda assignment: None)
     monkeypatch.setattr(workers, "build_copy", lambda base, files, dest: dest)
     monkeypatch.setattr(workers, "build_runner", lambda dest, assignment, inputs: dest)
@@ -28,6 +38,12 @@ def fake_runs(monkeypatch):
 
     def run_question(key, copy_dir, runner, out_parent, config, time, keep=None, group=None, *args, **kwargs):
         calls.append(key)
+        with lock:
+            under_way["now"] += 1
+            under_way["most"] = max(under_way["most"], under_way["now"])
+        clock.sleep(0.05)
+        with lock:
+            under_way["now"] -= 1
         question, _, chosen = key.partition(ONLY)
         names = chosen.split(",") if chosen else [c.name for c in registry.producers(question)]
         outcomes, problem = {}, ""
@@ -48,6 +64,17 @@ def test_each_question_runs_in_a_worker_of_its_own(fake_runs):
     runs = workers.run_all({}, RunConfig(jobs=2), times, isolate_hangs=True)
     assert sorted(calls) == sorted(registry.run_order) and not any(SEVERAL in c for c in calls)
     assert set(runs) == set(QUESTIONS) and all(r.question == q for q, r in runs.items())
+
+
+@pytest.mark.parametrize("in_slots", [False, True])
+def test_jobs_questions_at_once_and_one_more_set_up_in_a_batchs_slots(fake_runs, under_way, tmp_path, in_slots):
+    """config.jobs questions under way at once; in a batch's slots (which
+    bound the running workers) one more, so that it is set up and waiting
+    when a slot comes free."""
+    *_, times = fake_runs
+    config = RunConfig(jobs=2, slots=slots.make(tmp_path / "slots", 2) if in_slots else None)
+    workers.run_all({}, config, times)
+    assert under_way["most"] == (3 if in_slots else 2)
 
 
 def test_on_done_hears_of_every_question(fake_runs):

@@ -1,6 +1,8 @@
 """A batch's question slots (grader/grading/run/slots.py): never more than
 `width` held at once across processes, a free slot goes to the submission
-ranked first, and a dead process neither keeps a slot nor blocks others."""
+ranked first, and a dead process neither keeps a slot nor blocks others.
+Each submission sets one question up at a time (its stage pass), apart
+from the slots and from other submissions."""
 
 import json
 import os
@@ -40,6 +42,38 @@ def test_never_more_than_width_held_across_processes(tmp_path):
         held += 1 if kind == "in" else -1
         most = max(most, held)
     assert most <= 2
+
+
+def test_a_stage_pass_and_a_slot_are_apart(tmp_path):
+    """A question holding its stage pass does not keep another from its
+    slot, nor a running one another from its pass (width 1)."""
+    pool = slots.make(tmp_path / "slots", 1)
+    took = []
+    with pool.for_rank(0).staged():
+        with pool.for_rank(1).held():
+            took.append("slot")
+    with pool.for_rank(0).held():
+        with pool.for_rank(1).staged():
+            took.append("pass")
+    assert took == ["slot", "pass"]
+
+
+def test_a_submission_sets_one_question_up_at_a_time(tmp_path):
+    """A submission's stage pass is one: its second question waits for it;
+    another submission's pass is its own."""
+    pool = slots.make(tmp_path / "slots", 2)
+    assert pool.for_rank(3).staged() is pool.for_rank(3).staged()
+    got = []
+    with pool.for_rank(3).staged():
+        second = threading.Thread(target=lambda: pool.for_rank(3).staged().acquire() and got.append("second"))
+        second.start()
+        with pool.for_rank(4).staged():
+            got.append("other")
+        second.join(0.3)
+        assert got == ["other"] and second.is_alive()
+    second.join(30)
+    assert got == ["other", "second"]
+    pool.for_rank(3).staged().release()
 
 
 def test_a_free_slot_goes_to_the_submission_ranked_first(tmp_path):

@@ -243,58 +243,132 @@ def test_fork_bomb_is_contained(work, tier):
     assert pids_with(str(FIXTURES / "forkbomb.py")) == []
 
 
-class Turn:
-    """A `turn` for sandbox.run that notes when it is held and what out_dir holds then."""
+class Step:
+    """One step of a Turn: notes when it is held and what out_dir holds then."""
 
-    def __init__(self, out: Path):
-        self.out, self.seen, self.times = out, [], []
+    def __init__(self, name: str, turn: "Turn"):
+        self.name, self.turn = name, turn
 
     def __enter__(self):
-        self.times.append(time.monotonic())
-        self.seen.append(sorted(p.name for p in self.out.iterdir()))
+        self.turn.order.append(self.name)
+        self.turn.times[self.name] = [time.monotonic()]
+        self.turn.seen[self.name] = [sorted(p.name for p in self.turn.out.iterdir())]
+        if self.name == "held":
+            self.turn.while_waiting()
 
     def __exit__(self, *exc):
-        self.times.append(time.monotonic())
-        self.seen.append(sorted(p.name for p in self.out.iterdir()))
+        self.turn.times[self.name].append(time.monotonic())
+        self.turn.seen[self.name].append(sorted(p.name for p in self.turn.out.iterdir()))
+
+
+class Turn:
+    """A `turn` for sandbox.run (a batch's Slots): `staged()` from before the
+    uid claim, `held()` while the worker runs; each notes what it saw.
+    `while_waiting` runs as `held()` is entered (before the worker may run)."""
+
+    def __init__(self, out: Path, while_waiting=lambda: None):
+        self.out, self.while_waiting = out, while_waiting
+        self.order, self.times, self.seen = [], {}, {}
+
+    def staged(self):
+        return Step("staged", self)
+
+    def held(self):
+        return Step("held", self)
 
 
 def test_a_turn_is_held_for_the_whole_worker(work, tier):
-    """A batch's question slot (`turn`) covers the worker's run: a worker
-    killed at its wall limit held it at least that long."""
+    """A batch's question slot (`turn.held()`) covers the worker's run: a
+    worker killed at its wall limit held it at least that long."""
     turn = Turn(work[2])
     res = run("sleep.py", [], work, tier, limits=SHORT, turn=turn)
     assert res.timed_out
-    assert turn.times[1] - turn.times[0] >= SHORT.wall_seconds
+    start, end = turn.times["held"]
+    assert end - start >= SHORT.wall_seconds
 
 
 def test_waiting_for_a_turn_holds_no_sandbox_uid(work, tier, monkeypatch):
-    """A batch's questions wait for their slot before claiming a uid: with
-    --jobs N, N x N waiting questions would otherwise take uids (64 in all)."""
-    order, claim = [], sandbox.claim_uid
+    """A batch's questions wait for a stage pass before claiming a uid: with
+    --jobs N, N x N waiting questions would otherwise take uids (64 in all);
+    the slot comes after, and the pass is let go once the slot is held."""
+    turn = Turn(work[2])
+    claim = sandbox.claim_uid
 
     def claim_uid():
-        order.append("uid")
+        turn.order.append("uid")
         return claim()
 
-    class Noting(Turn):
-        def __enter__(self):
-            order.append("turn")
-            return super().__enter__()
-
     monkeypatch.setattr(sandbox, "claim_uid", claim_uid)
-    run("write_files.py", [], work, tier, turn=Noting(work[2]))
-    assert order == ["turn", "uid"]
+    run("write_files.py", [], work, tier, turn=turn)
+    assert turn.order == ["staged", "uid", "held"]
+    assert turn.times["staged"][1] <= turn.times["held"][0] + 1.0  # let go as the slot came, not at the end
+    assert turn.times["staged"][1] < turn.times["held"][1]
 
 
 def test_a_turn_is_let_go_before_the_workers_files_are_collected(work, tier):
-    """...and not the teardown after it: when the turn ends, what the worker
-    wrote is not in out_dir yet; it is once the run returns."""
+    """...and not the teardown after it: when the slot is let go, what the
+    worker wrote is not in out_dir yet; it is once the run returns."""
     out = work[2]
     turn = Turn(out)
     res = run("write_files.py", [out / "mark"], work, tier, turn=turn)
     assert "WROTE" in res.log
-    assert turn.seen == [[], []]
+    assert turn.seen["held"] == [[], []]
     assert (out / "mark").read_text() == "pwned"
+
+
+@pytest.fixture
+def bwrap_tier(tier_problems) -> str:
+    if tier_problems["bwrap"]:
+        pytest.skip(f"tier bwrap unavailable here: {tier_problems['bwrap']}")
+    return "bwrap"
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def test_bwrap_is_set_up_before_the_slot_and_its_worker_waits_for_it(work, bwrap_tier):
+    """In the bwrap tier the sandbox is built under the stage pass alone:
+    while the question waits for its slot, bwrap is up and the worker has
+    not started. The wait is not the worker's time: a wait longer than its
+    wall limit costs it nothing."""
+    marker = f"gate-{uuid.uuid4().hex}"
+    seen = {}
+
+    def while_waiting():
+        time.sleep(0.5)  # bwrap has long been set up and waiting at its gate
+        comms = {pid: _comm(pid) for pid in pids_with(marker)}
+        seen["bwrap"] = [pid for pid, comm in comms.items() if comm == "bwrap"]
+        seen["worker"] = [pid for pid, comm in comms.items() if comm not in ("bwrap", "")]
+        time.sleep(SHORT.wall_seconds + 0.5)
+
+    out = work[2]
+    turn = Turn(out, while_waiting)
+    res = run("write_files.py", [out / marker], work, bwrap_tier, limits=SHORT, turn=turn)
+    assert seen["bwrap"], "no bwrap waiting while the question waited for its slot"
+    assert seen["worker"] == []
+    assert res.ok and not res.timed_out and res.wall_seconds < SHORT.wall_seconds
+    assert (out / marker).read_text() == "pwned"
+
+
+def test_a_slot_wait_cut_short_starts_no_worker(work, bwrap_tier):
+    """Interrupted while it waits for its slot (Ctrl-C), a question's gated
+    bwrap is killed before its gate closes: the worker never runs, and
+    nothing of it is left."""
+    marker = f"cut-{uuid.uuid4().hex}"
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    out = work[2]
+    with pytest.raises(KeyboardInterrupt):
+        run("write_files.py", [out / marker], work, bwrap_tier, turn=Turn(out, interrupt))
+    time.sleep(0.5)
+    assert not (out / marker).exists()
+    assert pids_with(marker) == []
 
 
 # ---------------------------------------------------------------- memory, crashes, output

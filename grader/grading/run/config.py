@@ -47,7 +47,8 @@ class RunConfig:
     seed: str | None = None
     inputs: Drawn | None = None  # the drawn inputs (None: the public inputs)
     # A batch's shared question slots (grading/run/slots.py): a question's
-    # worker starts only holding one. None: `jobs` alone bounds them.
+    # worker runs only holding one, its setup holding a stage pass. None:
+    # `jobs` alone bounds them.
     slots: Slots | None = None
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:

@@ -5,11 +5,18 @@ With one question at a time per submission, two submissions on two cores
 each take twice a single grade's time, so the first result comes late, and
 at the end of a batch the last submission runs on one core while the other
 idles. Instead every submission may run `width` questions at once, but a
-question's worker starts only while holding one of `width` slots shared by
+question's worker runs only while holding one of `width` slots shared by
 the whole batch, and a slot goes to the waiting submission that comes first
 in the batch (its `rank`). The cores stay full, the first submission gets
 both of them while it has questions to run, and its result comes about
 when a single grade's would.
+
+A question's sandbox is set up before its slot: a uid, a control group,
+the sandbox's namespaces. That setup mostly waits on the kernel, so it goes
+on beside the workers that hold the slots, and a set-up question is ready
+when one comes free. Each submission sets up one question at a time
+(`staged()`, a pass of its own), so a batch holds at most 2 x `width`
+sandbox uids besides those being torn down.
 
 The slots are `width` lock files in a folder of the batch's: a slot is held
 by holding its file's flock, so a process that dies lets go of it at once.
@@ -31,6 +38,8 @@ from pathlib import Path
 
 POLL_SECONDS = 0.005  # between two looks at the slots while waiting
 WAITING = "wait-"
+_PASSES: dict[tuple[str, int], threading.Lock] = {}  # (folder, rank) -> its stage pass, in this process
+_PASSES_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -42,18 +51,26 @@ class Slots:
     def for_rank(self, rank: int) -> Slots:
         return Slots(self.folder, self.width, rank)
 
+    def staged(self) -> threading.Lock:
+        """This submission's stage pass: held while one of its questions is set
+        up and waits for a slot (a submission is graded in one process)."""
+        with _PASSES_LOCK:
+            return _PASSES.setdefault((self.folder, self.rank), threading.Lock())
+
     @contextmanager
     def held(self):
         """Wait for a slot (submissions ranked before this one first), hold it inside the block."""
         marker = Path(self.folder) / f"{WAITING}{self.rank:08d}-{os.getpid()}-{threading.get_ident()}"
         waiting = _open(marker)
         fcntl.flock(waiting, fcntl.LOCK_EX)
-        # Opened once for the whole wait: each look is then a listing and a few flock calls.
+        # Opened once for the whole wait: a look is a few flock calls, and a listing when one is free.
         slots, slot = [_open(Path(self.folder) / f"slot-{k}") for k in range(self.width)], None
         try:
             while slot is None:
-                if not self._someone_ahead():
-                    slot = _lock_one(slots)
+                slot = _lock_one(slots)
+                if slot is not None and self._someone_ahead():
+                    fcntl.flock(slot, fcntl.LOCK_UN)  # theirs: earlier submissions first
+                    slot = None
                 if slot is None:
                     time.sleep(POLL_SECONDS)
         finally:

@@ -154,8 +154,9 @@ def run_question(
 ) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits). `watch`:
-    sandbox.run's (hangs.CaseWatch). In a batch's slots, the run holds one
-    from its setup to its worker's end (its teardown and values read out of it)."""
+    sandbox.run's (hangs.CaseWatch). In a batch, the run's setup holds one of
+    its stage passes and its worker one of its slots (slots.py); the
+    teardown and the values read out of it hold neither."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
@@ -171,7 +172,7 @@ def run_question(
         group=group,
         packages=config.assignment.packages,
         watch=watch,
-        turn=config.slots.held() if config.slots is not None else None,
+        turn=config.slots,
     )
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
@@ -281,7 +282,9 @@ def run_all(
                     on_done(q, result)
                 return result
 
-            with ThreadPoolExecutor(max_workers=max(1, min(len(questions), config.jobs))) as pool:
+            # In a batch's slots, one question more is set up while --jobs run (slots.py).
+            ahead = 1 if config.slots is not None else 0
+            with ThreadPoolExecutor(max_workers=max(1, min(len(questions), config.jobs + ahead))) as pool:
                 futures = {q: pool.submit(run, q) for q in questions}
                 return {q: f.result() for q, f in futures.items()}
     finally:
