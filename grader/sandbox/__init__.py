@@ -28,24 +28,22 @@ claims its own uid; the child setup before exec takes no locks.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import subprocess
 import time
 from pathlib import Path
 
-from grader.core.blas import ONE_THREAD
 from grader.sandbox import launch as launch
-from grader.sandbox import seccomp
 from grader.sandbox.cgroup import Group
 from grader.sandbox.env import PackageError, environment, shared_copy
 from grader.sandbox.io import read_json_safe, read_npy_safe
 from grader.sandbox.leftovers import clear_uid_state
 from grader.sandbox.limits import MB, OUT, Limits, SandboxError, make_out_dir
-from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files, rlimits
+from grader.sandbox.procs import CappedLog, claim_uid, kill_group, kill_uid, remove_uid_files
 from grader.sandbox.result import RunResult, make_result
-from grader.sandbox.security import landlock_abi, security_problem
+from grader.sandbox.security import security_problem
 from grader.sandbox.stage import collect_out, make_stage, remove_stage
+from grader.sandbox.start import WORKER_ENV, open_gate, start_worker
 from grader.sandbox.tier_check import try_tier
 
 __all__ = [
@@ -54,6 +52,7 @@ __all__ = [
     "SandboxError",
     "TIERS",
     "TIER_NOTES",
+    "WORKER_ENV",
     "OUT",
     "probe",
     "check_tier",
@@ -86,14 +85,6 @@ TIER_NOTES = {
     "hidden where a mount namespace can be made; folders capped by tmpfs mounts there, else polled",
 }
 WATCH_SECONDS = 0.1  # how often run()'s `watch` is asked
-WORKER_ENV = {
-    "PATH": "/usr/bin:/bin",
-    "HOME": "/tmp",
-    "LANG": "C.UTF-8",
-    **ONE_THREAD,
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONHASHSEED": "0",
-}
 
 
 # ---------------------------------------------------------------- run
@@ -172,10 +163,10 @@ def run(
                 argv = [_map_out(str(a), out_dir, view.out) for a in args]
                 if not gated:
                     take_turn()
-                popen, gate = _start(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped, gated)
+                popen, gate = start_worker(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped, gated)
                 if gated:
                     take_turn()
-                    _open_gate(gate)
+                    open_gate(gate)
                     gate = None
                 result = _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
                 running.close()  # the worker is gone: its turn is free while we tear down
@@ -226,94 +217,6 @@ def _kill_uid(uid: int) -> None:
     survivors = kill_uid(uid)
     if survivors:
         raise SandboxError(f"sandbox: processes {survivors} of uid {uid} survived SIGKILL")
-
-
-def _open_gate(gate: int) -> None:
-    """Let a gated bwrap go on to start the worker, and close the gate."""
-    try:
-        os.write(gate, b"go")
-    except BrokenPipeError:  # bwrap ended during its setup: _supervise reports its exit and log
-        pass
-    os.close(gate)
-
-
-def _start(tier, uid, view, script_name, args, limits, cg, disk_capped: bool, gated: bool = False):
-    """Start the worker (and its namespace wrappers) in a new session:
-    (the process, the write end of its gate or None). `disk_capped`: its
-    writable folders are capped mounts, not polled. `gated` (bwrap only):
-    bwrap sets the sandbox up, then waits to read a byte from the gate
-    before it starts the worker; the caller writes it (`_open_gate`)."""
-    spec = view.landlock_spec(required=landlock_abi() > 0, host_pids=tier == "rlimit")
-    cmd = [
-        f"{view.env}/bin/python3",
-        "-I",
-        "-S",
-        f"{view.env}/entry.py",
-        json.dumps(spec),
-        f"{view.runner}/{script_name}",
-        *args,
-    ]
-    env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
-    root = os.geteuid() == 0
-    tmp_bytes = limits.tmp_mb * MB
-    bpf = seccomp.program(tier, disk_capped)
-    hide, expose, pass_fds, loader, gate = [], [], (), None, None
-    if tier == "bwrap":
-        pass_fds = (seccomp.bwrap_fd(bpf),)
-        block_fd = None
-        if gated:
-            block_fd, gate = os.pipe()
-            pass_fds += (block_fd,)
-        argv = launch.bwrap_argv(
-            cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0], block_fd=block_fd
-        )
-        env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
-        at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
-        argv = argv[:at] + env_args + argv[at:]
-        drop_uid = None  # setpriv inside the sandbox drops it
-    else:
-        if root:
-            hide = launch.private_dirs()
-            expose = [
-                (view.host_env, False),
-                (view.host_runner, False),
-                (view.host_cwd, True),
-                (view.host_out, True),
-                *[(p, False) for p in view.shared.values()],
-            ]
-        argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
-        drop_uid = uid if (root and tier == "rlimit") else None
-        loader = seccomp.child_loader(bpf)
-    setup = launch.child_setup(
-        limits=rlimits(limits, uid, cg is not None),
-        uid=drop_uid,
-        chdir=view.host_cwd,
-        hide=hide,
-        expose=expose,
-        tmp_bytes=tmp_bytes,
-        cgroup_files=cg.procs_files() if cg else (),
-        hide_processes=tier == "rlimit",
-        seccomp=loader,
-    )
-    try:
-        popen = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-            preexec_fn=setup,
-            pass_fds=pass_fds,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        if gate is not None:
-            os.close(gate)
-        raise SandboxError(f"sandbox: cannot start a worker in tier {tier}: {exc}") from exc
-    finally:
-        for fd in pass_fds:
-            os.close(fd)
-    return popen, gate
 
 
 def _supervise(popen: subprocess.Popen, tier: str, uid: int | None, stage, limits: Limits, cg, watch) -> RunResult:
