@@ -166,8 +166,8 @@ def run(
                 popen, gate = start_worker(tier, slot.uid, view, script.name, argv, limits, cg, stage.capped, gated)
                 if gated:
                     take_turn()
-                    open_gate(gate)
-                    gate = None
+                    opening, gate = gate, None  # closed by open_gate, whatever happens
+                    open_gate(opening)
                 result = _supervise(popen, tier, slot.uid if dedicated else None, stage, limits, cg, watch)
                 running.close()  # the worker is gone: its turn is free while we tear down
                 return result

@@ -30,7 +30,8 @@ def open_gate(gate: int) -> None:
         os.write(gate, b"go")
     except BrokenPipeError:  # bwrap ended during its setup: _supervise reports its exit and log
         pass
-    os.close(gate)
+    finally:
+        os.close(gate)
 
 
 def start_worker(tier, uid, view, script_name, args, limits, cg, disk_capped: bool, gated: bool = False):
