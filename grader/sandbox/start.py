@@ -9,9 +9,11 @@ import os
 import subprocess
 
 from grader.core.blas import ONE_THREAD
-from grader.sandbox import launch, seccomp
+from grader.sandbox.launch import bwrap_argv, child_setup, private_dirs, unshare_argv
 from grader.sandbox.limits import MB, SandboxError
 from grader.sandbox.procs import rlimits
+from grader.sandbox.seccomp import bwrap_fd, child_loader
+from grader.sandbox.seccomp import program as seccomp_program
 from grader.sandbox.security import landlock_abi
 
 WORKER_ENV = {
@@ -53,15 +55,15 @@ def start_worker(tier, uid, view, script_name, args, limits, cg, disk_capped: bo
     env = {**WORKER_ENV, "LD_LIBRARY_PATH": f"{view.env}/lib"}
     root = os.geteuid() == 0
     tmp_bytes = limits.tmp_mb * MB
-    bpf = seccomp.program(tier, disk_capped)
+    bpf = seccomp_program(tier, disk_capped)
     hide, expose, pass_fds, loader, gate = [], [], (), None, None
     if tier == "bwrap":
-        pass_fds = (seccomp.bwrap_fd(bpf),)
+        pass_fds = (bwrap_fd(bpf),)
         block_fd = None
         if gated:
             block_fd, gate = os.pipe()
             pass_fds += (block_fd,)
-        argv = launch.bwrap_argv(
+        argv = bwrap_argv(
             cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0], block_fd=block_fd
         )
         env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
@@ -70,7 +72,7 @@ def start_worker(tier, uid, view, script_name, args, limits, cg, disk_capped: bo
         drop_uid = None  # setpriv inside the sandbox drops it
     else:
         if root:
-            hide = launch.private_dirs()
+            hide = private_dirs()
             expose = [
                 (view.host_env, False),
                 (view.host_runner, False),
@@ -78,10 +80,10 @@ def start_worker(tier, uid, view, script_name, args, limits, cg, disk_capped: bo
                 (view.host_out, True),
                 *[(p, False) for p in view.shared.values()],
             ]
-        argv = launch.unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
+        argv = unshare_argv(cmd, uid=uid) if tier == "unshare" else cmd
         drop_uid = uid if (root and tier == "rlimit") else None
-        loader = seccomp.child_loader(bpf)
-    setup = launch.child_setup(
+        loader = child_loader(bpf)
+    setup = child_setup(
         limits=rlimits(limits, uid, cg is not None),
         uid=drop_uid,
         chdir=view.host_cwd,

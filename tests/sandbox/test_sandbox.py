@@ -181,7 +181,7 @@ def test_out_dir_must_start_empty(work):
 
 
 def test_a_worker_that_cannot_start_is_a_sandbox_error(work, monkeypatch):
-    monkeypatch.setattr(sandbox.launch, "bwrap_argv", lambda *a, **kw: ["/nonexistent/bwrap", "--clearenv"])
+    monkeypatch.setattr(sandbox.start, "bwrap_argv", lambda *a, **kw: ["/nonexistent/bwrap", "--clearenv"])
     with pytest.raises(sandbox.SandboxError, match="^sandbox: cannot start a worker in tier bwrap: "):
         run("ok_numpy.py", [work[2]], work, "bwrap")
     assert list(work[2].iterdir()) == []
