@@ -63,9 +63,7 @@ def start_worker(tier, uid, view, script_name, args, limits, cg, disk_capped: bo
         if gated:
             block_fd, gate = os.pipe()
             pass_fds += (block_fd,)
-        argv = bwrap_argv(
-            cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0], block_fd=block_fd
-        )
+        argv = bwrap_argv(cmd, uid=uid, view=view, tmp_bytes=tmp_bytes, seccomp_fd=pass_fds[0], block_fd=block_fd)
         env_args = [a for k, v in env.items() for a in ("--setenv", k, v)]
         at = argv.index("--clearenv") + 1  # --setenv after --clearenv, or it is cleared
         argv = argv[:at] + env_args + argv[at:]
