@@ -354,6 +354,26 @@ def test_bwrap_is_set_up_before_the_slot_and_its_worker_waits_for_it(work, bwrap
     assert (out / marker).read_text() == "pwned"
 
 
+def test_a_bwrap_that_fails_its_setup_while_gated_is_reported_not_raised(work, bwrap_tier, monkeypatch):
+    """bwrap ends during its setup (here: a bind of a folder that does not
+    exist) while the question waits for its slot: opening the gate finds
+    nobody reading, and the run reports bwrap's exit and words."""
+    real = sandbox.start.bwrap_argv
+
+    def broken(cmd, **kw):
+        argv = real(cmd, **kw)
+        at = argv.index("--")
+        return argv[:at] + ["--ro-bind", "/nonexistent-gate-test", "/gone"] + argv[at:]
+
+    monkeypatch.setattr(sandbox.start, "bwrap_argv", broken)
+    out = work[2]
+    turn = Turn(out, while_waiting=lambda: time.sleep(0.3))  # bwrap has given up by then
+    res = run("write_files.py", [out / "mark"], work, bwrap_tier, turn=turn)
+    assert not res.ok and res.exit_code not in (None, 0)
+    assert "nonexistent-gate-test" in res.log
+    assert not (out / "mark").exists()
+
+
 def test_a_slot_wait_cut_short_starts_no_worker(work, bwrap_tier):
     """Interrupted while it waits for its slot (Ctrl-C), a question's gated
     bwrap is killed before its gate closes: the worker never runs, and
