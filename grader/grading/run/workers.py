@@ -154,9 +154,9 @@ def run_question(
 ) -> QuestionRun:
     """One worker run; `question` may also be a worker mode (then `names`:
     the values it writes, and `limits`: its sandbox.Limits). `watch`:
-    sandbox.run's (hangs.CaseWatch). In a batch, the run's setup holds one of
-    its stage passes and its worker one of its slots (slots.py); the
-    teardown and the values read out of it hold neither."""
+    sandbox.run's (hangs.CaseWatch). In a batch, the run's setup holds its
+    submission's stage pass and its worker one of the batch's slots
+    (slots.py); the teardown and the values read out of it hold neither."""
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
