@@ -98,6 +98,12 @@ def nn_epoch(X, y, W1, W2, lr=0.1, batch=100):
         loss.backward()
         W1 = ndl.Tensor(W1.numpy() - lr * W1.grad.numpy())
         W2 = ndl.Tensor(W2.numpy() - lr * W2.grad.numpy())
+        # Each adjoint refers back to nodes of the graph it came from, so a
+        # step's graph is a knot of reference cycles that Python frees only
+        # at its next garbage collection, batches later. Untying the .grad
+        # links frees it here, and its arrays are reused while still cached.
+        for node in ndl.autograd.find_topo_sort([loss]):
+            node.grad = None
     return W1, W2
     ### END YOUR SOLUTION
 
