@@ -1,5 +1,5 @@
 """workers.run_all: each question in a worker of its own, config.jobs at a
-time (one more in a batch's slots), and with isolate_hangs (a submission's grading) a case that stops its
+time (and one more set up beside them), and with isolate_hangs (a submission's grading) a case that stops its
 worker costs that case, the rest of its question run again without it. The
 sandbox is faked: what is tested is which runs happen and which outcomes count."""
 
@@ -67,14 +67,43 @@ def test_each_question_runs_in_a_worker_of_its_own(fake_runs):
 
 
 @pytest.mark.parametrize("in_slots", [False, True])
-def test_jobs_questions_at_once_and_one_more_set_up_in_a_batchs_slots(fake_runs, under_way, tmp_path, in_slots):
-    """config.jobs questions under way at once; in a batch's slots (which
-    bound the running workers) one more, so that it is set up and waiting
-    when a slot comes free."""
+def test_jobs_questions_at_once_and_one_more_set_up(fake_runs, under_way, tmp_path, in_slots):
+    """config.jobs questions under way at once, and one more, so that it is
+    set up and waiting when a slot comes free: in a batch's slots or, for a
+    single grade, in slots of its own (both bound the running workers)."""
     *_, times = fake_runs
     config = RunConfig(jobs=2, slots=slots.make(tmp_path / "slots", 2) if in_slots else None)
     workers.run_all({}, config, times)
-    assert under_way["most"] == (3 if in_slots else 2)
+    assert under_way["most"] == 3
+
+
+def test_jobs_1_sets_nothing_up_beside_its_one_worker(fake_runs, under_way):
+    """--jobs 1 is one core's work: one question under way at a time."""
+    *_, times = fake_runs
+    workers.run_all({}, RunConfig(jobs=1), times)
+    assert under_way["most"] == 1
+
+
+@pytest.mark.parametrize("in_slots", [False, True])
+def test_each_question_takes_its_turn_by_its_place_in_the_run_order(fake_runs, monkeypatch, tmp_path, in_slots):
+    """A question's turn carries its place in the run order (the longest
+    first), which its stage pass goes by; the batch's rank is kept."""
+    calls, _, registry, times = fake_runs
+    seen, fake = {}, workers.run_question
+
+    def run_question(key, copy_dir, runner, out_parent, config, *args, **kwargs):
+        seen[key] = config.slots
+        return fake(key, copy_dir, runner, out_parent, config, *args, **kwargs)
+
+    monkeypatch.setattr(workers, "run_question", run_question)
+    shared = slots.make(tmp_path / "slots", 2).for_rank(5) if in_slots else None
+    workers.run_all({}, RunConfig(jobs=2, slots=shared), times)
+    assert {q: turn.order for q, turn in seen.items()} == {q: k for k, q in enumerate(registry.run_order)}
+    assert all(isinstance(turn, slots.Slots if in_slots else slots.LocalSlots) for turn in seen.values())
+    if in_slots:
+        assert {turn.rank for turn in seen.values()} == {5}
+    else:  # one grade's slots, shared by all its questions
+        assert len({id(turn.stage_pass()) for turn in seen.values()}) == 1
 
 
 def test_on_done_hears_of_every_question(fake_runs):

@@ -2,7 +2,8 @@
 `width` held at once across processes, a free slot goes to the submission
 ranked first, and a dead process neither keeps a slot nor blocks others.
 Each submission sets one question up at a time (its stage pass), apart
-from the slots and from other submissions."""
+from the slots and from other submissions, the question first in its run
+order first; a single grade's slots (slots.local) work alike in one process."""
 
 import json
 import os
@@ -62,18 +63,103 @@ def test_a_submission_sets_one_question_up_at_a_time(tmp_path):
     """A submission's stage pass is one: its second question waits for it;
     another submission's pass is its own."""
     pool = slots.make(tmp_path / "slots", 2)
-    assert pool.for_rank(3).staged() is pool.for_rank(3).staged()
+    assert pool.for_rank(3).stage_pass() is pool.for_rank(3).for_question(4).stage_pass()
+    assert pool.for_rank(3).stage_pass() is not pool.for_rank(4).stage_pass()
     got = []
+
+    def second():
+        with pool.for_rank(3).for_question(1).staged():
+            got.append("second")
+
     with pool.for_rank(3).staged():
-        second = threading.Thread(target=lambda: pool.for_rank(3).staged().acquire() and got.append("second"))
-        second.start()
+        waiter = threading.Thread(target=second)
+        waiter.start()
         with pool.for_rank(4).staged():
             got.append("other")
-        second.join(0.3)
-        assert got == ["other"] and second.is_alive()
-    second.join(30)
+        waiter.join(0.3)
+        assert got == ["other"] and waiter.is_alive()
+    waiter.join(30)
     assert got == ["other", "second"]
-    pool.for_rank(3).staged().release()
+
+
+def _takers(turns, orders, log):
+    """One thread per order, each waiting for its turn's stage pass; returns them started."""
+
+    def take(order):
+        with turns.for_question(order).staged():
+            log.append(order)
+
+    threads = [threading.Thread(target=take, args=(order,), daemon=True) for order in orders]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)  # each asks in the order given
+    return threads
+
+
+@pytest.mark.parametrize("kind", ["batch", "local"])
+def test_the_stage_pass_goes_to_the_question_first_in_the_run_order(tmp_path, kind):
+    """Questions that ask for the pass while it is held get it by their
+    place in the run order (the longest first), not by who asked first."""
+    turns = slots.make(tmp_path / "slots", 2).for_rank(1) if kind == "batch" else slots.local(2)
+    log = []
+    with turns.for_question(0).staged():
+        threads = _takers(turns, [5, 3, 4, 1], log)
+        assert log == []
+    for thread in threads:
+        thread.join(30)
+    assert log == [1, 3, 4, 5]
+
+
+def test_a_wait_for_the_stage_pass_cut_short_blocks_nobody(monkeypatch):
+    """A question whose wait ends in an exception (Ctrl-C) leaves the pass
+    to the next one in the order, though it came first."""
+    turns = slots.local(2)
+    stage, log, stopped = turns.stage_pass(), [], []
+    wait_for = stage._free.wait_for
+
+    def cut_short(predicate, timeout=None):
+        if threading.current_thread().name == "cut":
+            raise KeyboardInterrupt
+        return wait_for(predicate, timeout)
+
+    monkeypatch.setattr(stage._free, "wait_for", cut_short)
+
+    def first_in_order():
+        try:
+            with turns.for_question(0).staged():
+                log.append(0)
+        except KeyboardInterrupt:
+            stopped.append(0)
+
+    with turns.for_question(9).staged():
+        waiter = _takers(turns, [2], log)[0]
+        cut = threading.Thread(target=first_in_order, name="cut", daemon=True)
+        cut.start()
+        cut.join(30)
+    waiter.join(5)
+    assert stopped == [0] and log == [2] and not waiter.is_alive()
+
+
+def test_a_single_grades_slots_bound_its_running_workers():
+    """slots.local(width): never more than `width` held at once, in one process."""
+    turns = slots.local(2)
+    now, most, lock = [0], [0], threading.Lock()
+
+    def hold(order):
+        with turns.for_question(order).held():
+            with lock:
+                now[0] += 1
+                most[0] = max(most[0], now[0])
+            time.sleep(0.05)
+            with lock:
+                now[0] -= 1
+
+    threads = [threading.Thread(target=hold, args=(k,)) for k in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert most[0] == 2
 
 
 def test_a_free_slot_goes_to_the_submission_ranked_first(tmp_path):

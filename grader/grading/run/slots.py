@@ -16,7 +16,12 @@ the sandbox's namespaces. That setup mostly waits on the kernel, so it goes
 on beside the workers that hold the slots, and a set-up question is ready
 when one comes free. Each submission sets up one question at a time
 (`staged()`, a pass of its own), so a batch holds at most 2 x `width`
-sandbox uids besides those being torn down.
+sandbox uids besides those being torn down. The pass goes to the question
+that comes first in the submission's run order (`order`: the longest
+first), whichever thread asks first.
+
+A single grade runs its questions the same way, in slots of its own
+process (`local`): `width` workers at once, one question more set up.
 
 The slots are `width` lock files in a folder of the batch's: a slot is held
 by holding its file's flock, so a process that dies lets go of it at once.
@@ -33,12 +38,42 @@ import os
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 POLL_SECONDS = 0.005  # between two looks at the slots while waiting
 WAITING = "wait-"
-_PASSES: dict[tuple[str, int], threading.Lock] = {}  # (folder, rank) -> its stage pass, in this process
+
+
+class StagePass:
+    """One submission's stage pass, in the process grading it: held by one
+    question at a time, and when it comes free it goes to the waiting
+    question that comes first in the run order."""
+
+    def __init__(self):
+        self._free = threading.Condition()
+        self._held = False
+        self._waiting: list[int] = []  # the orders of the questions waiting for it
+
+    @contextmanager
+    def taken(self, order: int):
+        with self._free:
+            self._waiting.append(order)
+            try:
+                self._free.wait_for(lambda: not self._held and min(self._waiting) == order)
+            finally:
+                self._waiting.remove(order)
+                self._free.notify_all()  # a wait cut short may have been the one the others gave way to
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._free:
+                self._held = False
+                self._free.notify_all()
+
+
+_PASSES: dict[tuple[str, int], StagePass] = {}  # (folder, rank) -> its stage pass, in this process
 _PASSES_LOCK = threading.Lock()
 
 
@@ -47,15 +82,22 @@ class Slots:
     folder: str  # made by the batch (make); the same for all its submissions
     width: int  # questions running at once in the whole batch
     rank: int = 0  # this submission's place in the batch: lower goes first
+    order: int = 0  # this question's place in its submission's run order: lower is set up first
 
     def for_rank(self, rank: int) -> Slots:
-        return Slots(self.folder, self.width, rank)
+        return replace(self, rank=rank)
 
-    def staged(self) -> threading.Lock:
-        """This submission's stage pass: held while one of its questions is set
-        up and waits for a slot (a submission is graded in one process)."""
+    def for_question(self, order: int) -> Slots:
+        return replace(self, order=order)
+
+    def stage_pass(self) -> StagePass:
+        """This submission's stage pass (a submission is graded in one process)."""
         with _PASSES_LOCK:
-            return _PASSES.setdefault((self.folder, self.rank), threading.Lock())
+            return _PASSES.setdefault((self.folder, self.rank), StagePass())
+
+    def staged(self):
+        """Held while one of this submission's questions is set up and waits for a slot."""
+        return self.stage_pass().taken(self.order)
 
     @contextmanager
     def held(self):
@@ -100,6 +142,40 @@ class Slots:
             finally:
                 os.close(fd)
         return False
+
+
+@dataclass(frozen=True)
+class LocalSlots:
+    """A single grade's slots, in its own process: the same two steps as a
+    batch's Slots, `width` workers at once and one question more set up."""
+
+    width: int
+    order: int = 0
+    _running: threading.Semaphore = field(default=None, compare=False, repr=False)
+    _pass: StagePass = field(default_factory=StagePass, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self._running is None:
+            object.__setattr__(self, "_running", threading.BoundedSemaphore(self.width))
+
+    def for_question(self, order: int) -> LocalSlots:
+        return replace(self, order=order)
+
+    def stage_pass(self) -> StagePass:
+        return self._pass
+
+    def staged(self):
+        return self._pass.taken(self.order)
+
+    @contextmanager
+    def held(self):
+        with self._running:
+            yield
+
+
+def local(width: int) -> LocalSlots:
+    """Slots for the questions of one grade in this process."""
+    return LocalSlots(max(1, width))
 
 
 def make(folder: Path, width: int) -> Slots:

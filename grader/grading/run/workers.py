@@ -9,6 +9,7 @@ control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from grader.core import markers
 from grader.core.assignment import Assignment, AssignmentError, shown
 from grader.core.files import write_atomic
 from grader.core.paths import SHIPPED
-from grader.grading.run import cache, hangs, time_limits
+from grader.grading.run import cache, hangs, slots, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
 from grader.sandbox.files import compiled, copy_regular
@@ -262,6 +263,11 @@ def run_all(
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
+    # --jobs workers at once, in the batch's slots or in this grade's own, and
+    # one question more set up beside them, longest first (slots.py). Not
+    # with --jobs 1: that is one core's work, and the setup would take a second.
+    ahead = 1 if config.jobs > 1 else 0
+    turns = config.slots or (slots.local(config.jobs) if ahead else None)
     try:
         with tempfile.TemporaryDirectory(prefix="grader-", dir=scratch_dir()) as tmp:
             tmp = Path(tmp)
@@ -270,7 +276,11 @@ def run_all(
 
             def worker(q, chosen, time, watch=None):
                 key = q if chosen is None else only(q, chosen)
-                return run_question(key, copy_dir, runner, tmp, config, time, keep_outputs, group, watch=watch)
+                turn = None if turns is None else turns.for_question(questions.index(q))
+                mine = config if turn is None else dataclasses.replace(config, slots=turn)
+                return run_question(
+                    key, copy_dir, runner, tmp, config=mine, time=time, keep=keep_outputs, group=group, watch=watch
+                )
 
             def run(q):
                 if isolate_hangs:
@@ -282,8 +292,6 @@ def run_all(
                     on_done(q, result)
                 return result
 
-            # In a batch's slots, one question more is set up while --jobs run (slots.py).
-            ahead = 1 if config.slots is not None else 0
             with ThreadPoolExecutor(max_workers=max(1, min(len(questions), config.jobs + ahead))) as pool:
                 futures = {q: pool.submit(run, q) for q in questions}
                 return {q: f.result() for q, f in futures.items()}
