@@ -165,6 +165,26 @@ def build_parser():
     return parser
 
 
+# Commands whose process ends as soon as their output is flushed: once a
+# grade's reports are written nothing is left to do, and the interpreter's
+# teardown (430 modules, numpy's among them) took 0.03 s of a 0.9 s grade.
+ENDS_AT_ONCE = frozenset({"grade"})
+
+
+def run() -> None:
+    """The process's entry (`grader`, `python -m grader`): main(), then exit."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in ENDS_AT_ONCE:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:  # a reader that left: main has said so already
+            pass
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv=None):
     blas.use_here()  # before any command loads numpy
     try:

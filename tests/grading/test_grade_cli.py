@@ -61,6 +61,25 @@ def test_missing_path_is_a_usage_error_with_one_line(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_grade_process_ends_at_once_with_its_output_and_its_exit_code(tmp_path):
+    """`python -m grader grade` ends its process as soon as the grade is
+    written (cli.ENDS_AT_ONCE, no interpreter teardown): what it printed
+    still comes through a pipe, whole, and the exit status is the command's."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(REFERENCE), "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.rstrip().splitlines()
+    assert lines[0].startswith(f"{REFERENCE}: 100/100"), lines
+    assert "| total | 105/105 | 100/100 |" in lines and lines[-1].startswith("Beyond the assignment"), lines
+    assert results(tmp_path / "out")["score"] == 100
+    assert cli.ENDS_AT_ONCE == {"grade"}  # a batch, the server and the rest end the usual way
+
+
 @pytest.mark.parametrize("command", ["grade", "grade-batch"])
 @pytest.mark.parametrize(
     "flag, message",

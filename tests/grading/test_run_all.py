@@ -103,7 +103,7 @@ def test_each_question_takes_its_turn_by_its_place_in_the_run_order(fake_runs, m
     if in_slots:
         assert {turn.rank for turn in seen.values()} == {5}
     else:  # one grade's slots, shared by all its questions
-        assert len({id(turn.stage_pass()) for turn in seen.values()}) == 1
+        assert len({id(turn._running) for turn in seen.values()}) == 1
 
 
 def test_on_done_hears_of_every_question(fake_runs):

@@ -3,7 +3,8 @@
 ranked first, and a dead process neither keeps a slot nor blocks others.
 Each submission sets one question up at a time (its stage pass), apart
 from the slots and from other submissions, the question first in its run
-order first; a single grade's slots (slots.local) work alike in one process."""
+order first; a single grade's slots (slots.local) bound its workers in one
+process, with no stage pass."""
 
 import json
 import os
@@ -96,11 +97,10 @@ def _takers(turns, orders, log):
     return threads
 
 
-@pytest.mark.parametrize("kind", ["batch", "local"])
-def test_the_stage_pass_goes_to_the_question_first_in_the_run_order(tmp_path, kind):
+def test_the_stage_pass_goes_to_the_question_first_in_the_run_order(tmp_path):
     """Questions that ask for the pass while it is held get it by their
     place in the run order (the longest first), not by who asked first."""
-    turns = slots.make(tmp_path / "slots", 2).for_rank(1) if kind == "batch" else slots.local(2)
+    turns = slots.make(tmp_path / "slots", 2).for_rank(1)
     log = []
     with turns.for_question(0).staged():
         threads = _takers(turns, [5, 3, 4, 1], log)
@@ -110,10 +110,10 @@ def test_the_stage_pass_goes_to_the_question_first_in_the_run_order(tmp_path, ki
     assert log == [1, 3, 4, 5]
 
 
-def test_a_wait_for_the_stage_pass_cut_short_blocks_nobody(monkeypatch):
+def test_a_wait_for_the_stage_pass_cut_short_blocks_nobody(tmp_path, monkeypatch):
     """A question whose wait ends in an exception (Ctrl-C) leaves the pass
     to the next one in the order, though it came first."""
-    turns = slots.local(2)
+    turns = slots.make(tmp_path / "slots", 2).for_rank(2)
     stage, log, stopped = turns.stage_pass(), [], []
     wait_for = stage._free.wait_for
 
@@ -141,8 +141,11 @@ def test_a_wait_for_the_stage_pass_cut_short_blocks_nobody(monkeypatch):
 
 
 def test_a_single_grades_slots_bound_its_running_workers():
-    """slots.local(width): never more than `width` held at once, in one process."""
+    """slots.local(width): never more than `width` held at once, in one
+    process; no stage pass (a grade's width + 1 questions set up at once)."""
     turns = slots.local(2)
+    with turns.for_question(0).staged(), turns.for_question(1).staged():
+        pass  # both at once: it would block here with a pass
     now, most, lock = [0], [0], threading.Lock()
 
     def hold(order):

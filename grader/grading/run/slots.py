@@ -21,7 +21,8 @@ that comes first in the submission's run order (`order`: the longest
 first), whichever thread asks first.
 
 A single grade runs its questions the same way, in slots of its own
-process (`local`): `width` workers at once, one question more set up.
+process (`local`): `width` workers at once, one question more set up, and
+no stage pass (`width + 1` questions set up at once at most).
 
 The slots are `width` lock files in a folder of the batch's: a slot is held
 by holding its file's flock, so a process that dies lets go of it at once.
@@ -37,7 +38,7 @@ import fcntl
 import os
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -146,13 +147,13 @@ class Slots:
 
 @dataclass(frozen=True)
 class LocalSlots:
-    """A single grade's slots, in its own process: the same two steps as a
-    batch's Slots, `width` workers at once and one question more set up."""
+    """A single grade's slots, in its own process: `width` workers at once.
+    No stage pass: with one question more than `width` under way, at most
+    `width + 1` are set up at once, and they all start at once."""
 
     width: int
     order: int = 0
     _running: threading.Semaphore = field(default=None, compare=False, repr=False)
-    _pass: StagePass = field(default_factory=StagePass, compare=False, repr=False)
 
     def __post_init__(self):
         if self._running is None:
@@ -161,11 +162,8 @@ class LocalSlots:
     def for_question(self, order: int) -> LocalSlots:
         return replace(self, order=order)
 
-    def stage_pass(self) -> StagePass:
-        return self._pass
-
     def staged(self):
-        return self._pass.taken(self.order)
+        return nullcontext()
 
     @contextmanager
     def held(self):
