@@ -173,7 +173,7 @@ def run(
                 return result
             finally:
                 try:
-                    _teardown(popen, slot.uid if dedicated else None, cg)
+                    _teardown(popen, slot.uid if dedicated else None, cg, shared_tmp=tier != "bwrap")
                 finally:
                     if gate is not None:  # after the kill: a closed gate lets bwrap go on
                         os.close(gate)
@@ -190,8 +190,10 @@ def _map_out(arg: str, out_dir: Path, seen: str) -> str:
     return arg
 
 
-def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
-    """Whatever happened (an exception included): kill, reap, remove the group."""
+def _teardown(popen: subprocess.Popen | None, uid: int | None, cg, shared_tmp: bool = True) -> None:
+    """Whatever happened (an exception included): kill, reap, remove the group.
+    `shared_tmp`: the worker could reach the machine's shared temp folders (a
+    bwrap worker cannot: its /tmp, /var and /dev are its own)."""
     if cg is not None:
         cg.kill_all()
     if popen is not None and popen.returncode is None:
@@ -200,16 +202,20 @@ def _teardown(popen: subprocess.Popen | None, uid: int | None, cg) -> None:
     if popen is not None and popen.stdout is not None:
         popen.stdout.close()  # left open when the run stopped before _supervise (a slot wait cut short)
     if uid is not None:
-        _reset_uid(uid)
+        _reset_uid(uid, shared_tmp)
     if cg is not None:
         cg.remove()
 
 
-def _reset_uid(uid: int) -> None:
+def _reset_uid(uid: int, shared_tmp: bool = True) -> None:
     """No process, temp file, kernel key or IPC object of this uid may
-    outlive (or predate) a run: the next run on the uid must find nothing."""
+    outlive (or predate) a run: the next run on the uid must find nothing.
+    The shared temp folders are looked through only if the run could reach
+    them (a few ms a run: they hold hundreds of entries on a busy machine);
+    a slot left unclean is reset whole, whatever tier it last ran."""
     _kill_uid(uid)
-    remove_uid_files(uid)
+    if shared_tmp:
+        remove_uid_files(uid)
     clear_uid_state(uid)
 
 

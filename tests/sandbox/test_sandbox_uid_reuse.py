@@ -32,15 +32,15 @@ def pinned(monkeypatch):
 
     resets, reset = [], sandbox._reset_uid
     monkeypatch.setattr(sandbox, "claim_uid", claim)
-    monkeypatch.setattr(sandbox, "_reset_uid", lambda uid: (resets.append(uid), reset(uid)))
+    monkeypatch.setattr(sandbox, "_reset_uid", lambda uid, *rest: (resets.append(uid), reset(uid, *rest)))
     return lock, resets
 
 
-def run_once(tmp_path):
+def run_once(tmp_path, tier=None):
     (tmp_path / "student").mkdir(exist_ok=True)
     (tmp_path / "worker.py").write_text("print('ran')\n")
     out = sandbox.make_out_dir(tmp_path)
-    res = sandbox.run(tmp_path / "worker.py", [], student_dir=tmp_path / "student", out_dir=out)
+    res = sandbox.run(tmp_path / "worker.py", [], student_dir=tmp_path / "student", out_dir=out, tier=tier)
     assert res.ok, res.log
     return res
 
@@ -53,15 +53,42 @@ def plant(uid: int) -> Path:
     return path
 
 
-def test_a_run_marks_its_slot_torn_down_and_the_next_skips_the_teardown_before(pinned, tmp_path):
+@pytest.mark.parametrize("tier", ["unshare", "bwrap"])
+def test_a_run_marks_its_slot_torn_down_and_the_next_skips_the_teardown_before(pinned, tmp_path, tier):
+    problem = sandbox.check_tier(tier)
+    if problem:
+        pytest.skip(f"tier {tier} unavailable here: {problem}")
     lock, resets = pinned
-    run_once(tmp_path)
+    run_once(tmp_path, tier)
     assert lock.read_bytes() == procs.CLEAN
     resets.clear()
     left = plant(procs.UID_BASE + SLOT)
-    run_once(tmp_path)
-    assert resets == [procs.UID_BASE + SLOT]  # after the run only
-    assert not left.exists()  # the teardown after the run still removes what the uid owns
+    try:
+        run_once(tmp_path, tier)
+        assert resets == [procs.UID_BASE + SLOT]  # after the run only
+        # The teardown after the run removes what the uid owns in the shared
+        # temp folders if the run could reach them: a bwrap worker cannot
+        # (its /tmp, /var and /dev are its own), so they are not looked through.
+        assert left.exists() == (tier == "bwrap")
+    finally:
+        left.unlink(missing_ok=True)
+
+
+def test_a_slot_left_in_use_is_reset_whole_before_a_bwrap_run(pinned, tmp_path):
+    """What a run of another tier may have left in /tmp goes before the next
+    run on the uid, whatever tier that one is."""
+    problem = sandbox.check_tier("bwrap")
+    if problem:
+        pytest.skip(f"tier bwrap unavailable here: {problem}")
+    lock, _ = pinned
+    run_once(tmp_path, "bwrap")
+    lock.write_bytes(b"")  # as a grader killed mid-run leaves it
+    left = plant(procs.UID_BASE + SLOT)
+    try:
+        run_once(tmp_path, "bwrap")
+        assert not left.exists()
+    finally:
+        left.unlink(missing_ok=True)
 
 
 def test_a_slot_left_in_use_is_torn_down_before_the_run(pinned, tmp_path):
@@ -78,7 +105,7 @@ def test_a_teardown_that_fails_leaves_the_slot_in_use(pinned, tmp_path, monkeypa
     lock, _ = pinned
     run_once(tmp_path)
 
-    def fails(uid):
+    def fails(uid, *rest):
         raise sandbox.SandboxError("a process survived")
 
     monkeypatch.setattr(sandbox, "_reset_uid", fails)
