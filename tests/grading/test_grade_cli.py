@@ -43,19 +43,20 @@ def grade_cli(*args):
     return cli.main(["grade", *map(str, args)])
 
 
+def grader_process(*args, timeout):
+    """`python -m grader ARGS...` as its own process, from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
 def results(out: Path) -> dict:
     assert REPORTS <= {p.name for p in out.iterdir()}
     return json.loads((out / "results.json").read_text())
 
 
 def test_missing_path_is_a_usage_error_with_one_line(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = grader_process("grade", tmp_path / "nope", "--out", tmp_path / "out", timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"grader grade: {tmp_path / 'nope'}: no such file or folder"]
     assert not (tmp_path / "out").exists()
@@ -65,13 +66,7 @@ def test_the_grade_process_ends_at_once_with_its_output_and_its_exit_code(tmp_pa
     """`python -m grader grade` ends its process as soon as the grade is
     written (cli.ENDS_AT_ONCE, no interpreter teardown): what it printed
     still comes through a pipe, whole, and the exit status is the command's."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(REFERENCE), "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = grader_process("grade", REFERENCE, "--out", tmp_path / "out", timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.rstrip().splitlines()
     assert lines[0].startswith(f"{REFERENCE}: 100/100"), lines
@@ -98,9 +93,7 @@ def test_nonsense_limits_are_usage_errors(tmp_path, command, flag, message):
         if command == "grade-batch"
         else [str(REFERENCE), "--out", str(tmp_path / "out")]
     )
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", command, *args, *flag], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    proc = grader_process(command, *args, *flag, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f"grader {command}: {message}"]
     assert not (tmp_path / "out" / "results.json").exists()
@@ -323,13 +316,7 @@ def not_a_zip(path):
 )
 def test_unreadable_zip_exits_3_with_one_line_and_results_say_why(tmp_path, handout, make, words):
     make(tmp_path / "sub.zip")
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(tmp_path / "sub.zip"), "--out", str(tmp_path / "out")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = grader_process("grade", tmp_path / "sub.zip", "--out", tmp_path / "out", timeout=120)
     assert proc.returncode == 3, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("grader grade: ") and words in lines[0], lines
