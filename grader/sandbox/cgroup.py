@@ -19,6 +19,8 @@ import signal
 import time
 from pathlib import Path
 
+from grader.sandbox.pauses import pauses
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "cpu", "pids")
 _COUNTER = itertools.count()
@@ -177,27 +179,28 @@ class Group:
 
     def kill_all(self, deadline_s: float = 5.0) -> list[int]:
         """SIGKILL every process in the group until none is left; survivors."""
-        end = time.monotonic() + deadline_s
+        end, waits = time.monotonic() + deadline_s, pauses()
         while (left := self.pids()) and time.monotonic() < end:
             for pid in left:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            time.sleep(0.01)
+            time.sleep(next(waits))  # a killed worker's exit takes about a millisecond
         return self.pids()
 
     def remove(self) -> None:
         """Kill what is left and remove the folders (a run's before its submission's)."""
         self.kill_all()
         for path in self.dirs.values():
-            for _attempt in range(50):  # the kernel frees a killed group's tasks shortly after
+            waits = pauses(longest=0.02)
+            for _attempt in range(60):  # the kernel frees a killed group's tasks shortly after (about 1 s in all)
                 try:
                     if path.is_dir():
                         path.rmdir()
                     break
                 except OSError:
-                    time.sleep(0.02)
+                    time.sleep(next(waits))
 
 
 def _remove_stale(version: str, base: dict[str, Path]) -> int:

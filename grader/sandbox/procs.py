@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from grader.sandbox.limits import MB
+from grader.sandbox.pauses import pauses
 
 # 64 uids nobody else uses (no passwd entry, far from system and user ranges).
 UID_BASE = 61000
@@ -132,7 +133,7 @@ def kill_uid(uid: int, deadline_s: float = 5.0) -> list[int]:
     """Kill every process of a dedicated sandbox uid; return survivors (should be [])."""
     if uid == 0 or uid == os.getuid():
         raise ValueError(f"sandbox: refusing to kill all processes of uid {uid} (not a sandbox uid)")
-    end = time.monotonic() + deadline_s
+    end, waits = time.monotonic() + deadline_s, pauses()
     while True:
         left = uid_pids(uid)
         if not left or time.monotonic() > end:
@@ -147,7 +148,7 @@ def kill_uid(uid: int, deadline_s: float = 5.0) -> list[int]:
             stdin=subprocess.DEVNULL,
             check=False,
         )
-        time.sleep(0.01)
+        time.sleep(next(waits))
 
 
 def kill_group(pgid: int) -> None:

@@ -129,3 +129,36 @@ def test_a_refused_fork_is_seen_by_the_group(cap, refused):
         assert group.pids_exhausted() == refused
     finally:
         group.remove()
+
+
+def test_pauses_start_short_and_grow_to_a_cap():
+    from grader.sandbox.pauses import pauses
+
+    first = [p for p, _ in zip(pauses(0.001, 0.005), range(6))]
+    assert first == [0.001, 0.002, 0.004, 0.005, 0.005, 0.005]
+
+
+@needs_cgroups
+def test_a_killed_groups_end_is_looked_for_within_a_millisecond(monkeypatch):
+    """A killed worker's exit takes about a millisecond: kill_all's first
+    look after the kill comes that soon, not after a fixed 10 ms."""
+    import subprocess
+
+    from grader.sandbox import cgroup
+    from grader.sandbox.cgroup import join
+    from grader.sandbox.pauses import FIRST_SECONDS, LONGEST_SECONDS
+
+    asked, real_sleep = [], time.sleep
+    monkeypatch.setattr(cgroup.time, "sleep", lambda s: (asked.append(s), real_sleep(s)))
+    group = Group.create(pids=5)
+    try:
+        proc = subprocess.Popen(["sleep", "60"], preexec_fn=lambda: join(group.procs_files()))
+        assert group.pids() == [proc.pid]
+        proc_reaper = threading.Thread(target=proc.wait)  # the zombie leaves the group once reaped
+        proc_reaper.start()
+        assert group.kill_all() == []
+        proc_reaper.join()
+        assert proc.returncode == -9
+        assert asked and asked[0] == FIRST_SECONDS and max(asked) <= LONGEST_SECONDS, asked
+    finally:
+        group.remove()
