@@ -194,8 +194,9 @@ def test_a_free_slot_goes_to_the_submission_ranked_first(tmp_path):
 
 def test_what_a_dead_process_left_blocks_nobody(tmp_path):
     pool = slots.make(tmp_path / "slots", 1)
-    # a waiting marker nobody holds (its process died waiting), ranked first
+    # a waiting marker nobody holds (its process died waiting), ranked first, and its bell nobody reads
     (Path(pool.folder) / f"{slots.WAITING}00000000-1-1").write_text("")
+    os.mkfifo(Path(pool.folder) / f"{slots.BELL}1-1")
     # a process that dies holding the only slot
     died = subprocess.run(
         [
@@ -227,9 +228,48 @@ def test_a_wait_cut_short_holds_no_slot_and_leaves_no_marker(tmp_path, monkeypat
     with pytest.raises(KeyboardInterrupt), pool.held():
         pass
     monkeypatch.undo()
-    assert not [p for p in Path(pool.folder).iterdir() if p.name.startswith(slots.WAITING)]
+    assert not [p for p in Path(pool.folder).iterdir() if p.name.startswith((slots.WAITING, slots.BELL))]
     fd = os.open(Path(pool.folder) / "slot-0", os.O_RDWR)
     try:
         assert slots._lock_one([fd]) == fd  # free: nobody kept it locked
     finally:
         os.close(fd)
+
+
+def _bells(pool, count):
+    deadline = time.monotonic() + 30
+    while len([n for n in os.listdir(pool.folder) if n.startswith(slots.BELL)]) < count:
+        assert time.monotonic() < deadline, "the waiters never rang in"
+        time.sleep(0.01)
+
+
+def test_a_slot_let_go_is_taken_at_once_not_at_the_next_look(tmp_path, monkeypatch):
+    """Whoever lets a slot go rings the waiters' bells: with a look every
+    60 s, two waiters still get the slot one after the other in seconds,
+    the one ranked first first (a later one that took it gives way and
+    rings again)."""
+    monkeypatch.setattr(slots, "POLL_SECONDS", 60)
+    pool = slots.make(tmp_path / "slots", 1)
+    order, holding, release = [], threading.Event(), threading.Event()
+
+    def holder():
+        with pool.for_rank(0).held():
+            holding.set()
+            release.wait(30)
+
+    def waiter(rank):
+        with pool.for_rank(rank).held():
+            order.append(rank)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    assert holding.wait(30)
+    for rank in (2, 1):
+        threads.append(threading.Thread(target=waiter, args=(rank,)))
+        threads[-1].start()
+    _bells(pool, 2)
+    start = time.monotonic()
+    release.set()
+    for thread in threads:
+        thread.join(30)
+    assert order == [1, 2] and time.monotonic() - start < 20, (order, time.monotonic() - start)
