@@ -1,6 +1,7 @@
 """The commands as people type them: each test runs `grader` (or make) in a
 real subprocess and checks what the user sees."""
 
+import ast
 import os
 import socket
 import subprocess
@@ -182,3 +183,23 @@ def test_users_import_into_a_missing_folder_adds_nobody(tmp_path):
     one_line_error(r, "--out", "does not exist")
     again = grader("users", "import", roster, "--db", db, "--out", tmp_path / "keys.csv")
     assert again.returncode == 0, again.stderr  # ada was not added the first time (her key would be lost)
+
+
+def test_what_a_command_starts_first_imports_nothing_heavy():
+    """cli.STARTS_FIRST runs before the command's own imports (grade-batch's
+    pool server, which then imports the grader beside them): its module
+    must load at once, standard library only, or it would hold up the start."""
+    from grader import cli
+
+    assert cli.STARTS_FIRST, "nothing starts first: drop this test"
+    for command, target in cli.STARTS_FIRST.items():
+        assert command in cli.COMMANDS
+        module = target.partition(":")[0]
+        code = (
+            "import sys, grader.cli; before = set(sys.modules); "
+            f"import {module}; print(sorted(m for m in set(sys.modules) - before if m.startswith(('grader', 'numpy'))))"
+        )
+        loaded = subprocess.run([PY, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+        parents = {".".join(module.split(".")[:k]) for k in range(1, module.count(".") + 2)}
+        assert set(ast.literal_eval(loaded.stdout)) <= parents, (command, loaded.stdout)
+        assert callable(cli._load(target))

@@ -1,9 +1,11 @@
 """`grader grade` as a command: exit codes, the three reports, the forms a
 submission takes (folder, zip, three flat files) and the grader's own failure."""
 
+import csv
 import dataclasses
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -72,7 +74,28 @@ def test_the_grade_process_ends_at_once_with_its_output_and_its_exit_code(tmp_pa
     assert lines[0].startswith(f"{REFERENCE}: 100/100"), lines
     assert "| total | 105/105 | 100/100 |" in lines and lines[-1].startswith("Beyond the assignment"), lines
     assert results(tmp_path / "out")["score"] == 100
-    assert cli.ENDS_AT_ONCE == {"grade"}  # a batch, the server and the rest end the usual way
+    assert cli.ENDS_AT_ONCE == {"grade", "grade-batch"}  # the server and the rest end the usual way
+
+
+def test_the_batch_process_ends_at_once_with_its_summary_and_its_gradebook(tmp_path):
+    """`python -m grader grade-batch` ends the same way, its pool shut down
+    and its gradebook written: the summary comes through a pipe and the
+    gradebook holds every submission."""
+    for name in ("alice", "bob"):
+        for sub in ("python", "apps"):
+            shutil.copytree(
+                REFERENCE / sub, tmp_path / "subs" / name / sub, ignore=shutil.ignore_patterns("__pycache__")
+            )
+    out = tmp_path / "out"
+    proc = grader_process("grade-batch", tmp_path / "subs", "--out", out, "--jobs", "2", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(
+        rf"graded 2 submission\(s\) in [\d.]+ s; gradebook: {re.escape(str(out))}/gradebook.csv", proc.stdout.strip()
+    )
+    rows = list(csv.DictReader((out / "gradebook.csv").read_text().splitlines()))
+    assert sorted(r["submission"] for r in rows) == ["alice", "bob"], rows
+    assert all(float(r["total"]) == 100 and not r["reason"] for r in rows), rows
+    assert all(results(out / name)["score"] == 100 for name in ("alice", "bob"))
 
 
 @pytest.mark.parametrize("command", ["grade", "grade-batch"])

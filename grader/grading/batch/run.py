@@ -20,7 +20,6 @@ and the reason; the batch goes on.
 """
 
 import dataclasses
-import multiprocessing
 import os
 import shutil
 import sys
@@ -31,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from grader.grading.batch import cluster
+from grader.grading.batch import pool as pool_server
 from grader.grading.batch import record as batch_record
 from grader.grading.batch import setup as batch_setup
 from grader.grading.batch.book import BatchGradebook
@@ -99,11 +99,8 @@ def run_jobs(jobs: list, workers: int, grade_fn=grade_one, on_done=None) -> list
 
 def _pool_round(jobs, workers, grade_fn, on_done):
     results, broken = [], []
-    # Forked from a process of its own that has imported the grader once, not
-    # from this threaded one; each new process skips the imports (0.3 s of CPU).
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["grader.grading.batch.jobs"])
-    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+    # Forked from a process of its own that has imported the grader once (pool.py)
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=pool_server.context()) as pool:
         futures = {pool.submit(grade_fn, job): job for job in jobs}
         for future in as_completed(futures):
             job = futures[future]
