@@ -1,5 +1,6 @@
-"""The packed answers (grading/run/answer_pack.py): the same Outcomes back,
-and a pack that does not hold together is refused with its folder named."""
+"""The packed answers and known bugs' values (grading/run/answer_pack.py):
+the same Outcomes back, and a pack that does not hold together is refused
+with its folder named."""
 
 import json
 
@@ -62,9 +63,9 @@ def test_a_folder_without_a_pack_reads_as_none(tmp_path):
 )
 def test_a_pack_that_does_not_hold_together_is_refused(tmp_path, spoil):
     answer_pack.write(OUTCOMES, tmp_path)
-    index = json.loads((tmp_path / answer_pack.INDEX).read_text())
+    index = json.loads((tmp_path / f"{answer_pack.ANSWERS}.json").read_text())
     spoil(index)
-    (tmp_path / answer_pack.INDEX).write_text(json.dumps(index))
+    (tmp_path / f"{answer_pack.ANSWERS}.json").write_text(json.dumps(index))
     with pytest.raises(ValueError, match=str(tmp_path)):
         answer_pack.read(tmp_path)
 
@@ -86,6 +87,34 @@ def test_the_expected_answers_are_packed_as_the_workers_left_them():
                 one = read_outcome(budget, name)
                 assert one.ok == pack[name].ok and same(one.value, pack[name].value), name
     assert checked
+
+
+def test_the_known_bugs_values_are_packed_as_the_workers_left_them():
+    """The known bugs' folder on the public inputs: every value its workers
+    left, read one by one, equals the packed one store.load gives."""
+    from grader.grading.explain.causes import catalogue, store
+
+    config = expected.settled(RunConfig(seed=seeds.PUBLIC))
+    folder = store.causes_dir(config)
+    files = store._read_files(folder, store._names(config.assignment.registry()), catalogue.MUTANTS)
+    packed = store.load(config)
+    assert packed.keys() == files.keys() == {m.name for m in catalogue.MUTANTS}
+    compared = 0
+    for mutant, cases in files.items():
+        assert packed[mutant].keys() == cases.keys(), mutant
+        for name, one in cases.items():
+            got = packed[mutant][name]
+            assert (one.ok, one.problem, one.error_type) == (got.ok, got.problem, got.error_type), (mutant, name)
+            assert same(one.value, got.value), (mutant, name)
+            compared += one.value is not None
+    assert compared > 1000
+
+
+def test_known_bugs_values_without_a_pack_are_refused_with_their_folder(tmp_path):
+    from grader.grading.explain.causes import store
+
+    with pytest.raises(ValueError, match=f"{tmp_path}: the known bugs' values are not packed; delete the folder"):
+        store._read(tmp_path, (), ())
 
 
 def test_loading_answers_from_a_folder_without_a_pack_names_it(tmp_path, monkeypatch):

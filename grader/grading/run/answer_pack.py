@@ -1,12 +1,14 @@
-"""The reference's answers of one cache folder, packed in two files.
+"""Outcomes of one cache folder, packed in two files: the reference's
+answers, and the known bugs' values (explain/causes/store.py).
 
 A built folder keeps each worker's raw output (a JSON record per case and
-an .npy file per array: about a thousand small files for hw1), which
-every grading would otherwise read and check one by one again. Once the
-answers are built and checked, `write` packs the decoded values into
-answers.json (each case's outcome, arrays as indices) and answers.bin
-(the arrays' bytes, one after the other); `read` gives them back as the
-same Outcomes, in one read of each file.
+an .npy file per array: about a thousand small files for the hw1
+reference's answers, ten thousand for the known bugs'), which every
+grading would otherwise read and check one by one again. Once the values
+are built and checked, `write` packs the decoded values into NAME.json
+(each case's outcome, arrays as indices) and NAME.bin (the arrays' bytes,
+one after the other); `read` gives them back as the same Outcomes, in one
+read of each file.
 
 The folder is the grader's own and private, but `read` still checks what
 it indexes: numeric dtypes only, every array within the blob.
@@ -20,11 +22,11 @@ import numpy as np
 from grader.grading.run.outcomes import Outcome
 from grader.sandbox.io import NPY_KINDS
 
-INDEX, BLOB = "answers.json", "answers.bin"
+ANSWERS = "answers"  # the pack's name in a folder of the reference's answers
 
 
-def write(outcomes: dict, folder: Path) -> None:
-    """Pack `outcomes` (case name -> Outcome) into `folder`."""
+def write(outcomes: dict, folder: Path, name: str = ANSWERS) -> None:
+    """Pack `outcomes` (case name -> Outcome) into `folder` as `name`."""
     arrays, chunks, offset = [], [], 0
 
     def encode(value):
@@ -45,17 +47,17 @@ def write(outcomes: dict, folder: Path) -> None:
         name: {"ok": o.ok, "value": encode(o.value), "problem": o.problem, "error_type": o.error_type}
         for name, o in outcomes.items()
     }
-    (Path(folder) / BLOB).write_bytes(b"".join(chunks))
-    (Path(folder) / INDEX).write_text(json.dumps({"arrays": arrays, "cases": cases}))
+    (Path(folder) / f"{name}.bin").write_bytes(b"".join(chunks))
+    (Path(folder) / f"{name}.json").write_text(json.dumps({"arrays": arrays, "cases": cases}))
 
 
-def read(folder: Path) -> dict | None:
-    """case name -> Outcome from the pack in `folder`; None if it has none.
-    A pack that does not hold together raises ValueError naming the folder."""
+def read(folder: Path, name: str = ANSWERS) -> dict | None:
+    """case name -> Outcome from the pack `name` in `folder`; None if it has
+    none. A pack that does not hold together raises ValueError naming the folder."""
     folder = Path(folder)
     try:
-        index = json.loads((folder / INDEX).read_text())
-        blob = bytearray((folder / BLOB).read_bytes())  # writable arrays, as read_npy_safe gives
+        index = json.loads((folder / f"{name}.json").read_text())
+        blob = bytearray((folder / f"{name}.bin").read_bytes())  # writable arrays, as read_npy_safe gives
     except FileNotFoundError:
         return None
     try:
@@ -74,7 +76,7 @@ def read(folder: Path) -> dict | None:
         }
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         raise ValueError(
-            f"{folder}: its packed answers do not hold together ({exc}); delete the folder to rebuild it"
+            f"{folder}: its packed values ({name}) do not hold together ({exc}); delete the folder to rebuild it"
         ) from None
 
 
