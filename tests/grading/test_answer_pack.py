@@ -117,6 +117,27 @@ def test_known_bugs_values_without_a_pack_are_refused_with_their_folder(tmp_path
         store._read(tmp_path, (), ())
 
 
+def test_the_shrink_candidates_values_are_packed_as_the_worker_left_them():
+    """The reference's values on the smallest-failing-input candidates: the
+    packed ones load() gives equal those its worker left, one by one."""
+    from grader.grading.explain.shrink import reference
+
+    config = expected.settled(RunConfig(seed=seeds.PUBLIC))
+    ids = tuple(c.id for c in reference.all_candidates(config.assignment.registry()))
+    files = reference._read_files(reference.reference_dir(config), ids)
+    packed = reference.load(config)
+    assert len(files) > 100 and packed.keys() == files.keys()
+    for name, one in files.items():
+        assert packed[name].ok and same(one.value, packed[name].value), name
+
+
+def test_shrink_values_without_a_pack_are_refused_with_their_folder(tmp_path):
+    from grader.grading.explain.shrink import reference
+
+    with pytest.raises(ValueError, match=f"{tmp_path}: the reference's values on the candidates are not packed"):
+        reference._read(tmp_path, ())
+
+
 def test_loading_answers_from_a_folder_without_a_pack_names_it(tmp_path, monkeypatch):
     monkeypatch.setattr(expected, "expected_dir", lambda config: tmp_path)
     with pytest.raises(ValueError, match=f"{tmp_path}: no packed answers; delete the folder to rebuild it"):

@@ -5,7 +5,8 @@ The candidates depend on the cases alone (not on a grading seed), so one
 sandboxed run of the reference over all of them serves every seed and
 every submission: built once per (expected-answers key, spec), under the
 grader's private cache (0700), appearing by an atomic rename. Its meta.json
-records how long the run took.
+records how long the run took. The values are packed once built
+(run/answer_pack.py): 0.1 s less for each grading process that shrinks.
 """
 
 import dataclasses
@@ -16,12 +17,14 @@ from pathlib import Path
 from grader import sandbox
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import spec
-from grader.grading.run import cache, expected, time_limits
+from grader.grading.run import answer_pack, cache, expected, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
 from grader.grading.run.workers import run_mode
 from grader.shipped import likely_cause
 
-META = "meta.json"
+META = "meta.json"  # written last: a folder without it is not a cache
+PACK = "values"  # the packed values' name in the folder (answer_pack.py)
+FORMAT = "v2"  # part of the folder's name: v2 has the pack (a v1 folder is left, not misread)
 FILES_PER_CANDIDATE = 8  # its record and its arrays (grad2 of a binary op: 6)
 
 
@@ -97,10 +100,11 @@ def reference_dir(config) -> Path:
     registry = config.assignment.registry()
     chosen = all_candidates(registry)
     key = spec.key(spec_of(registry, chosen))
-    final = cache.cache_root() / f"shrink-{expected.cache_key(config.assignment)}-{key}"
+    final = cache.cache_root() / f"shrink-{FORMAT}-{expected.cache_key(config.assignment)}-{key}"
 
     def build(folder):
         if not chosen:  # an assignment without shrinkable cases: nothing to run, nothing to show
+            answer_pack.write({}, folder, PACK)
             (folder / META).write_text(json.dumps({"seconds": 0.0, "workload_seconds": 0.0}))
             return
         reference = config.assignment.reference
@@ -111,6 +115,7 @@ def reference_dir(config) -> Path:
             raise expected.ReferenceError(
                 f"reference: the shrink candidates' run failed: {run.import_error or run.problem}"
             )
+        answer_pack.write(_read_files(folder, tuple(c.id for c in chosen)), folder, PACK)
         (folder / META).write_text(json.dumps({"seconds": run.seconds, "workload_seconds": workload}))
 
     expected.expected_dir(config)  # a broken reference stops there first, with its reason
@@ -139,6 +144,15 @@ def load(config) -> dict:
 
 @lru_cache(maxsize=2)
 def _read(folder: Path, ids: tuple) -> dict:
+    """Once per process, from the pack."""
+    packed = answer_pack.read(folder, PACK)
+    if packed is None:
+        raise ValueError(f"{folder}: the reference's values on the candidates are not packed; delete the folder")
+    return {i: packed[i] for i in ids if i in packed}
+
+
+def _read_files(folder: Path, ids: tuple) -> dict:
+    """The values the worker left, file by file (to be packed): those it could run."""
     budget = Budget(folder / spec.MODE, max_bytes=1 << 30)
     out = {i: read_outcome(budget, i) for i in ids}
     return {i: o for i, o in out.items() if o.ok}
