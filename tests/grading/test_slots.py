@@ -8,6 +8,7 @@ process, with no stage pass."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -273,3 +274,12 @@ def test_a_slot_let_go_is_taken_at_once_not_at_the_next_look(tmp_path, monkeypat
     for thread in threads:
         thread.join(30)
     assert order == [1, 2] and time.monotonic() - start < 20, (order, time.monotonic() - start)
+
+
+def test_a_slot_let_go_after_the_batch_removed_its_folder_rings_nobody(tmp_path):
+    """A stopped batch removes the slots' folder while a question may still
+    hold a slot: letting it go then raises nothing."""
+    pool = slots.make(tmp_path / "slots", 1)
+    with pool.held():
+        shutil.rmtree(pool.folder)
+    assert not Path(pool.folder).exists()

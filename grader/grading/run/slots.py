@@ -43,7 +43,7 @@ import fcntl
 import os
 import select
 import threading
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -110,12 +110,19 @@ class Slots:
     def held(self):
         """Wait for a slot (submissions ranked before this one first), hold it inside the block."""
         marker = Path(self.folder) / f"{WAITING}{self.rank:08d}-{os.getpid()}-{threading.get_ident()}"
-        waiting = _open(marker)
-        fcntl.flock(waiting, fcntl.LOCK_EX)
-        bell = _Bell(self.folder)  # before the first look: a slot let go after it rings
-        # Opened once for the whole wait: a look is a few flock calls, and a listing when one is free.
-        slots, slot = [_open(Path(self.folder) / f"slot-{k}") for k in range(self.width)], None
-        try:
+        slot = None
+        with ExitStack() as waiting:
+            bell = _Bell(self.folder)  # before the first look: a slot let go after it rings
+            waiting.callback(bell.close)
+            mine = _open(marker)
+            waiting.callback(os.close, mine)
+            waiting.callback(marker.unlink, missing_ok=True)
+            fcntl.flock(mine, fcntl.LOCK_EX)
+            # Opened once for the whole wait: a look is a few flock calls, and a listing when one is free.
+            slots = []
+            waiting.callback(lambda: [os.close(fd) for fd in slots if fd != slot])
+            for k in range(self.width):
+                slots.append(_open(Path(self.folder) / f"slot-{k}"))
             while slot is None:
                 slot = _lock_one(slots)
                 if slot is not None and self._someone_ahead():
@@ -124,13 +131,6 @@ class Slots:
                     ring(self.folder, but=bell.name)
                 if slot is None:
                     bell.wait(POLL_SECONDS)
-        finally:
-            bell.close()
-            marker.unlink(missing_ok=True)
-            os.close(waiting)
-            for fd in slots:
-                if fd != slot:
-                    os.close(fd)
         try:
             yield
         finally:
@@ -217,8 +217,13 @@ class _Bell:
 
 
 def ring(folder: str, but: str = "") -> None:
-    """Wake every waiter for a slot of the batch (but the bell named `but`)."""
-    for name in os.listdir(folder):
+    """Wake every waiter for a slot of the batch (but the bell named `but`);
+    nothing once the batch has removed the folder (it was stopped)."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return
+    for name in names:
         if not name.startswith(BELL) or name == but:
             continue
         try:  # no reader (its waiter died) or already rung: nothing to do
