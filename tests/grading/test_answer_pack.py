@@ -114,7 +114,7 @@ def test_known_bugs_values_without_a_pack_are_refused_with_their_folder(tmp_path
     from grader.grading.explain.causes import store
 
     with pytest.raises(ValueError, match=f"{tmp_path}: the known bugs' values are not packed; delete the folder"):
-        store._read(tmp_path, (), ())
+        store._read(tmp_path, ())
 
 
 def test_the_shrink_candidates_values_are_packed_as_the_worker_left_them():

@@ -112,7 +112,7 @@ def _worker_question(registry, question, mutant) -> str:
 
 def load(config, mutants=catalogue.MUTANTS) -> dict:
     """mutant name -> {case name -> Outcome} on config's seed."""
-    return _read(causes_dir(config, mutants), _names(config.assignment.registry()), mutants)
+    return _read(causes_dir(config, mutants), mutants)
 
 
 def _names(registry) -> tuple:
@@ -121,7 +121,7 @@ def _names(registry) -> tuple:
 
 
 @lru_cache(maxsize=2)
-def _read(folder: Path, names: tuple, mutants) -> dict:
+def _read(folder: Path, mutants) -> dict:
     """Read once per process and seed, from the pack: a batch diagnoses many
     submissions against the same values, which nothing mutates."""
     packed = answer_pack.read(folder, PACK)
