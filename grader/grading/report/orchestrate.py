@@ -15,13 +15,14 @@ from pathlib import Path
 from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
 from grader.grading.explain.causes import diagnose as causes
+from grader.grading.explain.causes import rerun
 from grader.grading.explain.feedback import import_notes
 from grader.grading.explain.shrink import run as shrink
 from grader.grading.report import case_results, provenance
 from grader.grading.report import results as report
 from grader.grading.report.case_results import grade_cases
 from grader.grading.report.writing import write_reports
-from grader.grading.run import cache, expected, hangs, seeds
+from grader.grading.run import cache, expected, hangs, seeds, slots
 from grader.grading.run.config import RunConfig
 from grader.grading.run.submission import SubmissionError, extract_zip, locate
 from grader.sandbox.scratch import scratch_dir
@@ -125,6 +126,8 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
                 provenance=made,
             )
         own = expected.for_submission(config, digest)  # this submission's own inputs
+        if own.slots is None and own.jobs > 1:  # one grade's slots, shared by all its runs (a batch's are given)
+            own = dataclasses.replace(own, slots=slots.local(own.jobs))
         # The reference's answers on them (built on a first grade: a sandbox
         # run) and the MNIST test set (Q6's test error) are read meanwhile;
         # the answers once the time limits are worked out, which the first
@@ -135,12 +138,13 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
             reading = side.submit(_after(limits_known, expected.load), own)
             side.submit(case_results.prefetch_test_set, assignment)
             early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
-            runs = expected.run_graded(files, own, on_done=early, on_limits=limits_known.set)
+            course_runs = rerun.Early(files, own, reading.result)  # the likely-cause step's
+            runs = expected.run_graded(files, own, on_done=_each(course_runs, early), on_limits=limits_known.set)
             answers = reading.result()
         sources = _sources(files)
         smallest = early.result(runs)
         explain = shrink.with_smallest(
-            causes.diagnoser(expected.course(config), answers, runs, _course_rerun(files, own, runs)), smallest
+            causes.diagnoser(expected.course(config), answers, runs, course_runs.rerun(runs)), smallest
         )
         cases = grade_cases(
             runs,
@@ -170,20 +174,15 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
     )
 
 
-def _course_rerun(files, own, runs):
-    """For the likely-cause step of a grading on the submission's own inputs
-    (the known bugs' values are on the course's): a function giving the
-    course's answers and the student's runs with its questions that took
-    their own inputs run again on the course's (None: nothing to run again)."""
-    if own.inputs is None or not own.inputs.own:
-        return None
+def _each(*hooks):
+    """run_all's on_done calling each hook in turn (the course's runs first:
+    they go on in a thread of their own; the smallest inputs' in this one)."""
 
-    def rerun():
-        course = expected.course(own)
-        again = expected.run_graded(files, course, questions=list(own.inputs.own))
-        return expected.load(course), {**runs, **again}
+    def on_done(question, run):
+        for hook in hooks:
+            hook(question, run)
 
-    return rerun
+    return on_done
 
 
 def refusal(rep: report.Report) -> str:

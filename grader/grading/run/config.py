@@ -47,8 +47,9 @@ class RunConfig:
     seed: str | None = None
     inputs: Drawn | None = None  # the drawn inputs (None: the public inputs)
     # A batch's shared question slots (grading/run/slots.py): a question's
-    # worker runs only holding one, its setup holding a stage pass. None:
-    # `jobs` alone bounds them.
+    # worker runs only holding one, its setup holding a stage pass; or a
+    # single grade's (slots.local), shared by all its runs. None: each
+    # run_all bounds its own workers by `jobs`.
     slots: Slots | None = None
 
     def time_limits_now(self, reference: time_limits.ReferenceTimes) -> dict:

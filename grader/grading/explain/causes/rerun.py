@@ -1,0 +1,78 @@
+"""The student's runs on the course's inputs, for the likely-cause step.
+
+The known bugs' values are on the course's inputs (store.py). A grading
+that drew the submission's own inputs runs the questions that took them
+again on the course's (`again`), once, for a submission with a failure a
+known bug may explain, and diagnoses that failure there.
+
+`Early` starts that run as soon as a finished question shows it is needed:
+passed to run_all as on_done, in a thread of its own, its workers taking
+turns with the grading's in the grading's slots while its other questions
+still run. Made only when the diagnosis first asked for it, it came after
+the whole grading and its smallest-input step. Without slots to share
+(--jobs 1: one worker at a time) it is made then, as before.
+"""
+
+import threading
+
+from grader.core.background import Background
+from grader.grading.explain.causes import catalogue
+from grader.grading.explain.causes.diagnose import eligible
+from grader.grading.run import expected
+from grader.shipped import checks
+
+
+def again(files, own) -> tuple:
+    """(the course's answers, question -> the student's run on the course's
+    inputs) for the questions that took their own inputs in `own`."""
+    course = expected.course(own)
+    return expected.load(course), expected.run_graded(files, course, questions=list(own.inputs.own))
+
+
+def runs_again(own) -> bool:
+    """Did `own` draw inputs of the submission's own (so a diagnosis runs it again)?"""
+    return own.inputs is not None and bool(own.inputs.own)
+
+
+class Early:
+    """`again()`, started as soon as a finished question failed a case a
+    known bug may explain. `answers`: the expected answers on the
+    submission's inputs, or a function giving them."""
+
+    def __init__(self, files, own, answers):
+        self._files, self._own, self._answers = files, own, answers
+        self._on = runs_again(own) and own.slots is not None and catalogue.covers(own.assignment)
+        self._lock, self._job = threading.Lock(), None
+
+    def __call__(self, question, run) -> None:
+        if not self._on:
+            return
+        with self._lock:
+            if self._job is None and self._explainable(question, run):
+                self._job = Background(lambda: again(self._files, self._own), name="course-rerun")
+
+    def _explainable(self, question, run) -> bool:
+        """`run` (of `question`) failed a case a known bug may explain."""
+        answers = self._answers() if callable(self._answers) else self._answers
+        for case in self._own.assignment.registry().cases_for(question):
+            outcome, want = run.outcomes.get(case.value_key), answers.get(case.value_key)
+            if outcome is None or want is None or not eligible(case, outcome):
+                continue
+            if not outcome.ok or not checks.check(case, want.value, outcome.value).passed:
+                return True
+        return False
+
+    def rerun(self, runs):
+        """What the diagnoser calls for the runs on the course's inputs (the
+        early run's, else one made now), merged over `runs`; None when the
+        grading drew no inputs of its own (nothing runs again)."""
+        if not runs_again(self._own):
+            return None
+
+        def result():
+            with self._lock:
+                job = self._job
+            answers, runs_there = job.value() if job is not None else again(self._files, self._own)
+            return answers, {**runs, **runs_there}
+
+        return result
