@@ -71,3 +71,29 @@ def test_no_early_course_run_with_one_worker_at_a_time(buggy, monkeypatch):
     report, started, finished = graded(buggy, monkeypatch, jobs=1)
     assert started == [] and len(finished) == 6
     assert any(CAUSE in c.output for c in report.cases), shown(report)
+
+
+def test_a_grading_that_stops_on_an_error_leaves_no_course_run_behind(buggy, monkeypatch):
+    """The early run reads the student's files from the grading's scratch
+    folder: a grading that raises waits for it before the folder goes."""
+    from grader.grading.report import orchestrate
+
+    jobs, real_background, real_again = [], rerun.Background, rerun.again
+
+    def background(compute, name):
+        jobs.append(real_background(compute, name))
+        return jobs[-1]
+
+    def slow_again(files, own):  # still running when the grading breaks
+        time.sleep(2)
+        return real_again(files, own)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the grader broke")
+
+    monkeypatch.setattr(rerun, "Background", background)
+    monkeypatch.setattr(rerun, "again", slow_again)
+    monkeypatch.setattr(orchestrate, "grade_cases", broken)
+    with pytest.raises(RuntimeError, match="the grader broke"):
+        grade_submission(buggy, RunConfig(jobs=2))
+    assert len(jobs) == 1 and jobs[0]._done.is_set()

@@ -10,6 +10,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 from grader import ROOT, sandbox
@@ -108,7 +109,7 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
     questions = assignment.registry().questions
     warnings = _security_notes(config)
     seed_id, mode = seeds.seed_id(config.seed), _scoring(config)
-    with tempfile.TemporaryDirectory(prefix="submission-", dir=scratch_dir()) as scratch:
+    with tempfile.TemporaryDirectory(prefix="submission-", dir=scratch_dir()) as scratch, ExitStack() as pending:
         try:
             files, notes, display, digest = _student_files(submission, Path(scratch), assignment)
         except SubmissionError as exc:  # refused: 0, nothing of it runs
@@ -139,6 +140,7 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
             side.submit(case_results.prefetch_test_set, assignment)
             early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
             course_runs = rerun.Early(files, own, reading.result)  # the likely-cause step's
+            pending.callback(course_runs.wait)  # it reads the student's files in scratch: over before they go
             runs = expected.run_graded(files, own, on_done=_each(course_runs, early), on_limits=limits_known.set)
             answers = reading.result()
         sources = _sources(files)

@@ -62,6 +62,17 @@ class Early:
                 return True
         return False
 
+    def wait(self) -> None:
+        """Until the early run (if one started) is over, whatever it gave:
+        a grading that stopped on an error leaves no run behind."""
+        with self._lock:
+            job = self._job
+        if job is not None:
+            try:
+                job.value()
+            except Exception:  # noqa: S110  (the grading's own error is the one raised)
+                pass
+
     def rerun(self, runs):
         """What the diagnoser calls for the runs on the course's inputs (the
         early run's, else one made now), merged over `runs`; None when the
