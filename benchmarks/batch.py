@@ -158,8 +158,7 @@ def dask_speedup() -> bool:
         f"grade-batch --cluster, {SUBMISSIONS} submissions: 1 Dask worker {one:.1f} s "
         f"({SUBMISSIONS / one * 60:.1f}/min), 2 workers {two:.1f} s ({SUBMISSIONS / two * 60:.1f}/min), "
         f"speed-up {one / two:.2f} (target >= {DASK_TARGET}) {'ok' if ok else 'MISSED'} "
-        f"(mean of 2 runs each, order 2-1-1-2, in this process with the pool's server started; "
-        f"load {os.getloadavg()[0]:.1f})"
+        f"(mean of 2 runs each, order 2-1-1-2; load {os.getloadavg()[0]:.1f})"
     )
     print(deadline_line(one / SUBMISSIONS))
     return ok

@@ -1,5 +1,6 @@
 """Outcomes of one cache folder, packed in two files: the reference's
-answers, and the known bugs' values (explain/causes/store.py).
+answers, the known bugs' values (explain/causes/store.py) and the
+reference's values on the smallest-input candidates (explain/shrink/reference.py).
 
 A built folder keeps each worker's raw output (a JSON record per case and
 an .npy file per array: about a thousand small files for the hw1
