@@ -81,6 +81,15 @@ def read(folder: Path, name: str = ANSWERS) -> dict | None:
         ) from None
 
 
+def read_built(folder: Path, name: str = ANSWERS, missing: str = "no packed answers") -> dict:
+    """read(), for a folder built with its pack: none there raises
+    ValueError naming the folder (`missing` says what is absent)."""
+    pack = read(folder, name)
+    if pack is None:
+        raise ValueError(f"{folder}: {missing}; delete the folder to rebuild it")
+    return pack
+
+
 def _array(blob: bytearray, dtype: str, shape: list, offset: int, size: int) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.hasobject or dtype.kind not in NPY_KINDS or dtype.fields is not None:

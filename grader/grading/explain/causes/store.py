@@ -124,9 +124,7 @@ def _names(registry) -> tuple:
 def _read(folder: Path, mutants) -> dict:
     """Read once per process and seed, from the pack: a batch diagnoses many
     submissions against the same values, which nothing mutates."""
-    packed = answer_pack.read(folder, PACK)
-    if packed is None:
-        raise ValueError(f"{folder}: the known bugs' values are not packed; delete the folder to rebuild it")
+    packed = answer_pack.read_built(folder, PACK, "the known bugs' values are not packed")
     values = {mutant.name: {} for mutant in mutants}
     for key, outcome in packed.items():
         mutant, _, case = key.partition("/")

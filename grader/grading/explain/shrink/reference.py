@@ -145,9 +145,7 @@ def load(config) -> dict:
 @lru_cache(maxsize=2)
 def _read(folder: Path, ids: tuple) -> dict:
     """Once per process, from the pack."""
-    packed = answer_pack.read(folder, PACK)
-    if packed is None:
-        raise ValueError(f"{folder}: the reference's values on the candidates are not packed; delete the folder")
+    packed = answer_pack.read_built(folder, PACK, "the reference's values on the candidates are not packed")
     return {i: packed[i] for i in ids if i in packed}
 
 
