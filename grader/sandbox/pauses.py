@@ -1,7 +1,8 @@
 """Pauses for waits on the kernel: a killed process finishing its exit, a
-control group the kernel has not let go of yet. Such a wait is usually over
-in about a millisecond, so the first looks come quickly and later ones back
-off; a fixed 10 ms pause kept a slot idle for 9 ms after nearly every run."""
+control group the kernel has not let go of yet, unlinked keys it has not
+collected. Such a wait is usually over in about a millisecond, so the
+first looks come quickly and later ones back off; a fixed 10 ms pause kept
+a slot idle for 9 ms after nearly every run."""
 
 FIRST_SECONDS = 0.0005
 LONGEST_SECONDS = 0.01
