@@ -17,6 +17,7 @@ copies are git-ignored build products and are not checked.
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import sys
@@ -30,7 +31,7 @@ from grader.core import datadir, paths
 from grader.core.assignment import Assignment, shown
 from grader.core.files import write_atomic
 from grader.handout.build import Built, HandoutError, build_tree
-from grader.handout.cases import write_cases
+from grader.handout.cases import CAUSES, write_cases
 from grader.core import labels
 from grader.handout.checks import check_public_tests
 from grader.handout.leaks import find_leaks
@@ -179,7 +180,9 @@ def snapshot(root: Path) -> dict[str, FileState]:
 # Expected arrays computed on another machine differ in the last bits (BLAS
 # kernels differ between CPUs, and a 600-step float32 epoch carries that
 # further): such a copy is not stale. Far tighter than any case's tolerance
-# that matters (the full-MNIST epoch is checked at rtol 1e-3).
+# that matters (the full-MNIST epoch is checked at rtol 1e-3). The known
+# bugs' values in causes.json are computed the same way and compared alike
+# (an AMD EPYC's float32 log differs from the committer's in the last bit).
 ARRAY_RTOL, ARRAY_ATOL = 1e-4, 1e-6
 
 
@@ -188,10 +191,18 @@ def _load_array(data: bytes):
 
 
 def same_file(rel: str, a: FileState, b: FileState) -> bool:
-    """Equal bytes, or for an expected value's array, equal within rounding."""
+    """Equal bytes, or for an expected value's array or the known bugs'
+    values, equal within rounding."""
     if a == b:
         return True
-    if not rel.endswith(".npy") or "expected" not in rel.split("/") or a.executable != b.executable:
+    if a.executable != b.executable:
+        return False
+    if rel.split("/")[-1] == CAUSES:
+        try:
+            return _close(json.loads(a.data), json.loads(b.data))
+        except ValueError:
+            return False
+    if not rel.endswith(".npy") or "expected" not in rel.split("/"):
         return False
     try:
         x, y = _load_array(a.data), _load_array(b.data)
@@ -199,6 +210,17 @@ def same_file(rel: str, a: FileState, b: FileState) -> bool:
         return False
     return (x.shape == y.shape and x.dtype == y.dtype and x.dtype.kind in "biuf"
             and bool(np.allclose(x, y, rtol=ARRAY_RTOL, atol=ARRAY_ATOL)))
+
+
+def _close(x, y) -> bool:
+    """The same JSON data, its floats equal within ARRAY_RTOL and ARRAY_ATOL."""
+    if isinstance(x, dict):
+        return isinstance(y, dict) and x.keys() == y.keys() and all(_close(x[k], y[k]) for k in x)
+    if isinstance(x, list):
+        return isinstance(y, list) and len(x) == len(y) and all(map(_close, x, y))
+    if type(x) is float and type(y) in (int, float) or type(y) is float and type(x) in (int, float):
+        return abs(x - y) <= ARRAY_ATOL + ARRAY_RTOL * abs(y)
+    return type(x) is type(y) and x == y
 
 
 def same_tree(a: dict[str, FileState], b: dict[str, FileState]) -> bool:

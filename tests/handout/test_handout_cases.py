@@ -237,6 +237,26 @@ def test_expected_arrays_equal_within_rounding_are_not_stale():
 
 
 
+def test_known_bugs_values_equal_within_rounding_are_not_stale():
+    """causes.json holds the known bugs' values on the public inputs: computed on
+    another CPU they differ in the last bits, and that copy is not stale."""
+    rel = f"{Assignment.hw1().cases_dest}/causes.json"
+
+    def causes(value, bugs=("exp_sign",), message="Exp.gradient has the wrong sign"):
+        doc = {"bugs": {"exp_sign": {"message": message, "shape_tells": False}},
+               "cases": {"forward_exp": [{"bugs": list(bugs), "value": {"array": [[value, 2]], "dtype": "float32"}}]}}
+        return FileState(json.dumps(doc).encode(), False)
+
+    base = causes(0.18001030385494232)
+    assert same_file(rel, base, causes(0.18001031875610352))  # float32's last bit
+    assert not same_file(rel, base, causes(0.1801))
+    assert not same_file(rel, base, causes(0.18001030385494232, bugs=("exp_sign", "exp_of_input")))
+    assert not same_file(rel, base, causes(0.18001030385494232, message="Exp.gradient forgets out_grad"))
+    assert not same_file(rel, base, causes(True))
+    assert not same_file(rel, base, FileState(b"{not json", False))
+    assert not same_file("tests/hw1/hw1_cases/points.json", base, causes(0.18001031875610352))
+
+
 def test_smaller_inputs_ship_for_public_cases_only_and_are_the_graders():
     """smaller.json holds the grader's candidates of each public shrinkable
     case (never a hidden case's), with the reference's values on them."""
