@@ -55,6 +55,7 @@ def test_a_slower_machine_gets_longer_limits():
 
 
 def test_the_calibration_is_measured_when_not_given(monkeypatch):
+    monkeypatch.setattr(time_limits, "_recent", None)  # not timed yet in this process
     monkeypatch.setattr(time_limits, "workload_seconds", lambda: 0.024)  # a machine 1.2x slower, injected
     assert time_limits.scaled(BUILT)["nn_epoch_ndl"].seconds == 84.0
     assert RunConfig().time_limits_now(BUILT)["nn_epoch_ndl"].seconds == 84.0
@@ -86,6 +87,33 @@ def test_overrides_replace_one_question():
     mine = TimeLimit(3.0, "limit: a test's")
     times = RunConfig(overrides={"topo_sort": mine}).time_limits_now(BUILT)
     assert times["topo_sort"] == mine and times["nn_epoch_ndl"].seconds >= 70
+
+
+def test_a_recent_timing_stands_for_now_and_an_old_one_is_taken_again(monkeypatch):
+    """A batch's pool process grades every few seconds: it times the machine
+    once per RECENT_SECONDS, not once per grading."""
+    timings = iter([0.02, 0.05, 0.03])
+    taken = []
+    monkeypatch.setattr(time_limits, "_recent", None)
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: taken.append(1) or next(timings))
+    clock = iter([100.0, 110.0, 129.9, 130.5, 131.0, 90.0])
+    tick = lambda: next(clock)  # noqa: E731
+    assert time_limits.recent_workload_seconds(tick) == 0.02  # timed
+    assert time_limits.recent_workload_seconds(tick) == 0.02  # 10 s later: reused
+    assert time_limits.recent_workload_seconds(tick) == 0.02  # 29.9 s later: reused
+    assert time_limits.recent_workload_seconds(tick) == 0.05  # 30.5 s: timed again
+    assert time_limits.recent_workload_seconds(tick) == 0.05
+    assert time_limits.recent_workload_seconds(tick) == 0.03  # the clock went back: timed again
+    assert len(taken) == 3
+
+
+def test_gradings_in_one_process_share_a_timing(monkeypatch):
+    """scaled() without `now` asks recent_workload_seconds: the second grading's limits cost no timing."""
+    taken = []
+    monkeypatch.setattr(time_limits, "_recent", None)
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: taken.append(1) or 0.04)
+    first, second = time_limits.scaled(BUILT), time_limits.scaled(BUILT)
+    assert first == second and first["nn_epoch_ndl"].seconds == 140.0 and len(taken) == 1
 
 
 def test_the_workload_takes_a_few_scheduler_slices():

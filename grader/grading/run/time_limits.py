@@ -10,7 +10,9 @@ reference's own time for that question, measured on this machine:
 - when a submission is graded, the same workload is timed again, and the
   ratio (now / then) says how much slower this machine is now than when the
   reference was timed (another machine, or the same one busier); a faster
-  machine keeps the limits measured (the ratio is at least 1).
+  machine keeps the limits measured (the ratio is at least 1). A process
+  that grades again within RECENT_SECONDS (a batch's pool process) reuses
+  its last timing (`recent_workload_seconds`).
 
 limit = max(floor, multiple x the reference's time x that ratio); the CPU
 time rlimit is the same number of seconds. `--timeout` replaces it with one
@@ -31,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -159,6 +162,27 @@ def workload_seconds(repeats: int = 3) -> float:
     return statistics.median(times)
 
 
+# How old a timing of the machine may be and still stand for "now". A batch's
+# pool process grades a submission every few seconds; timing the machine
+# for each took 0.1 s of CPU (8% of the grading process's own) and held its
+# first worker back as long. Load that grows within this window is caught at
+# the next timing; until then the limits keep their 10x margin.
+RECENT_SECONDS = 30.0
+_recent: tuple | None = None  # (time.monotonic() when timed, seconds): this process's last timing
+_timing = threading.Lock()  # one timing at a time: two at once would slow each other down
+
+
+def recent_workload_seconds(clock=time.monotonic) -> float:
+    """workload_seconds(), timed again only when this process's last timing
+    is older than RECENT_SECONDS (a forked process keeps its parent's)."""
+    global _recent
+    with _timing:
+        now = clock()
+        if _recent is None or not 0 <= now - _recent[0] <= RECENT_SECONDS:
+            _recent = (now, workload_seconds())
+        return _recent[1]
+
+
 class Measuring(Background, Mapping):
     """question -> TimeLimit, computed by `compute()` in a thread started
     now: the workload (about 0.05 s) runs while the submission's copy and
@@ -196,11 +220,11 @@ def scaled(
     case_floor: float = CASE_FLOOR_SECONDS,
 ) -> dict:
     """question -> TimeLimit for a run starting now, each with its cases'
-    own limits. `now`: the workload's seconds here now (measured when
-    None). `fixed` (--timeout): every question's limit, in seconds (then
+    own limits. `now`: the workload's seconds here now (when None, this
+    process's recent timing: recent_workload_seconds). `fixed` (--timeout): every question's limit, in seconds (then
     the machine is not timed: a restart's allowance is as measured)."""
     if now is None:
-        now = reference.workload_seconds if fixed is not None else workload_seconds()
+        now = reference.workload_seconds if fixed is not None else recent_workload_seconds()
     # Never below 1: the parent's workload feels other load more than the
     # workers in their control groups do, so a build timed while the machine
     # was busy could otherwise make a quiet machine's limits too tight.
