@@ -34,6 +34,7 @@ import ctypes
 import errno
 import os
 import tempfile
+import threading
 
 from grader.sandbox.limits import SandboxError
 
@@ -138,6 +139,7 @@ CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, CLONE_NEWUSE
 AF_UNIX = 1
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 _PROGRAMS: dict[tuple, bytes] = {}
+_BUILDING = threading.Lock()  # a grading's first workers start together: one builds, the others wait
 
 
 def rules(tier: str, disk_capped: bool = True) -> list[tuple]:
@@ -165,9 +167,10 @@ def rules(tier: str, disk_capped: bool = True) -> list[tuple]:
 def program(tier: str, disk_capped: bool = True) -> bytes:
     """The BPF program for `tier`, built once per rule set."""
     key = tuple(rules(tier, disk_capped))
-    if key not in _PROGRAMS:
-        _PROGRAMS[key] = _build(key)
-    return _PROGRAMS[key]
+    with _BUILDING:
+        if key not in _PROGRAMS:
+            _PROGRAMS[key] = _build(key)
+        return _PROGRAMS[key]
 
 
 def _libseccomp():
