@@ -65,6 +65,37 @@ def test_a_worker_gets_the_handed_arrays_and_the_public_ones_for_calls_not_drawn
     assert util.rng(N1).randn(2, 3)[0, 0] != 1e9
 
 
+def test_public_streams_are_numpys_however_they_interleave():
+    """Every stream draws from one shared generator (util._Public): each still
+    gives what its own RandomState would, call after call, while other streams
+    (alive or dropped) draw in between; randn's cached second normal included."""
+    calls = [
+        ("randn", (3,), {}),
+        ("randn", (), {}),
+        ("uniform", (0.5, 2.0), {"size": (2, 3)}),
+        ("randint", (0, 5), {"size": 4}),
+        ("permutation", (6,), {}),
+        ("choice", (5,), {"size": 3}),
+        ("randn", (5,), {}),
+    ]
+    ours = [util.rng(N1), util.rng(N2), util.rng(N1)]
+    theirs = [np.random.RandomState(N1), np.random.RandomState(N2), np.random.RandomState(N1)]
+    for method, args, kwargs in calls:
+        for stream, numpy_own in zip(ours, theirs):
+            util.rng(N2).randn(2)  # a stream used once and dropped, between every two draws
+            got, want = getattr(stream, method)(*args, **kwargs), getattr(numpy_own, method)(*args, **kwargs)
+            assert type(got) is type(want) and np.array_equal(got, want), (method, got, want)
+
+
+def test_a_worker_reads_only_the_handed_arrays_its_calls_ask_for(tmp_path):
+    requests, _ = _requests()
+    drawn = inputs.draw(inputs.key(SEED, inputs.COURSE), requests)
+    handed = util._Handed(inputs.write(drawn, tmp_path / "handed.npz"))
+    name = util.call_key(N1, requests[0][1][:1])
+    assert np.array_equal(handed.get(name), drawn[name]) and handed.get("i" + "0" * 24) is None
+    assert list(handed._read) == [name]  # the others stay in the file
+
+
 def test_inputs_file_is_private_and_holds_no_seed(tmp_path):
     requests, _ = _requests()
     path = inputs.write(inputs.draw(inputs.key(SEED, inputs.COURSE), requests), tmp_path / "x.npz")
