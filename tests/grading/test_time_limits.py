@@ -9,6 +9,7 @@ number of seconds, so a busy machine lengthens them instead of failing them.
 
 import dataclasses
 import json
+import os
 import re
 import threading
 from pathlib import Path
@@ -54,8 +55,9 @@ def test_a_slower_machine_gets_longer_limits():
     )
 
 
-def test_the_calibration_is_measured_when_not_given(monkeypatch):
+def test_the_calibration_is_measured_when_not_given(monkeypatch, tmp_path):
     monkeypatch.setattr(time_limits, "_recent", None)  # not timed yet in this process
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path))  # nor kept by another grading
     monkeypatch.setattr(time_limits, "workload_seconds", lambda: 0.024)  # a machine 1.2x slower, injected
     assert time_limits.scaled(BUILT)["nn_epoch_ndl"].seconds == 84.0
     assert RunConfig().time_limits_now(BUILT)["nn_epoch_ndl"].seconds == 84.0
@@ -89,7 +91,7 @@ def test_overrides_replace_one_question():
     assert times["topo_sort"] == mine and times["nn_epoch_ndl"].seconds >= 70
 
 
-def test_a_recent_timing_stands_for_now_and_an_old_one_is_taken_again(monkeypatch):
+def test_a_recent_timing_stands_for_now_and_an_old_one_is_taken_again(monkeypatch, tmp_path):
     """A batch's pool process grades every few seconds: it times the machine
     once per RECENT_SECONDS, not once per grading."""
     timings = iter([0.02, 0.05, 0.03])
@@ -97,20 +99,48 @@ def test_a_recent_timing_stands_for_now_and_an_old_one_is_taken_again(monkeypatc
     monkeypatch.setattr(time_limits, "_recent", None)
     monkeypatch.setattr(time_limits, "workload_seconds", lambda: taken.append(1) or next(timings))
     clock = iter([100.0, 110.0, 129.9, 130.5, 131.0, 90.0])
-    tick = lambda: next(clock)  # noqa: E731
-    assert time_limits.recent_workload_seconds(tick) == 0.02  # timed
-    assert time_limits.recent_workload_seconds(tick) == 0.02  # 10 s later: reused
-    assert time_limits.recent_workload_seconds(tick) == 0.02  # 29.9 s later: reused
-    assert time_limits.recent_workload_seconds(tick) == 0.05  # 30.5 s: timed again
-    assert time_limits.recent_workload_seconds(tick) == 0.05
-    assert time_limits.recent_workload_seconds(tick) == 0.03  # the clock went back: timed again
+
+    def recent():
+        return time_limits.recent_workload_seconds(tmp_path, clock=lambda: next(clock))
+
+    assert recent() == 0.02  # timed
+    assert recent() == 0.02  # 10 s later: reused
+    assert recent() == 0.02  # 29.9 s later: reused
+    assert recent() == 0.05  # 30.5 s: timed again
+    assert recent() == 0.05
+    assert recent() == 0.03  # the clock went back: timed again
     assert len(taken) == 3
 
 
-def test_gradings_in_one_process_share_a_timing(monkeypatch):
+def test_the_next_grading_process_reuses_a_recent_timing_kept_in_the_cache(monkeypatch, tmp_path):
+    """`grader grade` after `grader grade`: the second process reads the
+    first one's timing (kept in the private cache, dated when it was taken)."""
+    taken = []
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: taken.append(1) or 0.05)
+    kept = tmp_path / time_limits.KEPT
+    for when, content, expect_timed in [
+        (1000.0 - 5, "0.03", False),  # 5 s old: used
+        (1000.0 - 31, "0.03", True),  # 31 s old: timed again, and the new timing kept
+        (1000.0 - 5, "nan", True),  # not a timing: timed again
+        (1000.0 - 5, "garbage", True),
+        (1000.0 + 5, "0.03", True),  # dated in the future: timed again
+    ]:
+        monkeypatch.setattr(time_limits, "_recent", None)  # a new process
+        kept.write_text(content)
+        os.utime(kept, (when, when))
+        taken.clear()
+        got = time_limits.recent_workload_seconds(tmp_path, clock=lambda: 1000.0)
+        assert (got, bool(taken)) == ((0.05, True) if expect_timed else (0.03, False)), (when, content)
+        if expect_timed:
+            assert kept.read_text() == "0.05" and kept.stat().st_mtime == 1000.0
+    assert not [p for p in tmp_path.iterdir() if p.name != time_limits.KEPT]  # no temporary file left
+
+
+def test_gradings_in_one_process_share_a_timing(monkeypatch, tmp_path):
     """scaled() without `now` asks recent_workload_seconds: the second grading's limits cost no timing."""
     taken = []
     monkeypatch.setattr(time_limits, "_recent", None)
+    monkeypatch.setenv("GRADER_CACHE", str(tmp_path))
     monkeypatch.setattr(time_limits, "workload_seconds", lambda: taken.append(1) or 0.04)
     first, second = time_limits.scaled(BUILT), time_limits.scaled(BUILT)
     assert first == second and first["nn_epoch_ndl"].seconds == 140.0 and len(taken) == 1

@@ -32,16 +32,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import statistics
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from grader.core import settings
 from grader.core.background import Background
+from grader.grading.run import cache
 
 # A correct student epoch takes up to 6x the reference's (measured on real
 # submissions): 10x leaves room for that and for the load changing during a run.
@@ -163,24 +167,61 @@ def workload_seconds(repeats: int = 3) -> float:
 
 
 # How old a timing of the machine may be and still stand for "now". A batch's
-# pool process grades a submission every few seconds; timing the machine
-# for each took 0.1 s of CPU (8% of the grading process's own) and held its
-# first worker back as long. Load that grows within this window is caught at
-# the next timing; until then the limits keep their 10x margin.
+# pool process grades a submission every few seconds, and a TA or a CI job
+# runs `grader grade` after `grader grade`; timing the machine for each took
+# 0.1 s of CPU (8% of a grading process's own) and held its first worker back
+# as long. Load that grows within this window is caught at the next timing;
+# until then the limits keep their 10x margin.
 RECENT_SECONDS = 30.0
-_recent: tuple | None = None  # (time.monotonic() when timed, seconds): this process's last timing
+# The last timing, kept in the private cache for this user's next grading
+# (its modification time: when it was taken). Only the grader writes there.
+KEPT = "machine-timing"
+_recent: tuple | None = None  # (time.time() when timed, seconds): this process's last timing
 _timing = threading.Lock()  # one timing at a time: two at once would slow each other down
 
 
-def recent_workload_seconds(clock=time.monotonic) -> float:
-    """workload_seconds(), timed again only when this process's last timing
-    is older than RECENT_SECONDS (a forked process keeps its parent's)."""
+def recent_workload_seconds(folder: Path | None = None, clock=time.time) -> float:
+    """workload_seconds(), timed again only when the last timing is older
+    than RECENT_SECONDS: this process's (a forked process keeps its
+    parent's), else the one kept in `folder` (the private cache) by another
+    grading, which a new timing replaces."""
     global _recent
     with _timing:
         now = clock()
-        if _recent is None or not 0 <= now - _recent[0] <= RECENT_SECONDS:
-            _recent = (now, workload_seconds())
+        if _recent is None or not _fresh(now, _recent[0]):
+            kept = (folder or cache.private_root()) / KEPT
+            _recent = _read_kept(kept, now)
+            if _recent is None:
+                _recent = (now, workload_seconds())
+                _keep(kept, *_recent)
         return _recent[1]
+
+
+def _fresh(now: float, when: float) -> bool:
+    return 0 <= now - when <= RECENT_SECONDS
+
+
+def _read_kept(path: Path, now: float) -> tuple | None:
+    """(when, seconds) of the kept timing if it is fresh and a sane number, else None."""
+    try:
+        seconds, when = float(path.read_text(encoding="utf-8")), path.stat().st_mtime
+    except (OSError, ValueError):
+        return None
+    return (when, seconds) if _fresh(now, when) and 0 < seconds < 60 else None  # a timing takes milliseconds
+
+
+def _keep(path: Path, when: float, seconds: float) -> None:
+    """Write the timing atomically, dated `when`; a cache that cannot be written keeps nothing."""
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{KEPT}-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(repr(seconds))
+        os.utime(tmp, (when, when))
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 class Measuring(Background, Mapping):
