@@ -10,9 +10,9 @@ reference's own time for that question, measured on this machine:
 - when a submission is graded, the same workload is timed again, and the
   ratio (now / then) says how much slower this machine is now than when the
   reference was timed (another machine, or the same one busier); a faster
-  machine keeps the limits measured (the ratio is at least 1). A process
-  that grades again within RECENT_SECONDS (a batch's pool process) reuses
-  its last timing (`recent_workload_seconds`).
+  machine keeps the limits measured (the ratio is at least 1). A grading
+  within RECENT_SECONDS of the grader's last timing (in its own process, or
+  another's, kept in the private cache) reuses it (`recent_workload_seconds`).
 
 limit = max(floor, multiple x the reference's time x that ratio); the CPU
 time rlimit is the same number of seconds. `--timeout` replaces it with one
@@ -226,9 +226,10 @@ def _keep(path: Path, when: float, seconds: float) -> None:
 
 class Measuring(Background, Mapping):
     """question -> TimeLimit, computed by `compute()` in a thread started
-    now: the workload (about 0.05 s) runs while the submission's copy and
-    the runner are built, and the first worker waits for it only if it is
-    not done yet. A failure is raised where a limit is first read."""
+    now: the workload (0.1 s here, unless a recent timing stands) runs
+    while the submission's copy and the runner are built, and the first
+    worker waits for it only if it is not done yet. A failure is raised
+    where a limit is first read."""
 
     def __init__(self, compute):
         super().__init__(compute, name="time-limits")
@@ -261,9 +262,10 @@ def scaled(
     case_floor: float = CASE_FLOOR_SECONDS,
 ) -> dict:
     """question -> TimeLimit for a run starting now, each with its cases'
-    own limits. `now`: the workload's seconds here now (when None, this
-    process's recent timing: recent_workload_seconds). `fixed` (--timeout): every question's limit, in seconds (then
-    the machine is not timed: a restart's allowance is as measured)."""
+    own limits. `now`: the workload's seconds here now (when None, the
+    grader's recent timing: recent_workload_seconds). `fixed` (--timeout):
+    every question's limit, in seconds (then the machine is not timed: a
+    restart's allowance is as measured)."""
     if now is None:
         now = reference.workload_seconds if fixed is not None else recent_workload_seconds()
     # Never below 1: the parent's workload feels other load more than the

@@ -33,15 +33,12 @@ class _Handed:
 
     def __init__(self, path):
         self._file = np.load(path, allow_pickle=False)
-        self._names = frozenset(self._file.files)
         self._read = {}
 
     def get(self, name):
-        if name not in self._names:
-            return None
-        if name not in self._read:
+        if name not in self._read and name in self._file.files:
             self._read[name] = self._file[name]
-        return self._read[name]
+        return self._read.get(name)
 
 
 def _load_handed():
