@@ -1,5 +1,5 @@
 """workers.run_all: each question in a worker of its own, config.jobs at a
-time (and one more set up beside them), and with isolate_hangs (a submission's grading) a case that stops its
+time (and one more set up beside them, in a batch two), and with isolate_hangs (a submission's grading) a case that stops its
 worker costs that case, the rest of its question run again without it. The
 sandbox is faked: what is tested is which runs happen and which outcomes count."""
 
@@ -67,14 +67,16 @@ def test_each_question_runs_in_a_worker_of_its_own(fake_runs):
 
 
 @pytest.mark.parametrize("in_slots", [False, True])
-def test_jobs_questions_at_once_and_one_more_set_up(fake_runs, under_way, tmp_path, in_slots):
+def test_jobs_questions_at_once_and_more_set_up(fake_runs, under_way, tmp_path, in_slots):
     """config.jobs questions under way at once, and one more, so that it is
     set up and waiting when a slot comes free: in a batch's slots or, for a
-    single grade, in slots of its own (both bound the running workers)."""
+    single grade, in slots of its own (both bound the running workers). In
+    a batch, one more again, waiting for the submission's stage pass, so
+    that the pass is handed on the moment a set-up question takes its slot."""
     *_, times = fake_runs
     config = RunConfig(jobs=2, slots=slots.make(tmp_path / "slots", 2) if in_slots else None)
     workers.run_all({}, config, times)
-    assert under_way["most"] == 3
+    assert under_way["most"] == (4 if in_slots else 3)
 
 
 def test_jobs_1_sets_nothing_up_beside_its_one_worker(fake_runs, under_way):

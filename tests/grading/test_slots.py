@@ -1,6 +1,7 @@
 """A batch's question slots (grader/grading/run/slots.py): never more than
 `width` held at once across processes, a free slot goes to the submission
-ranked first, and a dead process neither keeps a slot nor blocks others.
+ranked first, waiting or setting a question up (for a grace at most), and
+a dead process neither keeps a slot nor blocks others.
 Each submission sets one question up at a time (its stage pass), apart
 from the slots and from other submissions, the question first in its run
 order first; a single grade's slots (slots.local) bound its workers in one
@@ -48,17 +49,86 @@ def test_never_more_than_width_held_across_processes(tmp_path):
 
 
 def test_a_stage_pass_and_a_slot_are_apart(tmp_path):
-    """A question holding its stage pass does not keep another from its
-    slot, nor a running one another from its pass (width 1)."""
+    """A later submission setting a question up does not keep an earlier one
+    from its slot, nor a running question another submission from its pass
+    (width 1)."""
     pool = slots.make(tmp_path / "slots", 1)
     took = []
-    with pool.for_rank(0).staged():
-        with pool.for_rank(1).held():
+    start = time.monotonic()
+    with pool.for_rank(1).staged():
+        with pool.for_rank(0).held():
             took.append("slot")
     with pool.for_rank(0).held():
         with pool.for_rank(1).staged():
             took.append("pass")
-    assert took == ["slot", "pass"]
+    assert took == ["slot", "pass"] and time.monotonic() - start < slots.STAGE_GRACE
+
+
+def _staging_markers(pool):
+    return [n for n in os.listdir(pool.folder) if n.startswith(slots.WAITING) and n.endswith(slots.STAGING)]
+
+
+def test_a_free_slot_waits_for_an_earlier_submission_setting_a_question_up(tmp_path):
+    """While the first submission sets a question up, a later one that is
+    ready leaves the free slot to it: the set-up is short, the later
+    question (its longest first) would keep the slot for a whole run."""
+    pool = slots.make(tmp_path / "slots", 1)
+    order, setting_up, set_up = [], threading.Event(), threading.Event()
+
+    def first():
+        with pool.for_rank(0).staged():
+            setting_up.set()
+            set_up.wait(30)
+            with pool.for_rank(0).held():
+                order.append(0)
+
+    def later():
+        with pool.for_rank(1).held():
+            order.append(1)
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    assert setting_up.wait(30)
+    threads.append(threading.Thread(target=later))
+    threads[1].start()
+    time.sleep(0.5)
+    assert order == [], "the later submission took the slot while the first one set a question up"
+    set_up.set()
+    for thread in threads:
+        thread.join(30)
+    assert order == [0, 1] and not _staging_markers(pool)
+
+
+def test_a_set_up_slower_than_the_grace_keeps_no_slot_waiting(tmp_path, monkeypatch):
+    monkeypatch.setattr(slots, "STAGE_GRACE", 0.3)
+    pool = slots.make(tmp_path / "slots", 1)
+    with pool.for_rank(0).staged():
+        start = time.monotonic()
+        with pool.for_rank(1).held():
+            waited = time.monotonic() - start
+    assert 0.2 < waited < 10
+
+
+def test_the_staging_marker_lasts_while_the_pass_is_held_or_asked_for(tmp_path):
+    """Handed from one question to the next, the pass keeps the marker (no
+    moment for a later submission to take the slot); it goes when nobody
+    holds or asks for the pass, a wait cut short included."""
+    turns = slots.make(tmp_path / "slots", 2).for_rank(3)
+    seen = []
+
+    def second():
+        with turns.for_question(1).staged():
+            seen.append(_staging_markers(turns))
+
+    assert _staging_markers(turns) == []
+    with turns.for_question(0).staged():
+        assert _staging_markers(turns) == [f"{slots.WAITING}00000003-{os.getpid()}{slots.STAGING}"]
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        time.sleep(0.1)
+    waiter.join(30)
+    assert seen == [[f"{slots.WAITING}00000003-{os.getpid()}{slots.STAGING}"]]
+    assert _staging_markers(turns) == []
 
 
 def test_a_submission_sets_one_question_up_at_a_time(tmp_path):
@@ -138,7 +208,7 @@ def test_a_wait_for_the_stage_pass_cut_short_blocks_nobody(tmp_path, monkeypatch
         cut.start()
         cut.join(30)
     waiter.join(5)
-    assert stopped == [0] and log == [2] and not waiter.is_alive()
+    assert stopped == [0] and log == [2] and not waiter.is_alive() and _staging_markers(turns) == []
 
 
 def test_a_single_grades_slots_bound_its_running_workers():

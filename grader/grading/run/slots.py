@@ -18,7 +18,15 @@ when one comes free. Each submission sets up one question at a time
 (`staged()`, a pass of its own), so a batch holds at most 2 x `width`
 sandbox uids besides those being torn down. The pass goes to the question
 that comes first in the submission's run order (`order`: the longest
-first), whichever thread asks first.
+first), whichever thread asks first, and the next question already waits
+for it (AHEAD): the pass is handed on the moment a set-up question takes
+its slot. While a submission's pass is held or asked for, later
+submissions leave a free slot to it (a marker `wait-RANK-PID-staging`, for
+STAGE_GRACE seconds a set-up at most): a set-up takes a fraction of a
+question's run, while a later submission's question, its longest first,
+would keep the slot for a whole run. Without that, the first submission of
+a batch of two lost a core for a second or more whenever the second one
+was set up first, and its result came at up to 1.9x a single grade's time.
 
 A single grade runs its questions the same way, in slots of its own
 process (`local`): `width` workers at once, one question more set up, and
@@ -43,41 +51,73 @@ import fcntl
 import os
 import select
 import threading
+import time
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 POLL_SECONDS = 0.05  # between two looks at the slots while waiting, unless the bell rings first
+STAGE_GRACE = 2.0  # seconds one set-up keeps a free slot from later submissions, at most
 WAITING = "wait-"
+STAGING = "-staging"  # the end of a submission's waiting marker while its stage pass is held or asked for
 BELL = "bell-"
 
 
 class StagePass:
     """One submission's stage pass, in the process grading it: held by one
     question at a time, and when it comes free it goes to the waiting
-    question that comes first in the run order."""
+    question that comes first in the run order. While it is held or asked
+    for, the submission holds its `marker` (a waiting marker: later
+    submissions leave a free slot to it), dated when the pass was last
+    taken."""
 
-    def __init__(self):
+    def __init__(self, marker: Path | None = None):
         self._free = threading.Condition()
         self._held = False
         self._waiting: list[int] = []  # the orders of the questions waiting for it
+        self._marker, self._fd = marker, None
 
     @contextmanager
     def taken(self, order: int):
         with self._free:
             self._waiting.append(order)
             try:
+                self._mark()
                 self._free.wait_for(lambda: not self._held and min(self._waiting) == order)
-            finally:
+            except BaseException:
                 self._waiting.remove(order)
-                self._free.notify_all()  # a wait cut short may have been the one the others gave way to
+                self._let_go()
+                raise
+            self._waiting.remove(order)
+            self._free.notify_all()  # a wait cut short may have been the one the others gave way to
             self._held = True
+            if self._fd is not None:
+                os.utime(self._fd)  # this set-up's start: STAGE_GRACE counts from it
         try:
             yield
         finally:
             with self._free:
                 self._held = False
-                self._free.notify_all()
+                self._let_go()
+
+    def _mark(self) -> None:
+        if self._marker is None or self._fd is not None:
+            return
+        fd = _open(self._marker)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def _let_go(self) -> None:
+        """Wake the waiters; the marker goes when nobody holds or asks for the pass."""
+        self._free.notify_all()
+        if self._fd is not None and not self._held and not self._waiting:
+            self._marker.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
 
 
 _PASSES: dict[tuple[str, int], StagePass] = {}  # (folder, rank) -> its stage pass, in this process
@@ -97,10 +137,15 @@ class Slots:
     def for_question(self, order: int) -> Slots:
         return replace(self, order=order)
 
+    ahead = 2  # questions under way besides the running ones: one set up, the next waiting for the pass
+
     def stage_pass(self) -> StagePass:
         """This submission's stage pass (a submission is graded in one process)."""
         with _PASSES_LOCK:
-            return _PASSES.setdefault((self.folder, self.rank), StagePass())
+            if (self.folder, self.rank) not in _PASSES:
+                marker = Path(self.folder) / f"{WAITING}{self.rank:08d}-{os.getpid()}{STAGING}"
+                _PASSES[(self.folder, self.rank)] = StagePass(marker)
+            return _PASSES[(self.folder, self.rank)]
 
     def staged(self):
         """Held while one of this submission's questions is set up and waits for a slot."""
@@ -138,7 +183,7 @@ class Slots:
             ring(self.folder)
 
     def _someone_ahead(self) -> bool:
-        """A live waiter ranked before this submission."""
+        """A live waiter ranked before this submission, or one setting a question up."""
         for name in os.listdir(self.folder):
             if not name.startswith(WAITING) or int(name[len(WAITING) :].split("-")[0]) >= self.rank:
                 continue
@@ -147,6 +192,8 @@ class Slots:
             except FileNotFoundError:  # it got its slot meanwhile
                 continue
             try:
+                if name.endswith(STAGING) and time.time() - os.fstat(fd).st_mtime > STAGE_GRACE:
+                    continue  # a set-up this slow keeps no slot waiting
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # nobody holds it: left by a dead process
             except BlockingIOError:
                 return True
@@ -164,6 +211,7 @@ class LocalSlots:
     width: int
     order: int = 0
     _running: threading.Semaphore = field(default=None, compare=False, repr=False)
+    ahead = 1  # questions under way besides the running ones: one set up
 
     def __post_init__(self):
         if self._running is None:

@@ -264,10 +264,10 @@ def run_all(
     # fairly, however many processes one of them starts.
     group = sandbox.Group.create(cpu_tasks=max(1, config.jobs))
     # --jobs workers at once, in the batch's slots or in this grade's own, and
-    # one question more set up beside them, longest first (slots.py). Not
-    # with --jobs 1: that is one core's work, and the setup would take a second.
-    ahead = 1 if config.jobs > 1 else 0
-    turns = config.slots or (slots.local(config.jobs) if ahead else None)
+    # questions under way beside them, longest first (slots.py: `ahead`). Not
+    # with --jobs 1 alone: that is one core's work, and the setup would take a second.
+    turns = config.slots or (slots.local(config.jobs) if config.jobs > 1 else None)
+    ahead = 0 if turns is None else turns.ahead
     try:
         with tempfile.TemporaryDirectory(prefix="grader-", dir=scratch_dir()) as tmp:
             tmp = Path(tmp)
