@@ -87,13 +87,31 @@ def test_public_streams_are_numpys_however_they_interleave():
             assert type(got) is type(want) and np.array_equal(got, want), (method, got, want)
 
 
-def test_a_worker_reads_only_the_handed_arrays_its_calls_ask_for(tmp_path):
+def test_a_worker_reads_only_the_handed_values_its_calls_ask_for(tmp_path):
     requests, _ = _requests()
     drawn = inputs.draw(inputs.key(SEED, inputs.COURSE), requests)
     handed = util._Handed(inputs.write(drawn, tmp_path / "handed.npz"))
     name = util.call_key(N1, requests[0][1][:1])
     assert np.array_equal(handed.get(name), drawn[name]) and handed.get("i" + "0" * 24) is None
-    assert list(handed._read) == [name]  # the others stay in the file
+    assert list(handed._values) == ["float64"]  # the integer draws' values stay in the file
+
+
+def test_the_handed_file_gives_back_every_array_as_drawn(tmp_path):
+    """Packed by dtype (util.packed), each array comes back with its values,
+    dtype and shape: 0-d, integer and float ones, whatever the order."""
+    arrays = {
+        "b": np.arange(6, dtype=np.int64).reshape(2, 3),
+        "a": np.random.RandomState(0).randn(3, 1, 2),
+        "c": np.asarray(2.5),
+        "d": np.asarray(7),
+        "e": np.random.RandomState(1).uniform(size=0),
+    }
+    handed = util._Handed(inputs.write(arrays, tmp_path / "handed.npz"))
+    for name, array in arrays.items():
+        got = handed.get(name)
+        assert got.dtype == array.dtype and got.shape == array.shape and np.array_equal(got, array), name
+    with np.load(tmp_path / "handed.npz", allow_pickle=False) as members:
+        assert sorted(members.files) == [util.HANDED_INDEX, "values_float64", "values_int64"]
 
 
 def test_inputs_file_is_private_and_holds_no_seed(tmp_path):

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from grader.sandbox import read_json_safe
-from grader.shipped.cases.util import call_key
+from grader.shipped.cases.util import call_key, packed
 
 DRAWS = "draws.json"  # the worker's record of the calls (worker.DRAWS)
 MAX_DRAWS_BYTES = 4 << 20
@@ -123,11 +123,12 @@ def draw(grading_key: bytes, requests) -> dict:
 
 
 def write(arrays: dict, dest: Path) -> Path:
-    """The arrays as one .npz at `dest` (mode 0600), written atomically."""
+    """The arrays as one .npz at `dest` (mode 0600), packed as the worker
+    reads them (the cases package's util.packed), written atomically."""
     fd, tmp = tempfile.mkstemp(prefix=".inputs-", suffix=".npz", dir=dest.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
+            np.savez(f, **packed(arrays))
         os.replace(tmp, dest)
     except BaseException:
         os.unlink(tmp)

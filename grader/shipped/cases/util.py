@@ -3,6 +3,8 @@ library under test, so they use only numpy and what the case passes in."""
 import functools
 import gzip
 import hashlib
+import json
+import math
 import os
 import struct
 import weakref
@@ -23,21 +25,43 @@ from .registry import CALL_KINDS, Call
 # value. Every call is recorded (`draw_requests`): the reference's run on the
 # public inputs tells the grader which arrays to draw.
 HANDED_FILE = "handed_inputs.npz"
+HANDED_INDEX = "index"  # in HANDED_FILE: JSON, call key -> [dtype, offset, shape] in its dtype's values
 DRAW_METHODS = ("randn", "uniform", "randint", "permutation", "choice")
 
 
+def packed(arrays):
+    """HANDED_FILE's members for `arrays` (call key -> array): the values of
+    each dtype in one flat array, `values_<dtype>`, and HANDED_INDEX saying
+    where each array is. A worker reads a few members, not one with its own
+    header per input (0.26 ms each, 28 ms of a worker's start for 108)."""
+    flats, sizes, index = {}, {}, {}
+    for name in sorted(arrays):
+        array = np.asarray(arrays[name])
+        dtype = array.dtype.name
+        index[name] = [dtype, sizes.get(dtype, 0), list(array.shape)]
+        sizes[dtype] = index[name][1] + array.size
+        flats.setdefault(dtype, []).append(array.ravel())
+    members = {f"values_{dtype}": np.concatenate(parts) for dtype, parts in flats.items()}
+    members[HANDED_INDEX] = np.frombuffer(json.dumps(index).encode(), np.uint8)
+    return members
+
+
 class _Handed:
-    """The grader's arrays by call key, each read from HANDED_FILE when a
-    call first asks for it: a worker needs few of the hundreds there."""
+    """The grader's arrays by call key, from HANDED_FILE (packed): a dtype's
+    values are read when a call first asks for one of them."""
 
     def __init__(self, path):
         self._file = np.load(path, allow_pickle=False)
-        self._read = {}
+        self._index = json.loads(self._file[HANDED_INDEX].tobytes())
+        self._values = {}  # dtype -> its values, once read
 
     def get(self, name):
-        if name not in self._read and name in self._file.files:
-            self._read[name] = self._file[name]
-        return self._read.get(name)
+        if name not in self._index:
+            return None
+        dtype, offset, shape = self._index[name]
+        if dtype not in self._values:
+            self._values[dtype] = self._file[f"values_{dtype}"]
+        return self._values[dtype][offset : offset + math.prod(shape)].reshape(shape)
 
 
 def _load_handed():
