@@ -99,6 +99,29 @@ def test_a_free_slot_waits_for_an_earlier_submission_setting_a_question_up(tmp_p
     assert order == [0, 1] and not _staging_markers(pool)
 
 
+def test_a_slot_left_free_for_a_set_up_is_taken_once_the_set_up_ends(tmp_path, monkeypatch):
+    """When nobody holds or asks for the first submission's pass any more,
+    the later ones' bells ring: with a look every 60 s, the slot it left
+    free is still taken in seconds."""
+    monkeypatch.setattr(slots, "POLL_SECONDS", 60)
+    pool = slots.make(tmp_path / "slots", 1)
+    got = []
+
+    def later():
+        with pool.for_rank(1).held():
+            got.append(time.monotonic())
+
+    with pool.for_rank(0).staged():
+        thread = threading.Thread(target=later, daemon=True)
+        thread.start()
+        _bells(pool, 1)
+        time.sleep(0.2)  # it has looked, found the slot free and left it to the set-up
+        assert got == []
+        ended = time.monotonic()
+    thread.join(30)
+    assert got and got[0] - ended < 20
+
+
 def test_a_set_up_slower_than_the_grace_keeps_no_slot_waiting(tmp_path, monkeypatch):
     monkeypatch.setattr(slots, "STAGE_GRACE", 0.3)
     pool = slots.make(tmp_path / "slots", 1)

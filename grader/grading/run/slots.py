@@ -38,7 +38,8 @@ A submission waiting for one says so with a lock file of its own
 (`wait-RANK-...`, held while it waits), so that a later one leaves the free
 slot to it; a waiting file nobody holds is left over from a dead process
 and ignored. A waiter sleeps on a bell of its own (`bell-...`, a FIFO it
-reads), and whoever lets a slot go rings every bell, so the slot is taken
+reads), and whoever lets a slot go rings every bell (so does a submission
+whose set-ups are over, for a slot left free to them), so the slot is taken
 within a fraction of a millisecond (looking every 5 ms instead left a core
 idle about 5 ms a question); the waiter still looks now and then, for a
 slot a dead process let go. Standard library only; the folder holds no
@@ -112,12 +113,15 @@ class StagePass:
         self._fd = fd
 
     def _let_go(self) -> None:
-        """Wake the waiters; the marker goes when nobody holds or asks for the pass."""
+        """Wake the waiters; the marker goes when nobody holds or asks for the
+        pass, and the batch's waiters look again (a slot left free for this
+        set-up is theirs now)."""
         self._free.notify_all()
         if self._fd is not None and not self._held and not self._waiting:
             self._marker.unlink(missing_ok=True)
             os.close(self._fd)
             self._fd = None
+            ring(str(self._marker.parent))
 
 
 _PASSES: dict[tuple[str, int], StagePass] = {}  # (folder, rank) -> its stage pass, in this process
