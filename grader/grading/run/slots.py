@@ -19,8 +19,8 @@ when one comes free. Each submission sets up one question at a time
 sandbox uids besides those being torn down. The pass goes to the question
 that comes first in the submission's run order (`order`: the longest
 first), whichever thread asks first, and the next question already waits
-for it (AHEAD): the pass is handed on the moment a set-up question takes
-its slot. While a submission's pass is held or asked for, later
+for it (`Slots.ahead`): the pass is handed on the moment a set-up question
+takes its slot. While a submission's pass is held or asked for, later
 submissions leave a free slot to it (a marker `wait-RANK-PID-staging`, for
 STAGE_GRACE seconds a set-up at most): a set-up takes a fraction of a
 question's run, while a later submission's question, its longest first,

@@ -34,7 +34,8 @@ def packed(arrays):
     """HANDED_FILE's members for `arrays` (call key -> array): the values of
     each dtype in one flat array, `values_<dtype>`, and HANDED_INDEX saying
     where each array is. A worker reads a few members, not one with its own
-    header per input (0.26 ms each, 28 ms of a worker's start for 108)."""
+    header per input (the cases import took 62 ms at best with 108 of them
+    read one by one, 39 ms packed)."""
     flats, sizes, index = {}, {}, {}
     for name in sorted(arrays):
         array = np.asarray(arrays[name])
