@@ -87,10 +87,10 @@ class StagePass:
                 self._free.wait_for(lambda: not self._held and min(self._waiting) == order)
             except BaseException:
                 self._waiting.remove(order)
-                self._let_go()
+                self._let_go()  # a wait cut short may have been the one the others gave way to
                 raise
             self._waiting.remove(order)
-            self._free.notify_all()  # a wait cut short may have been the one the others gave way to
+            self._free.notify_all()
             self._held = True
             if self._fd is not None:
                 os.utime(self._fd)  # this set-up's start: STAGE_GRACE counts from it
