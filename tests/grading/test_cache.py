@@ -181,6 +181,25 @@ def test_pruning_spares_entries_used_recently_even_over_the_limit(tmp_path):
     assert cache.prune_submissions(tmp_path, limit=0, now=now) == [] and recent.exists()
 
 
+def test_pruning_counts_a_folders_files_once_and_keeps_its_last_use(tmp_path, monkeypatch):
+    """Pruning runs at every new submission: a folder entry's files are
+    walked by the first pruning only (its size is kept in the folder), and
+    counting them does not make the entry look used."""
+    now, hour = time.time(), 3600
+    old = _entry(tmp_path, "sub-expected-k-old", 400, 9 * hour, now)
+    new = _entry(tmp_path, "sub-expected-k-new", 500, 2 * hour, now)
+    walked = []
+    walk = type(tmp_path).rglob
+    monkeypatch.setattr(type(tmp_path), "rglob", lambda self, *a: walked.append(self.name) or walk(self, *a))
+    assert cache.prune_submissions(tmp_path, limit=10_000, now=now) == []
+    assert sorted(walked) == sorted([old.name, new.name])
+    assert abs(old.stat().st_mtime - (now - 9 * hour)) < 1  # still the least recently used
+    assert (old / cache.SIZE_FILE).read_text() == "400\n"
+    walked.clear()
+    assert cache.prune_submissions(tmp_path, limit=600, now=now) == [old]  # 900 bytes > 600: the older goes
+    assert walked == [] and new.exists()
+
+
 def test_a_submissions_inputs_are_pruned_when_a_new_one_is_drawn(fake, monkeypatch):
     pruned = []
     monkeypatch.setattr(cache, "prune_submissions", lambda: pruned.append(1))

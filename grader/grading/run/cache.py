@@ -13,7 +13,10 @@ Everything here sits under cache_root() (GRADER_CACHE, else
   recently used first, beyond GRADER_CACHE_SUBMISSIONS_MB (default
   SUBMISSIONS_MB); an entry used within the last PRUNE_GRACE_SECONDS is
   never removed (a grading may be reading it). Course-level entries (one
-  per course secret and key) are few and stay.
+  per course secret and key) are few and stay. A folder's size is counted
+  once and kept beside its files: pruning, at every new submission, reads
+  one small file an entry (it walked every file of every entry, 1.5 s a
+  grade with 160 entries).
 - probed_tier(): the sandbox tier the last probe on this boot found (an
   hour at most), so that a single `grader grade` does not start a sandbox
   only to probe it.
@@ -31,12 +34,14 @@ from pathlib import Path
 
 from grader import ROOT, sandbox
 from grader.core import paths
+from grader.core.files import write_atomic
 
 SUBMISSION_PREFIX = "sub-"
 SUBMISSIONS_MB = 256
 PRUNE_GRACE_SECONDS = 3600
 PROBE_SECONDS = 3600
 LOCK_SUFFIX = ".lock"
+SIZE_FILE = ".bytes"  # in a submission's folder entry: its size, counted by the first pruning that saw it
 
 
 def cache_root() -> Path:
@@ -101,9 +106,21 @@ def built_once(final: Path, marker: str, build_into, announce: str, ready: str) 
 
 
 def _size(path: Path) -> int:
+    """An entry's bytes. A folder's are counted once and kept in its
+    SIZE_FILE: an entry is never changed once built, and pruning runs at
+    every new submission, over every entry the cache holds."""
     if path.is_file():
         return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    memo = path / SIZE_FILE
+    try:
+        return int(memo.read_text())
+    except (OSError, ValueError):
+        pass
+    used = path.stat()
+    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink() and p != memo)
+    write_atomic(memo, f"{size}\n", mode=0o600)
+    os.utime(path, ns=(used.st_atime_ns, used.st_mtime_ns))  # the entry's last use (its mtime) stays as it was
+    return size
 
 
 def _entry_id(name: str) -> str:
