@@ -19,26 +19,24 @@ uid (the run's own stage is stage.py's):
   the bytes without inflating them again in every run (MNIST's training
   images: 0.14 s of CPU a run here).
 
-A folder that somebody else planted at a cache path is never used: the
-caches must be our own, not writable by others, all the way down.
+How they are cached (built once, trusted only if ours, removed once
+unused) is cached.py's.
 """
 
 from __future__ import annotations
 
-import fcntl
 import gzip
 import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import time
 import zlib
-from contextlib import contextmanager
 from pathlib import Path
 
+from grader.sandbox import cached
 from grader.sandbox.files import compiled, copy_regular
 
 ENTRY = Path(__file__).with_name("entry.py")
@@ -69,7 +67,7 @@ PIP_INSTALL = (
     "--only-binary=:all:",
     "--no-warn-script-location",
 )
-_BUILT: dict[str, Path] = {}
+_BUILT: dict[str, Path] = {}  # cache key -> its entry, as this process found or built it
 
 
 class StageError(RuntimeError):
@@ -78,34 +76,6 @@ class StageError(RuntimeError):
 
 class PackageError(StageError):
     """pip could not install the environment's packages (the message is one line)."""
-
-
-def cache_base() -> Path:
-    """Our own 0755 folder for the caches, under /var/tmp (or a private one)."""
-    uid = os.geteuid()
-    # The copied interpreter is executed from here: skip file systems mounted noexec.
-    bases = [
-        b
-        for b in ("/var/tmp", tempfile.gettempdir(), "/tmp", "/dev/shm")
-        if os.path.isdir(b) and not os.statvfs(b).f_flag & os.ST_NOEXEC
-    ] or ["/var/tmp"]
-    path = Path(bases[0]) / ("needle-grader-env" if uid == 0 else f"needle-grader-env-{uid}")
-    try:
-        path.mkdir(mode=0o755)
-    except FileExistsError:
-        pass
-    if _trusted(path):
-        return path
-    if "fallback" not in _BUILT:  # planted by somebody else: use a private one for this process
-        private = Path(tempfile.mkdtemp(prefix="needle-grader-env-"))
-        private.chmod(0o755)
-        _BUILT["fallback"] = private
-    return _BUILT["fallback"]
-
-
-def _trusted(path: Path) -> bool:
-    st = os.lstat(path)
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
 
 
 def environment(packages: tuple = ()) -> Path:
@@ -117,8 +87,8 @@ def environment(packages: tuple = ()) -> Path:
     packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
     key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(), *(packages or _own_numpy()[1])])
-    if key in _BUILT and (_BUILT[key] / ".complete").is_file():  # (a temp cleaner may have removed it)
-        return _BUILT[key]
+    if key in _BUILT and (_BUILT[key] / cached.COMPLETE).is_file():  # (a temp cleaner may have removed it)
+        return cached.used(_BUILT[key])
 
     def build(dest: Path) -> None:
         start = time.monotonic()
@@ -138,7 +108,7 @@ def environment(packages: tuple = ()) -> Path:
             compiled(dest / "lib")
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
 
-    _BUILT[key] = _cached(f"python-{key}", build)
+    _BUILT[key] = cached.built(f"python-{key}", build)
     return _BUILT[key]
 
 
@@ -268,9 +238,9 @@ def shared_copy(source: Path) -> Path:
         (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
     )
     key = _digest([source.name, repr(entries), DATA_LAYOUT])
-    if key not in _BUILT or not (_BUILT[key] / ".complete").is_file():
-        _BUILT[key] = _cached(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
-    return _BUILT[key]
+    if key not in _BUILT or not (_BUILT[key] / cached.COMPLETE).is_file():
+        _BUILT[key] = cached.built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
+    return cached.used(_BUILT[key])
 
 
 def _copy_data(source: Path, dest: Path) -> None:
@@ -294,49 +264,3 @@ def _digest(parts: list[str]) -> str:
     for part in parts:
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()[:16]
-
-
-def _cached(name: str, build) -> Path:
-    """base/name, built by `build(dest)` into a temp folder and renamed into place."""
-    base = cache_base()
-    final = base / name
-    if (final / ".complete").is_file() and _trusted(final):
-        return final
-    with _build_lock(base / f".{name}.lock"):
-        if (final / ".complete").is_file() and _trusted(final):  # built while we waited
-            return final
-        return _build(final, build)
-
-
-@contextmanager
-def _build_lock(path: Path):
-    """One builder per cache entry at a time, across threads and processes:
-    a pip install takes a while, and concurrent graders would each do it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _build(final: Path, build) -> Path:
-    """Build into a temp folder beside `final`, then rename it into place."""
-    base = final.parent
-    if final.exists() or final.is_symlink():  # half-built or foreign: replace it
-        shutil.rmtree(final, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=base))
-    try:
-        dest = tmp / "x"
-        dest.mkdir(mode=0o755)
-        build(dest)
-        (dest / ".complete").write_text("")
-        os.chmod(dest / ".complete", 0o644)
-        try:
-            os.rename(dest, final)
-        except OSError:  # a concurrent grader won the race
-            if not (final / ".complete").is_file():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return final

@@ -22,7 +22,7 @@ import pytest
 from grader import sandbox
 from grader.core.assignment import Assignment, AssignmentError
 from grader.grading.run import workers
-from grader.sandbox import env
+from grader.sandbox import cached, env
 
 HW1 = Assignment.hw1()
 ROOT = os.geteuid() == 0
@@ -210,7 +210,7 @@ def test_a_package_pip_cannot_install_is_one_line_naming_the_field(tmp_path, mon
     Progress goes to stderr, and nothing half-built is left in the cache."""
     base = tmp_path / "cache"
     base.mkdir(mode=0o755)
-    monkeypatch.setattr(env, "cache_base", lambda: base)
+    monkeypatch.setattr(cached, "cache_base", lambda: base)
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
     broken = dataclasses.replace(HW1, packages=("numpy==0.0.1",))
@@ -227,7 +227,7 @@ def test_a_package_pip_cannot_install_is_one_line_naming_the_field(tmp_path, mon
 def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
     base = tmp_path / "cache"
     base.mkdir(mode=0o755)
-    monkeypatch.setattr(env, "cache_base", lambda: base)
+    monkeypatch.setattr(cached, "cache_base", lambda: base)
     builds = []
 
     def slow_build(dest):
@@ -235,12 +235,51 @@ def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
         time.sleep(0.3)
         (dest / "made").write_text("x")
 
-    threads = [threading.Thread(target=env._cached, args=("python-test", slow_build)) for _ in range(3)]
+    threads = [threading.Thread(target=cached.built, args=("python-test", slow_build)) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert len(builds) == 1 and (base / "python-test" / "made").is_file()
+
+
+def _old_entry(base, name, days):
+    entry = base / name
+    entry.mkdir(mode=0o755)
+    (entry / ".complete").write_text("")
+    then = time.time() - days * 86400
+    os.utime(entry, (then, then))
+    return entry
+
+
+def test_building_an_entry_removes_those_unused_for_two_weeks(tmp_path, monkeypatch):
+    """A machine that grades for a term keeps the copies it uses, not every
+    copy it ever made: building one removes those unused for UNUSED_DAYS,
+    except one being built (its lock held) and anything not an entry."""
+    base = tmp_path / "cache"
+    base.mkdir(mode=0o755)
+    monkeypatch.setattr(cached, "cache_base", lambda: base)
+    stale = [_old_entry(base, "python-stale", cached.UNUSED_DAYS + 1), _old_entry(base, "data-data-stale", 40)]
+    recent = _old_entry(base, "data-data-recent", cached.UNUSED_DAYS - 1)
+    busy = _old_entry(base, "python-busy", 40)
+    other = _old_entry(base, "elsewhere", 40)
+    with cached._build_lock(base / ".python-busy.lock"):
+        made = cached.built("data-new", lambda dest: (dest / "made").write_text("x"))
+    assert (made / "made").is_file()
+    assert not any(p.exists() for p in stale)
+    assert recent.is_dir() and busy.is_dir() and other.is_dir()
+
+
+def test_using_an_entry_marks_it_so_it_is_kept(tmp_path, monkeypatch):
+    base = tmp_path / "cache"
+    base.mkdir(mode=0o755)
+    monkeypatch.setattr(cached, "cache_base", lambda: base)
+    monkeypatch.setattr(cached, "_MARKED", {})
+    used = _old_entry(base, "python-used", 40)
+    assert cached.built("python-used", lambda dest: pytest.fail("an entry in the cache was built again")) == used
+    assert time.time() - used.stat().st_mtime < 60
+    assert cached.prune_unused(base) == [] and used.is_dir()
+    assert cached.prune_unused(base, now=time.time() + (cached.UNUSED_DAYS + 1) * 86400) == [used]
 
 
 # ---------------------------------------------------------------- bytecode
