@@ -39,9 +39,18 @@ format: setup
 system-deps:
 	@./tools/system-deps.sh
 
+# The suite in two phases: all but the `exclusive` tests two at a time
+# (pytest-xdist, one test file per process: a file's fixtures are built
+# once), then the `exclusive` ones alone, which starve the machine on
+# purpose or time it. Both phases run whatever the first one gave.
 test: setup data system-deps docs lint
 	$(PY) -m grader check-handout reference handout
-	$(PY) -m pytest tests
+	@status=0; \
+	echo "$(PY) -m pytest -n 2 --dist loadfile -m 'not exclusive' tests"; \
+	$(PY) -m pytest -n 2 --dist loadfile -m "not exclusive" tests || status=$$?; \
+	echo "$(PY) -m pytest -m exclusive tests"; \
+	$(PY) -m pytest -m exclusive tests || status=$$?; \
+	exit $$status
 
 # The docs site (mkdocs, material theme) into site/ (git-ignored); --strict fails on any warning.
 # The generated pages are checked fresh first: commands from the CLI's parser.

@@ -24,7 +24,11 @@ import pytest
 from grader import sandbox
 from grader.sandbox import seccomp
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="sandbox uids need root")]
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.exclusive,  # fork bombs and floods of writers load the machine
+    pytest.mark.skipif(os.geteuid() != 0, reason="sandbox uids need root"),
+]
 
 SCENARIO = Path(__file__).parents[1] / "fixtures" / "sandbox" / "attack_scenario.py"
 NO_SYS_ADMIN = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"]

@@ -17,7 +17,7 @@ from grader import sandbox
 from grader.grading.run import config as run_config
 from grader.sandbox.cgroup import Group, layout
 
-pytestmark = pytest.mark.sandbox
+pytestmark = [pytest.mark.sandbox, pytest.mark.exclusive]  # spinning neighbours starve the machine
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "sandbox"
 needs_cgroups = pytest.mark.skipif(layout() is None, reason="no control group the grader can make here")

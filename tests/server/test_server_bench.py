@@ -5,7 +5,7 @@ import pytest
 from benchmarks import server as bench_server
 from benchmarks import server_matrix as bench_server_matrix
 
-pytestmark = [pytest.mark.server, pytest.mark.slow]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.exclusive]  # it measures rates
 
 
 # The asyncio load generator always; `make bench` uses wrk when it is installed.
