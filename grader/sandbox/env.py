@@ -36,7 +36,7 @@ import time
 import zlib
 from pathlib import Path
 
-from grader.sandbox import cached
+from grader.sandbox.cached import COMPLETE, built, used
 from grader.sandbox.files import compiled, copy_regular
 
 ENTRY = Path(__file__).with_name("entry.py")
@@ -87,8 +87,8 @@ def environment(packages: tuple = ()) -> Path:
     packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
     key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(), *(packages or _own_numpy()[1])])
-    if key in _BUILT and (_BUILT[key] / cached.COMPLETE).is_file():  # (a temp cleaner may have removed it)
-        return cached.used(_BUILT[key])
+    if key in _BUILT and (_BUILT[key] / COMPLETE).is_file():  # (a temp cleaner may have removed it)
+        return used(_BUILT[key])
 
     def build(dest: Path) -> None:
         start = time.monotonic()
@@ -108,7 +108,7 @@ def environment(packages: tuple = ()) -> Path:
             compiled(dest / "lib")
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
 
-    _BUILT[key] = cached.built(f"python-{key}", build)
+    _BUILT[key] = built(f"python-{key}", build)
     return _BUILT[key]
 
 
@@ -238,9 +238,9 @@ def shared_copy(source: Path) -> Path:
         (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
     )
     key = _digest([source.name, repr(entries), DATA_LAYOUT])
-    if key not in _BUILT or not (_BUILT[key] / cached.COMPLETE).is_file():
-        _BUILT[key] = cached.built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
-    return cached.used(_BUILT[key])
+    if key not in _BUILT or not (_BUILT[key] / COMPLETE).is_file():
+        _BUILT[key] = built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
+    return used(_BUILT[key])
 
 
 def _copy_data(source: Path, dest: Path) -> None:
