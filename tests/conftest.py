@@ -81,29 +81,3 @@ def reference_copies():
         fcntl.flock(f, fcntl.LOCK_EX)
         write(assignment.reference, assignment)
     return assignment.reference
-
-
-# The longest test files (minutes each in a serial run here: the catalogue's
-# grades, the course-style ones, Gradescope's setup, batches, clusters):
-# under `make test`'s two processes (pytest-xdist, one file per process)
-# they start first, so that the two processes end together rather than one
-# finishing a long file alone.
-LONGEST_FIRST = (
-    "grading/test_verdicts.py",
-    "grading/test_verdicts_course.py",
-    "grading/test_gradescope.py",
-    "grading/test_batch.py",
-    "grading/test_cluster.py",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    if not getattr(config.option, "numprocesses", None):
-        return
-    tests = os.path.dirname(__file__)
-
-    def rank(item):
-        path = os.path.relpath(str(item.path), tests)
-        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
-
-    items.sort(key=rank)  # stable: each file's own order, and the others', are kept
