@@ -45,10 +45,8 @@ system-deps:
 # purpose or time it. Both phases run whatever the first one gave.
 test: setup data system-deps docs lint
 	$(PY) -m grader check-handout reference handout
-	@status=0; \
-	echo "$(PY) -m pytest -n 2 --dist loadfile -m 'not exclusive' tests"; \
+	status=0; \
 	$(PY) -m pytest -n 2 --dist loadfile -m "not exclusive" tests || status=$$?; \
-	echo "$(PY) -m pytest -m exclusive tests"; \
 	$(PY) -m pytest -m exclusive tests || status=$$?; \
 	exit $$status
 

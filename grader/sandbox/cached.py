@@ -73,8 +73,7 @@ def built(name: str, build) -> Path:
     with _build_lock(base / f".{name}.lock"):
         if (final / COMPLETE).is_file() and trusted(final):  # built while we waited
             return used(final)
-        made = _build(final, build)
-    _MARKED[made] = time.monotonic()
+        made = used(_build(final, build))
     prune_unused(base, keep=made)
     return made
 
@@ -103,7 +102,7 @@ def prune_unused(base: Path, keep: Path | None = None, now: float | None = None)
         if not _unused_since(entry, now):
             continue
         # (Its lock file stays: one unlinked while another grader waits on it would let two build at once.)
-        with _try_lock(base / f".{entry.name}.lock") as held:
+        with _build_lock(base / f".{entry.name}.lock", wait=False) as held:
             if held and _unused_since(entry, now):  # looked at again: a grader may have just used it
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry)
@@ -119,32 +118,18 @@ def _unused_since(entry: Path, now: float) -> bool:
 
 
 @contextmanager
-def _try_lock(path: Path):
-    """An entry's build lock if free now (yields True), else yields False."""
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        yield False
-        return
+def _build_lock(path: Path, wait: bool = True):
+    """One builder per cache entry at a time, across threads and processes:
+    a pip install takes a while, and concurrent graders would each do it.
+    Yields whether it is held: always with `wait`, else if it was free now."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             yield False
             return
         yield True
-    finally:
-        os.close(fd)
-
-
-@contextmanager
-def _build_lock(path: Path):
-    """One builder per cache entry at a time, across threads and processes:
-    a pip install takes a while, and concurrent graders would each do it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
     finally:
         os.close(fd)
 

@@ -238,9 +238,10 @@ def shared_copy(source: Path) -> Path:
         (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
     )
     key = _digest([source.name, repr(entries), DATA_LAYOUT])
-    if key not in _BUILT or not (_BUILT[key] / COMPLETE).is_file():
-        _BUILT[key] = built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
-    return used(_BUILT[key])
+    if key in _BUILT and (_BUILT[key] / COMPLETE).is_file():
+        return used(_BUILT[key])
+    _BUILT[key] = built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
+    return _BUILT[key]
 
 
 def _copy_data(source: Path, dest: Path) -> None:
