@@ -2,6 +2,8 @@
 a reference that fails its own cases."""
 
 import dataclasses
+import json
+import uuid
 
 import numpy as np
 import pytest
@@ -90,3 +92,27 @@ def test_the_key_changes_with_the_sandboxs_packages():
     other = dataclasses.replace(hw1, packages=("numpy==2.0.0",))
     assert expected.cache_key(hw1) != expected.cache_key(other)
     assert expected.cache_key(hw1) == expected.cache_key(dataclasses.replace(hw1))
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_a_submissions_own_answers_are_built_without_timing_the_machine(monkeypatch):
+    """Time limits come from the course's answers (reference_times), so a
+    submission's own build neither times this machine (it would hold the
+    reference's run back) nor records times; the course's build does."""
+    from grader.grading.run import time_limits
+    from grader.grading.run.config import RunConfig
+
+    config = expected.settled(RunConfig())
+    course_meta = json.loads((expected.expected_dir(expected.course(config)) / "meta.json").read_text())
+    assert course_meta["times"]["workload_seconds"] > 0
+    timed = []
+    monkeypatch.setattr(time_limits, "workload_seconds", lambda: timed.append(1) or 0.01)
+    own = expected.for_submission(config, uuid.uuid4().hex * 2)  # files no one graded: built now
+    assert own.inputs is not None and own.inputs.own
+    folder = expected.expected_dir(own)
+    assert not timed
+    meta = json.loads((folder / "meta.json").read_text())
+    assert "times" not in meta and meta["tier"]
+    answers = expected.load(own)
+    assert all(answers[c.name].ok for q in own.inputs.own for c in HW1.producers(q))

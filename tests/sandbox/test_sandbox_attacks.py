@@ -193,6 +193,8 @@ def test_no_bit_leaves_through_the_page_cache_of_a_shared_file(attacked):
     assert "SENT" not in log and report["received"] != report["payload"], (log, report)
     for name in ("fadvise", "readahead", "madvise-willneed", "mincore"):
         assert f"REFUSED {name} EPERM" in log, log
+    entry = Path(report["entry"])  # the shared file's sandbox copy: removed with the attack's own file
+    assert not entry.exists() and not (entry.parent / f".{entry.name}.lock").exists()
 
 
 def test_control_the_page_cache_calls_reach_the_kernel_without_the_filter():
