@@ -183,7 +183,25 @@ def _own_numpy() -> tuple[Path, list[str]]:
     import numpy
 
     folder = Path(numpy.__file__).resolve().parent
-    return folder, [numpy.__version__, str(folder)]
+    return folder, [numpy.__version__, installed_identity(folder, numpy.__version__)]
+
+
+def installed_identity(folder: Path, version: str) -> str:
+    """What identifies the package installed at `folder`: the digest of pip's
+    RECORD lines (each file with its hash) for what is copied, the package
+    and its `.libs`, so the same wheel in another virtualenv (each fresh
+    clone has its own) shares one copy. Its scripts (their first line names
+    that virtualenv's python) are left out. The folder's path where there
+    is no RECORD (a system package)."""
+    record = folder.parent / f"{folder.name}-{version}.dist-info" / "RECORD"
+    try:
+        lines = record.read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(folder)
+    copied = sorted(line for line in lines if line.startswith((f"{folder.name}/", f"{folder.name}.libs/")))
+    if not copied:
+        return str(folder)
+    return "record:" + hashlib.sha256("\n".join(copied).encode()).hexdigest()
 
 
 def _copy_own_numpy(site: Path) -> None:

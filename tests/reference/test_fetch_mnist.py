@@ -38,6 +38,8 @@ def test_copies_from_mnist_dir_and_verifies(fetch, tmp_path, monkeypatch):
     for name, digest in fetch.SHA256.items():
         assert hashlib.sha256((tmp_path / "data" / name).read_bytes()).hexdigest() == digest
     assert sorted(os.listdir(tmp_path / "data")) == sorted(fetch.SHA256)  # no temporary files left
+    # One time for every verified copy: another clone's data is the same to caches keyed on it.
+    assert {(tmp_path / "data" / name).stat().st_mtime for name in fetch.SHA256} == {fetch.VERIFIED_MTIME}
 
 
 def test_bad_source_file_is_never_installed(fetch, tmp_path, monkeypatch):

@@ -370,3 +370,25 @@ def test_a_data_copy_keeps_each_gzip_file_decompressed_too(tmp_path):
         assert mode == (0o755 if path.is_dir() else 0o644), path
     (source / "images.gz").write_bytes(gzip.compress(payload[::-1]))  # a changed file: a new copy
     assert (env.shared_copy(source) / env.GUNZIPPED / "images").read_bytes() == payload[::-1]
+
+
+def _installed(site: Path, record: list[str]) -> Path:
+    (site / "numpy").mkdir(parents=True)
+    (site / "numpy-2.0.0.dist-info").mkdir()
+    (site / "numpy-2.0.0.dist-info" / "RECORD").write_text("".join(line + "\n" for line in record))
+    return site / "numpy"
+
+
+def test_the_graders_numpy_is_known_by_its_files_not_its_virtualenv(tmp_path):
+    """The same wheel in two virtualenvs (two fresh clones) is one sandbox
+    copy: its scripts, which name their virtualenv's python, do not count;
+    another file of the package does; no RECORD: the folder's path."""
+    files = ["numpy/__init__.py,sha256=AAAA,10", "numpy.libs/libopenblas.so,sha256=BBBB,20"]
+    one = _installed(tmp_path / "one", ["../../../bin/f2py,sha256=X1,176", *files, "numpy-2.0.0.dist-info/RECORD,,"])
+    two = _installed(tmp_path / "two", ["../../../bin/f2py,sha256=X2,187", *reversed(files)])
+    other = _installed(tmp_path / "other", [files[0], "numpy.libs/libopenblas.so,sha256=CCCC,20"])
+    same = env.installed_identity(one, "2.0.0")
+    assert same == env.installed_identity(two, "2.0.0") and str(one) not in same
+    assert env.installed_identity(other, "2.0.0") != same
+    (two.parent / "numpy-2.0.0.dist-info" / "RECORD").unlink()
+    assert env.installed_identity(two, "2.0.0") == str(two)
