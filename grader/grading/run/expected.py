@@ -202,8 +202,8 @@ def build(config, dest: Path) -> None:
     """Run the reference's workers and keep their raw output under dest.
     The course's answers also record each question's time (the base of its
     time limits, reference_times) in meta.json; a submission's own answers
-    do not: their limits are the course's, so this machine is not timed for
-    them (twice, about 0.1 s of CPU each, before the reference could start)."""
+    do not: their limits are the course's, so this machine is not timed
+    for them (that timing held the reference's run back)."""
     config = settled(config)
     reference = config.assignment.reference
     files = {rel: reference / rel for rel in config.assignment.student_files}
