@@ -25,6 +25,7 @@ unused) is cached.py's.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import os
@@ -87,8 +88,6 @@ def environment(packages: tuple = ()) -> Path:
     packages = tuple(packages)
     exe = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
     key = _digest([LAYOUT, sys.version, str(exe), ENTRY.read_text(), *_stdlib_names(), *(packages or _own_numpy()[1])])
-    if key in _BUILT and (_BUILT[key] / COMPLETE).is_file():  # (a temp cleaner may have removed it)
-        return used(_BUILT[key])
 
     def build(dest: Path) -> None:
         start = time.monotonic()
@@ -108,8 +107,7 @@ def environment(packages: tuple = ()) -> Path:
             compiled(dest / "lib")
         _say(f"sandbox Python ready ({time.monotonic() - start:.0f} s)")
 
-    _BUILT[key] = built(f"python-{key}", build)
-    return _BUILT[key]
+    return _entry(key, f"python-{key}", build)
 
 
 def _stdlib_names() -> list[str]:
@@ -178,6 +176,7 @@ def foreign_libraries(binaries: list[Path], visible=SYSTEM_LIBRARY_DIRS) -> dict
     return found
 
 
+@functools.cache  # each sandbox run asks; the numpy this process imported does not change
 def _own_numpy() -> tuple[Path, list[str]]:
     """The grader's numpy folder, and what identifies it in a cache key."""
     import numpy
@@ -256,9 +255,15 @@ def shared_copy(source: Path) -> Path:
         (str(p.relative_to(source)), p.stat().st_size, p.stat().st_mtime_ns) for p in source.rglob("*") if p.is_file()
     )
     key = _digest([source.name, repr(entries), DATA_LAYOUT])
-    if key in _BUILT and (_BUILT[key] / COMPLETE).is_file():
+    return _entry(key, f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
+
+
+def _entry(key: str, name: str, build) -> Path:
+    """The cache entry `name`, built by `build(dest)` if missing, kept by
+    `key` for this process's next asks (marked used, as `built` does)."""
+    if key in _BUILT and (_BUILT[key] / COMPLETE).is_file():  # (a temp cleaner may have removed it)
         return used(_BUILT[key])
-    _BUILT[key] = built(f"data-{source.name}-{key}", lambda dest: _copy_data(source, dest))
+    _BUILT[key] = built(name, build)
     return _BUILT[key]
 
 
