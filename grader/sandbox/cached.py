@@ -70,7 +70,7 @@ def built(name: str, build) -> Path:
     final = base / name
     if (final / COMPLETE).is_file() and trusted(final):
         return used(final)
-    with _build_lock(base / f".{name}.lock"):
+    with _build_lock(lock_file(final)):
         if (final / COMPLETE).is_file() and trusted(final):  # built while we waited
             return used(final)
         made = used(_build(final, build))
@@ -102,11 +102,16 @@ def prune_unused(base: Path, keep: Path | None = None, now: float | None = None)
         if not _unused_since(entry, now):
             continue
         # (Its lock file stays: one unlinked while another grader waits on it would let two build at once.)
-        with _build_lock(base / f".{entry.name}.lock", wait=False) as held:
+        with _build_lock(lock_file(entry), wait=False) as held:
             if held and _unused_since(entry, now):  # looked at again: a grader may have just used it
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry)
     return removed
+
+
+def lock_file(entry: Path) -> Path:
+    """The lock its builders take, beside the entry (it outlives the entry)."""
+    return entry.with_name(f".{entry.name}.lock")
 
 
 def _unused_since(entry: Path, now: float) -> bool:

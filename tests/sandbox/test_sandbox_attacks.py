@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from grader import sandbox
-from grader.sandbox import seccomp
+from grader.sandbox import cached, seccomp
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -194,7 +194,7 @@ def test_no_bit_leaves_through_the_page_cache_of_a_shared_file(attacked):
     for name in ("fadvise", "readahead", "madvise-willneed", "mincore"):
         assert f"REFUSED {name} EPERM" in log, log
     entry = Path(report["entry"])  # the shared file's sandbox copy: removed with the attack's own file
-    assert not entry.exists() and not (entry.parent / f".{entry.name}.lock").exists()
+    assert not entry.exists() and not cached.lock_file(entry).exists()
 
 
 def test_control_the_page_cache_calls_reach_the_kernel_without_the_filter():

@@ -246,7 +246,7 @@ def test_concurrent_builders_of_one_entry_build_it_once(tmp_path, monkeypatch):
 def _old_entry(base, name, days):
     entry = base / name
     entry.mkdir(mode=0o755)
-    (entry / ".complete").write_text("")
+    (entry / cached.COMPLETE).write_text("")
     then = time.time() - days * 86400
     os.utime(entry, (then, then))
     return entry
@@ -263,7 +263,7 @@ def test_building_an_entry_removes_those_unused_for_two_weeks(tmp_path, monkeypa
     recent = _old_entry(base, "data-data-recent", cached.UNUSED_DAYS - 1)
     busy = _old_entry(base, "python-busy", 40)
     other = _old_entry(base, "elsewhere", 40)
-    with cached._build_lock(base / ".python-busy.lock"):
+    with cached._build_lock(cached.lock_file(busy)):
         made = cached.built("data-new", lambda dest: (dest / "made").write_text("x"))
     assert (made / "made").is_file()
     assert not any(p.exists() for p in stale)
