@@ -6,7 +6,9 @@ the diagnosis first asks for it gives. Not for a correct submission, and
 not with --jobs 1 (one worker at a time)."""
 
 import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 from catalogue import build, canonical, mutants
 
@@ -14,6 +16,7 @@ from grader import REFERENCE
 from grader.grading.explain.causes import catalogue, rerun
 from grader.grading.report.orchestrate import grade_submission
 from grader.grading.run.config import RunConfig
+from grader.shipped import checks
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 BUG = next(m for m in mutants.MUTANTS if m.name == "divide_scalar_multiplies")
@@ -97,3 +100,48 @@ def test_a_grading_that_stops_on_an_error_leaves_no_course_run_behind(buggy, mon
     with pytest.raises(RuntimeError, match="the grader broke"):
         grade_submission(buggy, RunConfig(jobs=2))
     assert len(jobs) == 1 and jobs[0]._done.is_set()
+
+
+def test_the_course_run_is_one_worker_giving_what_a_worker_per_question_gives(buggy, monkeypatch):
+    """Its questions' cases run in one sandboxed worker (its hangs isolated
+    as in a question's), and each case's value is the one a worker of its
+    own computes on the same inputs."""
+    from grader import sandbox
+    from grader.grading.report import orchestrate
+    from grader.grading.run import expected
+
+    config = expected.settled(RunConfig(jobs=2))
+    files, _, _, digest = orchestrate._student_files(buggy, buggy, config.assignment)
+    own = expected.for_submission(config, digest)
+    questions = list(own.inputs.own)
+    assert len(questions) > 1, questions
+    started, real_run = [], sandbox.run
+
+    def counted(script, args, **kwargs):
+        if Path(script).name == "worker_boot.py":  # a case worker (not the tier's probe)
+            started.append(args[0])
+        return real_run(script, args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "run", counted)
+    answers, together = rerun.again(files, own)
+    assert started == ["+".join(questions)], started
+    monkeypatch.undo()
+    apart = expected.run_graded(files, expected.course(own), questions=questions)
+    assert set(together) == set(questions) == set(apart)
+    for q in questions:
+        assert together[q].question == q and set(together[q].outcomes) == set(apart[q].outcomes)
+        for name, outcome in apart[q].outcomes.items():
+            mine = together[q].outcomes[name]
+            assert mine.ok == outcome.ok, (name, mine, outcome)
+            if outcome.ok:
+                np.testing.assert_equal(mine.value, outcome.value, err_msg=name)
+    # the planted bug shows there as in a worker per question: the diagnosis reads these values
+    wrong = {
+        name
+        for runs in (together, apart)
+        for c in config.assignment.registry().cases
+        if c.question in questions and (name := c.value_key) in answers
+        for outcome in [runs[c.question].outcomes.get(name)]
+        if outcome is not None and outcome.ok and not checks.check(c, answers[name].value, outcome.value).passed
+    }
+    assert wrong, "the planted bug changed no value of the rerun questions"

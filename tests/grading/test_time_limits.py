@@ -91,6 +91,26 @@ def test_overrides_replace_one_question():
     assert times["topo_sort"] == mine and times["nn_epoch_ndl"].seconds >= 70
 
 
+def test_questions_run_together_share_the_sum_of_their_limits_and_keep_each_cases():
+    """The likely-cause step's one worker for several questions: their
+    limits added, every case its own as in its question's worker, the
+    longest restart allowance."""
+    cases = ReferenceTimes(
+        {"nn_epoch_ndl": 7.0, "topo_sort": 0.3},
+        0.02,
+        {"nn_epoch_ndl": {"epoch_a": 3.0, "epoch_b": 1.0}, "topo_sort": {"topo_a": 0.1}},
+    )
+    limits, floor = time_limits.scaled(cases, now=0.02), time_limits.FLOOR_SECONDS
+    joined = time_limits.together(limits)
+    assert joined.seconds == limits["nn_epoch_ndl"].seconds + limits["topo_sort"].seconds == 70.0 + floor
+    assert "the sum of its questions' limits (nn_epoch_ndl, topo_sort)" in joined.why
+    for q, limit in limits.items():
+        for case, _ in limit.cases.seconds:
+            assert joined.case_seconds(case) == limit.case_seconds(case), case
+    assert joined.restart == limits["nn_epoch_ndl"].restart == 6.0  # twice the epoch worker's 3 s start
+    assert time_limits.together({q: _alone(t) for q, t in limits.items()}).cases is None
+
+
 def test_a_recent_timing_stands_for_now_and_an_old_one_is_taken_again(monkeypatch, tmp_path):
     """A batch's pool process grades every few seconds: it times the machine
     once per RECENT_SECONDS, not once per grading."""

@@ -26,7 +26,7 @@ from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
 from grader.grading.run import answer_pack, cache, gradcheck, inputs, seeds, time_limits
 from grader.grading.run.outcomes import MISSING, Budget
-from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode
+from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode, split_run
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
 # (v2: the reference's times; v3: its times per case; v4: a workload half as long; v5: the answers
@@ -273,7 +273,7 @@ def _build_together(files, config, questions, dest: Path) -> dict:
             (dest / q).mkdir()
             for path in out.glob(f"{q}_*"):
                 path.rename(dest / q / path.name)
-    return {q: dataclasses.replace(run, question=q, outcomes={n: run.outcomes[n] for n in names[q]}) for q in questions}
+    return split_run(run, names)
 
 
 def run_graded(files: dict, config, on_limits=None, **options) -> dict:

@@ -302,6 +302,20 @@ def with_cases(limit: TimeLimit, cases: dict, start: float, case_floor: float = 
     return dataclasses.replace(limit, cases=CaseLimits(own, restart, why))
 
 
+def together(limits: dict) -> TimeLimit:
+    """One worker's limit for the questions of `limits` (question ->
+    TimeLimit) run in it one after the other: the sum of theirs, each case
+    keeping its own, the longest restart allowance. A hang costs what it
+    would in the question's own worker; the questions share what is left."""
+    seconds = round(sum(t.seconds for t in limits.values()), 1)
+    why = f"limit: {seconds:g} s, the sum of its questions' limits ({', '.join(limits)}), run in one worker"
+    owned = [t.cases for t in limits.values() if t.cases is not None]
+    if not owned:
+        return TimeLimit(seconds, why)
+    cases = CaseLimits(tuple(pair for c in owned for pair in c.seconds), max(c.restart for c in owned), owned[0].why)
+    return TimeLimit(seconds, why, cases)
+
+
 def _limit(here: float, multiple: float, floor: float, how: str) -> TimeLimit:
     if multiple * here >= floor:
         return TimeLimit(round(multiple * here, 1), f"limit: {how}")

@@ -63,6 +63,27 @@ class QuestionRun:
     started: tuple = ()  # cases the worker marked as running and never reported (a hint: hangs.blamed)
 
 
+def case_names(registry, key: str) -> list:
+    """The cases a worker for `key` (a question, or several joined by SEVERAL) computes, in its order."""
+    return [c.name for q in key.split(SEVERAL) for c in registry.producers(q)]
+
+
+def split_run(run: QuestionRun, names: dict) -> dict:
+    """question -> its part of `run`, a worker's run of several questions
+    (`names`: question -> its cases): its outcomes and hung cases; the rest
+    (problem, log, seconds, limit) is the worker's, shared."""
+    return {
+        q: dataclasses.replace(
+            run,
+            question=q,
+            outcomes={n: run.outcomes[n] for n in mine},
+            hung=tuple(n for n in run.hung if n in mine),
+            started=tuple(n for n in run.started if n in mine),
+        )
+        for q, mine in names.items()
+    }
+
+
 def build_copy(base: Path, files: dict, dest: Path) -> Path:
     """The library copy a worker runs in: the top folders of `base` that hold
     the student files (hw1: python/ and apps/), with `files` (handout-relative
@@ -161,6 +182,7 @@ def run_question(
     if config.seed is None or (config.seed and not (runner / HANDED_FILE).is_file()):
         raise ValueError("run_question: settle the seed and draw its inputs first (expected.settled)")
     key, _, chosen = question.partition(ONLY)
+    parts = key.split(SEVERAL)
     out_dir = sandbox.make_out_dir(out_parent)
     result = sandbox.run(
         runner / "worker_boot.py",
@@ -168,7 +190,7 @@ def run_question(
         student_dir=copy_dir,
         out_dir=out_dir,
         shared={"data": config.assignment.data},
-        limits=limits or config.limits_for(key, time),
+        limits=limits or config.limits_for(max(parts, key=config.memory_mb), time),  # the most memory of them
         tier=config.tier,
         group=group,
         packages=config.assignment.packages,
@@ -178,7 +200,7 @@ def run_question(
     budget = Budget(out_dir)
     import_error = read_import_error(budget)
     if names is None:
-        names = chosen.split(",") if chosen else [c.name for c in config.assignment.registry().producers(key)]
+        names = chosen.split(",") if chosen else case_names(config.assignment.registry(), key)
     outcomes = {name: read_outcome(budget, name) for name in names}
     started = tuple(n for n in names if not outcomes[n].ok and (out_dir / (n + hangs.STARTED)).is_file())
     if keep is not None:
@@ -245,6 +267,7 @@ def run_all(
     keep_outputs: Path | None = None,
     on_done=None,
     isolate_hangs: bool = False,
+    together: bool = False,
 ) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question in a worker of its own (config.jobs at a time) under its
@@ -254,11 +277,33 @@ def run_all(
     that needs some questions' results can start while the longest still
     runs). isolate_hangs (a submission's grading): a case that hangs or
     stops its worker costs that case, not its question (hangs.isolate);
-    keep_outputs is for a single run per question (the reference's)."""
+    keep_outputs is for a single run per question (the reference's).
+    together (with isolate_hangs; a run only a diagnosis reads): the
+    questions' cases one after the other in one worker, under the sum of
+    their limits (time_limits.together), its hangs isolated as one
+    question's, the result split by question: one sandbox start, not one
+    per question."""
     if isolate_hangs and keep_outputs is not None:
         raise ValueError("run_all: keep_outputs keeps one run per question; hang isolation may make several")
+    if together and not isolate_hangs:
+        raise ValueError("run_all: together is for a submission's run, its hangs isolated")
     registry = config.assignment.registry()
     questions = list(questions or registry.run_order)
+    if together and len(questions) > 1:
+        joined = SEVERAL.join(questions)
+        runs = run_all(
+            files,
+            config,
+            {joined: time_limits.together({q: times[q] for q in questions})},
+            base,
+            [joined],
+            isolate_hangs=True,
+        )
+        split = split_run(runs[joined], {q: case_names(registry, q) for q in questions})
+        for q, result in split.items():
+            if on_done is not None:
+                on_done(q, result)
+        return split
     sandbox_environment(config.assignment)  # before the questions' threads, which would wait on it
     # One control group per submission: concurrent submissions share the CPU
     # fairly, however many processes one of them starts.
@@ -284,8 +329,9 @@ def run_all(
 
             def run(q):
                 if isolate_hangs:
-                    names = [c.name for c in registry.producers(q)]
-                    result = hangs.isolate(names, times[q], lambda *a, q=q: worker(q, *a), registry.by_name)
+                    result = hangs.isolate(
+                        case_names(registry, q), times[q], lambda *a, q=q: worker(q, *a), registry.by_name
+                    )
                 else:
                     result = worker(q, None, times[q])
                 if on_done is not None:
