@@ -304,11 +304,13 @@ def with_cases(limit: TimeLimit, cases: dict, start: float, case_floor: float = 
 
 def together(limits: dict) -> TimeLimit:
     """One worker's limit for the questions of `limits` (question ->
-    TimeLimit) run in it one after the other: the sum of theirs, each case
-    keeping its own, the longest restart allowance. A hang costs what it
-    would in the question's own worker; the questions share what is left."""
-    seconds = round(sum(t.seconds for t in limits.values()), 1)
-    why = f"limit: {seconds:g} s, the sum of its questions' limits ({', '.join(limits)}), run in one worker"
+    TimeLimit) run in it one after the other: the longest of theirs, each
+    case keeping its own, the longest restart allowance. Hangs cost at most
+    what they cost when each question had a worker running beside the
+    others; honest code needs a fraction of it (the light questions' limits
+    are the floor, many times what the reference takes)."""
+    seconds = max(t.seconds for t in limits.values())
+    why = f"limit: {seconds:g} s, the longest of its questions' limits ({', '.join(limits)}), run in one worker"
     owned = [t.cases for t in limits.values() if t.cases is not None]
     if not owned:
         return TimeLimit(seconds, why)

@@ -279,8 +279,8 @@ def run_all(
     stops its worker costs that case, not its question (hangs.isolate);
     keep_outputs is for a single run per question (the reference's).
     together (with isolate_hangs; a run only a diagnosis reads): the
-    questions' cases one after the other in one worker, under the sum of
-    their limits (time_limits.together), its hangs isolated as one
+    questions' cases one after the other in one worker, under the longest
+    of their limits (time_limits.together), its hangs isolated as one
     question's, the result split by question: one sandbox start, not one
     per question."""
     if isolate_hangs and keep_outputs is not None:
