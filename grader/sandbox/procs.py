@@ -96,8 +96,8 @@ def _ensure_lock_dir() -> None:
 
 def _statuses():
     """(pid, the start of /proc/PID/status) of every process, those that
-    exit meanwhile left out. One read of 4 KB (the file is about 1.5 KB):
-    the kernel makes the file at each open, which is most of the cost."""
+    exit meanwhile left out: one read of 4 KB each (the file is about
+    1.5 KB, and the lines read here come first), not a read to its end."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
