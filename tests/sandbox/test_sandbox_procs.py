@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 
 import pytest
 
+from grader import sandbox
 from grader.sandbox import procs
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="another uid's processes need root")]
@@ -29,8 +29,16 @@ def test_the_scans_see_a_uids_live_processes_threads_and_zombies():
     spin = (
         f"import threading, time\nfor _ in range({THREADS}): threading.Thread(target=time.sleep, args=(60,)).start()\n"
     )
-    live = subprocess.Popen([sys.executable, "-c", spin + "time.sleep(60)"], user=UID, group=UID)
-    zombie = subprocess.Popen(["/bin/true"], user=UID, group=UID)  # exits, not reaped: a zombie of ours
+    # The sandbox's own interpreter: another uid may run it (not this checkout's, in a 0700 folder on CI).
+    python = sandbox.environment(())
+    live = subprocess.Popen(
+        [str(python / "bin" / "python3"), "-I", "-S", "-c", spin + "time.sleep(60)"],
+        env={"LD_LIBRARY_PATH": str(python / "lib")},
+        cwd="/",
+        user=UID,
+        group=UID,
+    )
+    zombie = subprocess.Popen(["/bin/true"], cwd="/", user=UID, group=UID)  # exits, not reaped: a zombie of ours
     try:
         assert _settled(lambda: procs.uid_task_count(UID) == 1 + THREADS + 1), procs.uid_task_count(UID)
         assert _settled(lambda: procs.uid_pids(UID) == [live.pid]), procs.uid_pids(UID)  # the zombie is not live
