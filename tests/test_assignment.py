@@ -186,6 +186,10 @@ def test_the_hw1_registry_is_the_package_itself():
     assert registry.cases == cases.CASES and registry.question["nn_epoch_ndl"] is cases.QUESTION["nn_epoch_ndl"]
     assert registry.memory("nn_epoch_ndl") == 2 and registry.memory("forward") == 1
     assert registry.run_order[0] == "nn_epoch_ndl" and registry.read_test_set is cases.read_test_set
+    shared = ("forward", "backward", "topo_sort", "compute_gradient")
+    assert registry.shared_workers == (shared,)
+    assert registry.workers() == [("nn_epoch_ndl",), ("softmax_loss_ndl",), shared]  # where Q2 runs, Q1-Q4 in order
+    assert registry.workers(["topo_sort", "backward", "nn_epoch_ndl"]) == [("backward", "topo_sort"), ("nn_epoch_ndl",)]
 
 
 @pytest.mark.parametrize(
@@ -194,6 +198,15 @@ def test_the_hw1_registry_is_the_package_itself():
         ("QUESTIONS = (Q('a', memory=0),)\nCASES = ()\n", "question 'a': memory must be a whole multiple >= 1"),
         ("QUESTIONS = (Q('a'),)\nCASES = (C('b'),)\n", "case question 'b' is not in QUESTIONS"),
         ("QUESTIONS = (Q('a'),)\nCASES = ()\nRUN_ORDER = ('a', 'a')\n", "RUN_ORDER must list each question key once"),
+        (
+            "QUESTIONS = (Q('a'), Q('b'))\nCASES = ()\nSHARED_WORKERS = (('a',),)\n",
+            "SHARED_WORKERS must be groups of two",
+        ),
+        ("QUESTIONS = (Q('a'), Q('b'))\nCASES = ()\nSHARED_WORKERS = (('a', 'c'),)\n", "SHARED_WORKERS must be groups"),
+        (
+            "QUESTIONS = (Q('a'), Q('b'), Q('c'))\nCASES = ()\nSHARED_WORKERS = (('a', 'b'), ('b', 'c'))\n",
+            "each key in one group",
+        ),
         ("raise ImportError('no numpy here')\n", "the cases package does not import: ImportError: no numpy here"),
     ],
 )

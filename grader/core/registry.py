@@ -11,6 +11,9 @@ it on its own. It exposes:
     CONTRACT    contract line key -> the handout's promise a scored case tests
     BEYOND      the same for advisory cases
     RUN_ORDER   optional: question keys, longest first (default: QUESTIONS order)
+    SHARED_WORKERS  optional: groups of question keys a submission's grading
+                runs in one worker, in QUESTIONS order (default: a worker
+                per question)
     read_test_set  optional: data folder -> (X, y), what "test_error" cases
                 evaluate returned weights on
     NUMERIC_TOLERANCE  optional: how close the reference's analytic gradients
@@ -54,6 +57,24 @@ class Registry(CaseTable):
     run_order: tuple = ()  # question keys, longest-running first
     numeric_tolerance: float = 1e-6
     read_test_set: object = None  # data folder -> (X, y), or None
+    shared_workers: tuple = ()  # groups of question keys graded in one worker
+
+    def workers(self, questions=None) -> list:
+        """The grading's workers, each a tuple of question keys (one, or a
+        group of SHARED_WORKERS in QUESTIONS order), of `questions` (default:
+        all; a key of no question stands alone) in their order, a group
+        where its first question is."""
+        questions = list(questions or self.run_order)
+        order = [q.key for q in self.questions]
+        units, placed = [], set()
+        for key in questions:
+            if key in placed:
+                continue
+            group = next((g for g in self.shared_workers if key in g), None)
+            unit = (key,) if group is None else tuple(sorted((q for q in group if q in questions), key=order.index))
+            units.append(unit)
+            placed.update(unit)
+        return units
 
     def memory(self, question: str) -> int:
         return _memory(self.question[question])
@@ -124,6 +145,12 @@ def load_registry(folder: Path) -> Registry:
     unknown = sorted({c.question for c in module.CASES} - set(keys))
     if unknown:
         raise RegistryLoadError(f"{folder}: case question {unknown[0]!r} is not in QUESTIONS")
+    shared = tuple(tuple(group) for group in getattr(module, "SHARED_WORKERS", ()))
+    grouped = [key for group in shared for key in group]
+    if any(len(group) < 2 for group in shared) or len(grouped) != len(set(grouped)) or set(grouped) - set(keys):
+        raise RegistryLoadError(
+            f"{folder}/__init__.py: SHARED_WORKERS must be groups of two or more question keys, each key in one group"
+        )
     return Registry(
         tuple(module.QUESTIONS),
         tuple(module.CASES),
@@ -132,4 +159,5 @@ def load_registry(folder: Path) -> Registry:
         order,
         float(getattr(module, "NUMERIC_TOLERANCE", 1e-6)),
         getattr(module, "read_test_set", None),
+        shared,
     )

@@ -41,7 +41,7 @@ from grader.grading.run import seeds, time_limits
 from grader.shipped import checks
 from grader.shipped import compare
 from grader.grading.report.scoring import UNIT, max_scores
-from grader.grading.run.workers import STUDENT_CODE, WHERE, student_code
+from grader.grading.run.worker_dirs import STUDENT_CODE, WHERE, student_code
 from grader.grading.run.config import QuestionLimits, RunConfig
 from grader.core import labels
 from grader.handout.leaks import secrets_of

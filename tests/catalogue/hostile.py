@@ -35,13 +35,29 @@ def _vt_attack_{name}():
 
 import sys as _vt_sys
 
+
+def _vt_in_target_case_{name}():
+    # In a worker of several questions (QUESTION+QUESTION...), only while a
+    # case of the target runs (the worker marks it: CASE.started, case names
+    # starting with their question's key); in a worker of one question, always.
+    key = (_vt_sys.argv[1:2] or [''])[0].partition('@')[0].split('+')
+    if len(key) == 1 or {target!r} is None:
+        return True
+    import os
+    try:
+        return any(n.startswith({target!r} + '_') and n.endswith('.started') for n in os.listdir(_vt_sys.argv[2]))
+    except (OSError, IndexError):
+        return False
+
+
 if {gate}:
     if {when!r} == "import":
         _vt_attack_{name}()
     else:
         def _vt_hook_{name}(init):
             def hooked(self, *args, **kwargs):
-                _vt_attack_{name}()
+                if _vt_in_target_case_{name}():
+                    _vt_attack_{name}()
                 init(self, *args, **kwargs)
             return hooked
 
@@ -76,14 +92,17 @@ class Hostile:
         code = (HERE / self.snippet).read_text()
         for key, value in {**substitutions, "@MODE@": self.mode}.items():
             code = code.replace(key, value)
-        # The worker's argv[1]: QUESTION, QUESTION+QUESTION (the reference's runs) or QUESTION@case,... (the rest
-        # of a question run again after a case hung): the attack fires in every run of its question.
+        # The worker's argv[1]: QUESTION, QUESTION+QUESTION (a shared worker, the reference's runs) or
+        # QUESTION@case,... (the rest of a question run again after a case hung): the attack fires in every run of
+        # its question; one at import hits every question of a shared worker, one in a case only the target's.
         gate = (
             "True"
             if self.target is None
             else f"{self.target!r} in (_vt_sys.argv[1:2] or [''])[0].partition('@')[0].split('+')"
         )
-        hook = HOOK.format(name=self.name, snippet=textwrap.indent(code, "    "), gate=gate, when=self.when)
+        hook = HOOK.format(
+            name=self.name, snippet=textwrap.indent(code, "    "), gate=gate, when=self.when, target=self.target
+        )
         return (Append(OPS, hook),)
 
     def files(self, substitutions):

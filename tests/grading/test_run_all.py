@@ -1,6 +1,7 @@
 """workers.run_all: each question in a worker of its own, config.jobs at a
 time (and one more set up beside them, in a batch two), and with isolate_hangs (a submission's grading) a case that stops its
-worker costs that case, the rest of its question run again without it. The
+worker costs that case, the rest of its question run again without it, and
+the registry's SHARED_WORKERS questions in one worker unless it stops. The
 sandbox is faked: what is tested is which runs happen and which outcomes count."""
 
 import threading
@@ -26,7 +27,19 @@ def under_way():
 
 
 @pytest.fixture
-def fake_runs(monkeypatch, under_way):
+def seen_limits():
+    """The TimeLimit of each faked run, in the order they started."""
+    return []
+
+
+@pytest.fixture
+def exits_on():
+    """Cases at which a faked run of several questions exits cleanly (no problem), or "import" (an import error)."""
+    return set()
+
+
+@pytest.fixture
+def fake_runs(monkeypatch, under_way, seen_limits, exits_on):
     """run_all with the worker faked: a run stops at the first case named in `hangs_on`."""
     calls, hangs_on = [], set()
     lock = threading.Lock()
@@ -45,13 +58,21 @@ def fake_runs(monkeypatch, under_way):
         with lock:
             under_way["now"] -= 1
         question, _, chosen = key.partition(ONLY)
-        names = chosen.split(",") if chosen else [c.name for c in registry.producers(question)]
-        outcomes, problem = {}, ""
+        names = (
+            chosen.split(",") if chosen else [c.name for q in question.split(SEVERAL) for c in registry.producers(q)]
+        )
+        outcomes, problem, exited = {}, "", False
+        several = SEVERAL in question
+        if several and "import" in exits_on:
+            seen_limits.append(time)
+            return QuestionRun(key, {n: NO_VALUE for n in names}, "", "", "bwrap", "ImportError: x", 1.0, time)
         for name in names:
+            exited = exited or (several and name in exits_on)
             if problem or name in hangs_on:
                 problem, outcomes[name] = "timeout after 20 s", NO_VALUE
             else:
-                outcomes[name] = Outcome(True, value=key)
+                outcomes[name] = NO_VALUE if exited else Outcome(True, value=key)
+        seen_limits.append(time)
         return QuestionRun(key, outcomes, problem, "", "bwrap", seconds=1.0, limit=time)
 
     monkeypatch.setattr(workers, "run_question", run_question)
@@ -59,11 +80,54 @@ def fake_runs(monkeypatch, under_way):
     return calls, hangs_on, registry, times
 
 
-def test_each_question_runs_in_a_worker_of_its_own(fake_runs):
+SHARED = ("forward", "backward", "topo_sort", "compute_gradient")  # hw1's SHARED_WORKERS
+
+
+def test_the_shared_questions_run_in_one_worker_under_the_sum_of_their_limits(fake_runs, seen_limits):
     calls, _, registry, times = fake_runs
+    assert registry.shared_workers == (SHARED,)
+    times = {**times, "topo_sort": TimeLimit(5.0, "limit: test")}
     runs = workers.run_all({}, RunConfig(jobs=2), times, isolate_hangs=True)
+    assert sorted(calls) == sorted(["nn_epoch_ndl", "softmax_loss_ndl", SEVERAL.join(SHARED)])
+    assert seen_limits[calls.index(SEVERAL.join(SHARED))].seconds == 65.0  # 20 + 20 + 5 + 20
+    assert set(runs) == set(QUESTIONS) and all(r.question == q for q, r in runs.items())
+    for q, run in runs.items():
+        assert set(run.outcomes) == {c.name for c in registry.producers(q)} and run.limit == times[q]
+        assert all(o.ok and o.value == (SEVERAL.join(SHARED) if q in SHARED else q) for o in run.outcomes.values())
+
+
+def test_without_isolate_hangs_each_question_runs_in_a_worker_of_its_own(fake_runs):
+    calls, _, registry, times = fake_runs
+    runs = workers.run_all({}, RunConfig(jobs=2), times)
     assert sorted(calls) == sorted(registry.run_order) and not any(SEVERAL in c for c in calls)
     assert set(runs) == set(QUESTIONS) and all(r.question == q for q, r in runs.items())
+
+
+@pytest.mark.parametrize("how", ["exit", "import"])
+def test_a_shared_worker_that_exits_early_or_cannot_import_runs_each_question_alone(fake_runs, exits_on, how):
+    """No problem reported, but cases without a value (an os._exit, say), or
+    an import failure: each question alone decides what it costs."""
+    calls, _, registry, times = fake_runs
+    exits_on.add("import" if how == "import" else [c.name for c in registry.producers("topo_sort")][1])
+    runs = workers.run_all({}, RunConfig(jobs=1), times, questions=list(SHARED), isolate_hangs=True)
+    assert calls[0] == SEVERAL.join(SHARED) and sorted(calls[1:]) == sorted(SHARED)
+    assert all(o.ok and o.value == q for q, run in runs.items() for o in run.outcomes.values())
+
+
+def test_a_stopped_shared_worker_runs_each_of_its_questions_alone(fake_runs):
+    """A hang in the shared worker: each question runs again in a worker of
+    its own, its hangs isolated there, so the hang costs its case alone and
+    the other questions' values come from their own runs."""
+    calls, hangs_on, registry, times = fake_runs
+    names = [c.name for c in registry.producers("backward")]
+    hangs_on.add(names[2])
+    runs = workers.run_all({}, RunConfig(jobs=1), times, questions=list(SHARED), isolate_hangs=True)
+    assert calls[0] == SEVERAL.join(SHARED) and set(SHARED) <= set(calls[1:])
+    assert runs["backward"].hung == (names[2],) and not runs["backward"].problem
+    for q, run in runs.items():
+        lost = {n for n, o in run.outcomes.items() if not o.ok}
+        assert lost == ({names[2]} if q == "backward" else set()), q
+        assert all(o.value.partition(ONLY)[0] == q for o in run.outcomes.values() if o.ok), q
 
 
 @pytest.mark.parametrize("in_slots", [False, True])

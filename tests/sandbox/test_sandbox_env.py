@@ -21,7 +21,7 @@ import pytest
 
 from grader import sandbox
 from grader.core.assignment import Assignment, AssignmentError
-from grader.grading.run import workers
+from grader.grading.run import worker_dirs, workers
 from grader.sandbox import cached, env
 
 HW1 = Assignment.hw1()
@@ -306,7 +306,7 @@ def test_a_worker_compiles_nothing_of_the_environment_or_the_runner(tmp_path):
     any): before, each worker compiled numpy, the standard library modules it
     imports and the cases package again, 0.15 s of a 0.3 s worker. A
     submission's own __pycache__ never reaches the worker."""
-    runner = workers.build_runner(tmp_path / "runner", HW1)
+    runner = worker_dirs.build_runner(tmp_path / "runner", HW1)
     (runner / "script.py").write_text(COMPILED)
     student = tmp_path / "student"
     (student / "__pycache__").mkdir(parents=True)
@@ -329,7 +329,7 @@ def test_a_worker_compiles_nothing_of_the_environment_or_the_runner(tmp_path):
 
 def test_the_bytecode_check_sees_a_compile(tmp_path):
     """The check above fails when bytecode is missing: the runner's is removed here."""
-    runner = workers.build_runner(tmp_path / "runner", HW1)
+    runner = worker_dirs.build_runner(tmp_path / "runner", HW1)
     for cache in runner.rglob("__pycache__"):
         shutil.rmtree(cache)
     (runner / "script.py").write_text(COMPILED)

@@ -26,7 +26,8 @@ from grader import ROOT, sandbox
 from grader.core.assignment import Assignment
 from grader.grading.run import answer_pack, cache, gradcheck, inputs, seeds, time_limits
 from grader.grading.run.outcomes import MISSING, Budget
-from grader.grading.run.workers import SEVERAL, WORKER, run_all, run_mode, split_run
+from grader.grading.run.worker_dirs import WORKER
+from grader.grading.run.workers import SEVERAL, run_all, run_mode, split_run
 
 # Part of the key: a cache whose meta.json lacks a field this grader reads
 # (v2: the reference's times; v3: its times per case; v4: a workload half as long; v5: the answers
@@ -279,7 +280,8 @@ def _build_together(files, config, questions, dest: Path) -> dict:
 def run_graded(files: dict, config, on_limits=None, **options) -> dict:
     """run_all for a submission's `files`: on the inputs of config's seed
     (settled), under the time limits of this machine now, each question in
-    a worker of its own, config.jobs at a time, its hangs isolated.
+    a worker of its own or those of the registry's SHARED_WORKERS in one,
+    config.jobs workers at a time, its hangs isolated.
     `on_limits()`, when given, is called once the limits are worked out."""
     config = settled(config)
 

@@ -8,7 +8,7 @@ draws.json, kept with the public expected answers); for a grading key this
 module replays each recorded call on a generator of its own, keyed by
 HMAC-SHA256(key, number), and writes the arrays to one `.npz` file, private
 to the grader's user until a run's runner folder gets a copy
-(workers.build_runner). A worker whose cases ask for a call not recorded
+(worker_dirs.build_runner). A worker whose cases ask for a call not recorded
 gets the public stream's value (it can only be a wrong one).
 
 Keys (derivation() says which one graded, for provenance; never the secret):

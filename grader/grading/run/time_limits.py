@@ -310,7 +310,21 @@ def together(limits: dict) -> TimeLimit:
     others; honest code needs a fraction of it (the light questions' limits
     are the floor, many times what the reference takes)."""
     seconds = max(t.seconds for t in limits.values())
-    why = f"limit: {seconds:g} s, the longest of its questions' limits ({', '.join(limits)}), run in one worker"
+    return _one_worker(limits, seconds, f"limit: {seconds:g} s, the longest of its questions' limits")
+
+
+def shared(limits: dict) -> TimeLimit:
+    """The limit of a submission's worker shared by the questions of `limits`
+    (question -> TimeLimit), run one after the other: the sum of theirs (each
+    question's time is its own, as in a worker apiece), each case keeping
+    its own limit."""
+    seconds = round(sum(t.seconds for t in limits.values()), 1)
+    return _one_worker(limits, seconds, f"limit: {seconds:g} s, the sum of its questions' limits")
+
+
+def _one_worker(limits: dict, seconds: float, how: str) -> TimeLimit:
+    """A TimeLimit of `seconds` for the questions of `limits` in one worker: each case keeps its own."""
+    why = f"{how} ({', '.join(limits)}), run in one worker"
     owned = [t.cases for t in limits.values() if t.cases is not None]
     if not owned:
         return TimeLimit(seconds, why)

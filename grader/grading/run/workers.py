@@ -1,41 +1,32 @@
 """Run the case workers for one library copy, one sandboxed process per
-question, and collect their outcomes.
+question (or per group of the registry's SHARED_WORKERS), and collect their
+outcomes.
 
 The same path serves the reference (expected values) and submissions: a
 fresh copy of the pristine handout with the library files overlaid (the
 worker's working directory, with MNIST read-only in its data/), the worker
-script and a copy of the cases package in a folder of their own, and a
-control group per submission so that concurrent submissions share the CPU
+script and a copy of the cases package in a folder of their own (both
+made by worker_dirs.py), and a control group per submission so that concurrent submissions share the CPU
 fairly. The parent never imports the library.
 """
 
 import dataclasses
-import hashlib
-import json
-import os
 import shutil
 import signal
-import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader import sandbox
-from grader.core import markers
 from grader.core.assignment import Assignment, AssignmentError, shown
-from grader.core.files import write_atomic
-from grader.core.paths import SHIPPED
-from grader.grading.run import cache, hangs, slots, time_limits
+from grader.grading.run import hangs, slots, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.outcomes import Budget, read_import_error, read_outcome
-from grader.sandbox.files import compiled, copy_regular
+from grader.grading.run.worker_dirs import build_copy, build_runner
 from grader.sandbox.scratch import scratch_dir
 from grader.shipped.cases.util import HANDED_FILE
 
-WORKER = SHIPPED / "worker.py"
-WHERE = SHIPPED / "where.py"  # the worker's `where:` (also shipped in the handout)
-CASES_PACKAGE = "assignment_cases"  # what the worker imports the runner's copy of the cases as
 SEVERAL = "+"  # joins questions a worker runs in one process (the worker's SEVERAL: the reference's runs)
 ONLY = "@"  # QUESTION@case,case: the worker runs only those cases (the worker's ONLY)
 
@@ -43,10 +34,6 @@ ONLY = "@"  # QUESTION@case,case: the worker runs only those cases (the worker's
 def only(question: str, names) -> str:
     """The worker argument that runs only `names` of `question`."""
     return f"{question}{ONLY}{','.join(names)}"
-
-
-COMPLETE = ".complete"  # the marker of a built compiled_code folder
-STUDENT_CODE = "student_code.json"  # beside the worker: student files and their given functions (where:)
 
 
 @dataclass(frozen=True)
@@ -82,93 +69,6 @@ def split_run(run: QuestionRun, names: dict) -> dict:
         )
         for q, mine in names.items()
     }
-
-
-def build_copy(base: Path, files: dict, dest: Path) -> Path:
-    """The library copy a worker runs in: the top folders of `base` that hold
-    the student files (hw1: python/ and apps/), with `files` (handout-relative
-    path -> source) overlaid. The sandbox copies it again, regular files only,
-    for each run, and adds data/."""
-    folders = list(dict.fromkeys(Path(rel).parts[0] for rel in files))
-    for sub in folders:
-        if not (base / sub).is_dir():
-            raise FileNotFoundError(
-                f"{base / sub}: missing; the grader builds each submission's copy "
-                f"from the pristine handout: run `make handout`"
-            )
-    for sub in folders:
-        shutil.copytree(base / sub, dest / sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for rel, src in files.items():
-        _copy_nofollow(Path(src), dest / rel)
-    return dest
-
-
-def _copy_nofollow(src: Path, dest: Path) -> None:
-    """Copy a student file only if it is still a plain file (not a link swapped in since it was checked)."""
-    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"{src}: not a regular file")
-        dest.write_bytes(f.read())
-
-
-def student_code(assignment: Assignment) -> dict:
-    """What the worker's `where:` needs to find the student's line: the
-    student files and, in each, the reference's functions that hold no
-    student code (given code, which a `where:` skips over). Parsing them
-    takes a tenth of a second, on every grade's critical path: kept in the
-    private cache, keyed by the texts and the parser."""
-    texts = {}
-    for rel in assignment.student_files:
-        path = assignment.reference / rel
-        texts[rel] = path.read_text(encoding="utf-8") if path.is_file() else ""
-    digest = hashlib.sha256(Path(markers.__file__).read_bytes() + json.dumps(texts, sort_keys=True).encode())
-    kept = cache.private_root() / f"student-code-{digest.hexdigest()[:16]}.json"
-    try:
-        return json.loads(kept.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    found = {
-        "files": {rel: {"given": markers.given_functions(text, rel) if text else []} for rel, text in texts.items()}
-    }
-    write_atomic(kept, json.dumps(found, sort_keys=True))
-    return found
-
-
-def build_runner(dest: Path, assignment: Assignment, inputs: Path | None = None) -> Path:
-    """The worker's folder: the worker, where.py, the cases package and,
-    for drawn inputs, their arrays (never the seed they come from)."""
-    copy_regular(compiled_code(assignment), dest, skip={COMPLETE}, bytecode=True)
-    if inputs is not None:
-        shutil.copyfile(inputs, dest / HANDED_FILE)
-    (dest / STUDENT_CODE).write_text(json.dumps(student_code(assignment), sort_keys=True), encoding="utf-8")
-    return dest
-
-
-def compiled_code(assignment: Assignment) -> Path:
-    """The runner's code (the worker, where.py, the cases package) with its
-    bytecode, compiled by hash once per change of any of it: each worker
-    would compile the cases package again, and compiling it for every
-    grading took the parent 15-50 ms before its first worker could start.
-    A cache folder of no secret: the cases are what the handout ships."""
-    cases = sorted(
-        p
-        for p in assignment.cases_dir.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-    )
-    digest = hashlib.sha256()
-    for path in (WORKER, WHERE, *cases):
-        digest.update(str(path.relative_to(path.parents[1])).encode() + b"\0" + path.read_bytes() + b"\0")
-
-    def build(folder: Path) -> None:
-        shutil.copyfile(WORKER, folder / "worker_boot.py")
-        shutil.copyfile(WHERE, folder / "where.py")
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-        shutil.copytree(assignment.cases_dir, folder / CASES_PACKAGE, ignore=ignore)
-        compiled(folder, by_hash=True)
-        (folder / COMPLETE).write_text("")
-
-    return cache.built_once(cache.cache_root() / f"runner-code-{digest.hexdigest()[:16]}", COMPLETE, build, "", "")
 
 
 def run_question(
@@ -271,7 +171,8 @@ def run_all(
 ) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question in a worker of its own (config.jobs at a time) under its
-    TimeLimit in `times` (RunConfig.time_limits_now); with keep_outputs,
+    TimeLimit in `times` (RunConfig.time_limits_now), or, a submission's
+    (isolate_hangs), the questions of a shared worker in one (`shared`); with keep_outputs,
     each question's raw worker output is moved there. on_done(question,
     run), when given, is called in the pool as each question finishes (work
     that needs some questions' results can start while the longest still
@@ -321,26 +222,53 @@ def run_all(
 
             def worker(q, chosen, time, watch=None):
                 key = q if chosen is None else only(q, chosen)
-                turn = None if turns is None else turns.for_question(questions.index(q))
+                turn = (
+                    None
+                    if turns is None
+                    else turns.for_question(questions.index(q if q in questions else q.split(SEVERAL)[0]))
+                )
                 mine = config if turn is None else dataclasses.replace(config, slots=turn)
                 return run_question(
                     key, copy_dir, runner, tmp, config=mine, time=time, keep=keep_outputs, group=group, watch=watch
                 )
 
-            def run(q):
+            def alone(q):
                 if isolate_hangs:
-                    result = hangs.isolate(
+                    return hangs.isolate(
                         case_names(registry, q), times[q], lambda *a, q=q: worker(q, *a), registry.by_name
                     )
-                else:
-                    result = worker(q, None, times[q])
-                if on_done is not None:
-                    on_done(q, result)
-                return result
+                return worker(q, None, times[q])
 
-            with ThreadPoolExecutor(max_workers=max(1, min(len(questions), config.jobs + ahead))) as pool:
-                futures = {q: pool.submit(run, q) for q in questions}
-                return {q: f.result() for q, f in futures.items()}
+            def run(unit):
+                results = shared(unit, times, registry, worker) if len(unit) > 1 else None
+                if results is None:  # a worker of its own, or the shared one stopped: each question alone
+                    results = {q: alone(q) for q in unit}
+                for q in unit:
+                    if on_done is not None:
+                        on_done(q, results[q])
+                return results
+
+            units = registry.workers(questions) if isolate_hangs else [(q,) for q in questions]
+            with ThreadPoolExecutor(max_workers=max(1, min(len(units), config.jobs + ahead))) as pool:
+                futures = [pool.submit(run, unit) for unit in units]
+                done = {q: result for f in futures for q, result in f.result().items()}
+                return {q: done[q] for q in questions}
     finally:
         if group is not None:
             group.remove()
+
+
+def shared(unit: tuple, times, registry, worker) -> dict | None:
+    """question -> QuestionRun of the questions of `unit` run in one worker,
+    one after the other, under the sum of their limits, each case keeping
+    its own (a case past it stops the worker). None unless that worker gave
+    every case a value or an error of its own: after a stop, a crash, a
+    limit, an import failure or an early exit, each question runs alone, as
+    if it had never shared, so what went wrong costs what it costs in a
+    worker of the question's own (a broken import: one worker more)."""
+    limit = time_limits.shared({q: times[q] for q in unit})
+    run = worker(SEVERAL.join(unit), None, limit, hangs.CaseWatch(limit))
+    if run.problem or run.import_error or hangs.missing(run.outcomes, list(run.outcomes)):
+        return None
+    split = split_run(run, {q: case_names(registry, q) for q in unit})
+    return {q: dataclasses.replace(result, limit=times[q]) for q, result in split.items()}

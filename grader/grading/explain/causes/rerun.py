@@ -25,10 +25,9 @@ from grader.shipped import checks
 def again(files, own) -> tuple:
     """(the course's answers, question -> the student's run on the course's
     inputs) for the questions that took their own inputs in `own`: in one
-    worker, their hangs isolated (only the diagnosis reads these values;
-    the grade's own runs kept a worker per question): a failing
-    submission's grading starts one sandbox (and Python and numpy in it)
-    for them, not one per question."""
+    worker under the longest of their limits, their hangs isolated, never
+    split (only the diagnosis reads these values): a failing submission's
+    grading starts one sandbox (and Python and numpy in it) for them."""
     course = expected.course(own)
     return expected.load(course), expected.run_graded(files, course, questions=list(own.inputs.own), together=True)
 
