@@ -114,6 +114,16 @@ def test_a_shared_worker_that_exits_early_or_cannot_import_runs_each_question_al
     assert all(o.ok and o.value == q for q, run in runs.items() for o in run.outcomes.values())
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_questions_of_a_stopped_shared_worker_run_jobs_at_a_time(fake_runs, under_way, jobs):
+    """Alone, they run side by side as separate questions did, --jobs at a
+    time: a hang-heavy submission takes no longer than before sharing."""
+    _, hangs_on, registry, times = fake_runs
+    hangs_on.add([c.name for c in registry.producers("forward")][0])
+    workers.run_all({}, RunConfig(jobs=jobs), times, questions=list(SHARED), isolate_hangs=True)
+    assert under_way["most"] == jobs
+
+
 def test_a_stopped_shared_worker_runs_each_of_its_questions_alone(fake_runs):
     """A hang in the shared worker: each question runs again in a worker of
     its own, its hangs isolated there, so the hang costs its case alone and

@@ -241,8 +241,9 @@ def run_all(
 
             def run(unit):
                 results = shared(unit, times, registry, worker) if len(unit) > 1 else None
-                if results is None:  # a worker of its own, or the shared one stopped: each question alone
-                    results = {q: alone(q) for q in unit}
+                if results is None:  # a worker of its own, or the shared one stopped: each question alone,
+                    with ThreadPoolExecutor(max_workers=min(len(unit), max(1, config.jobs))) as each:  # side by side
+                        results = dict(zip(unit, each.map(alone, unit)))
                 for q in unit:
                     if on_done is not None:
                         on_done(q, results[q])
