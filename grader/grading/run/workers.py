@@ -6,8 +6,9 @@ The same path serves the reference (expected values) and submissions: a
 fresh copy of the pristine handout with the library files overlaid (the
 worker's working directory, with MNIST read-only in its data/), the worker
 script and a copy of the cases package in a folder of their own (both
-made by worker_dirs.py), and a control group per submission so that concurrent submissions share the CPU
-fairly. The parent never imports the library.
+made by worker_dirs.py), and a control group per submission so that
+concurrent submissions share the CPU fairly. The parent never imports the
+library.
 """
 
 import dataclasses
