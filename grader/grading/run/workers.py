@@ -241,9 +241,9 @@ def run_all(
                 return worker(q, None, times[q])
 
             def run(unit):
-                results = shared(unit, times, registry, worker) if len(unit) > 1 else None
-                if results is None:  # a worker of its own, or the shared one stopped: each question alone,
-                    with ThreadPoolExecutor(max_workers=min(len(unit), max(1, config.jobs))) as each:  # side by side
+                results = shared(unit, times, registry, worker) if len(unit) > 1 else {unit[0]: alone(unit[0])}
+                if results is None:  # the shared worker did not end cleanly: each question alone, side by side
+                    with ThreadPoolExecutor(max_workers=min(len(unit), max(1, config.jobs))) as each:
                         results = dict(zip(unit, each.map(alone, unit)))
                 for q in unit:
                     if on_done is not None:
