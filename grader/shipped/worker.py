@@ -3,6 +3,7 @@ directory and writes their values, nothing else.
 
     python -I worker_boot.py QUESTION[+QUESTION...][@CASE,CASE...] OUT_DIR
     python -I worker_boot.py shrink OUT_DIR
+    python -I worker_boot.py variants OUT_DIR
 
 
 Runs inside the sandbox with a copy of the assignment's cases package
@@ -28,11 +29,23 @@ else. This file is a script: no grader module imports it.
 file (SPEC, written by the trusted side: smaller inputs for failing cases,
 as plain data) with the cases package's calls.evaluate, each candidate's
 value written like a case's under the candidate's id.
+
+`variants` runs one question's cases on several variants of the library,
+one after the other (VARIANTS_SPEC beside this file, written by the
+trusted side: the grader's known bugs, the reference with one bug planted
+in each). Each variant runs as if it were the submission: in a folder of
+its own under the working directory (a copy of the library's folders
+with the variant's files written over them, links to the rest, data/
+among it), as its working directory, with the modules and sys.path
+entries of the variant before forgotten. Its values are named
+VARIANT_CASE, and VARIANT.json is written once all its cases ran (the
+grader names the variants: letters and digits).
 """
 
 import importlib
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -44,6 +57,9 @@ SEVERAL = "+"  # QUESTION may be several, joined by it: their cases in one proce
 ONLY = "@"  # QUESTION@case,case: only those cases (the rest of a question after a case hung; a known bug's)
 SPEC = "shrink_spec.json"  # the candidates, beside this file
 STARTED = ".started"  # NAME.started: case NAME is running (a hint for the parent)
+VARIANTS = "variants"  # the mode that runs the spec's variants of the library, one after the other
+VARIANTS_SPEC = "variants.json"  # {"question": QUESTION[@CASE,...], "variants": [[NAME, {path: text}], ...]}
+OF = "_"  # VARIANT_CASE: a case's value for one variant
 
 
 def encode(value, out_dir, stem, counter):
@@ -107,6 +123,19 @@ def import_library(modules):
     return [importlib.import_module(name) for name in modules]
 
 
+def forget(root):
+    """Unload every module imported from under `root` (relative paths: from
+    the working directory): the next import reads the files again."""
+    for name, module in list(sys.modules.items()):
+        try:
+            paths = [getattr(module, "__file__", None), *(getattr(module, "__path__", None) or ())]
+        except Exception:  # noqa: BLE001  (a module object may refuse attribute access)
+            continue
+        if any(isinstance(p, str) and os.path.abspath(p).startswith(root + os.sep) for p in paths):
+            del sys.modules[name]
+    importlib.invalidate_caches()
+
+
 def run_each(out_dir, jobs):
     """Write each (name, description, thunk)'s value, or its error, as
     NAME.json with the seconds it took (the reference's are the base of the
@@ -134,12 +163,12 @@ def run_each(out_dir, jobs):
             pass
 
 
-def imported(out_dir, modules):
+def imported(out_dir, modules, prefix=""):
     """The library's modules, or None once the import failure is written."""
     try:
         return import_library(modules)
     except BaseException as exc:  # noqa: B036  (SystemExit at import too)
-        write(out_dir, "import_error", error_record(exc))
+        write(out_dir, prefix + "import_error", error_record(exc))
         return None
 
 
@@ -168,14 +197,9 @@ def record_draws(out_dir):
         pass
 
 
-def main():
-    question, out_dir = sys.argv[1], sys.argv[2]
-    sys.path.insert(0, RUNNER)
-    import numpy  # noqa: F401  (ours, before any student code runs)
-    import where  # noqa: F401  (likewise)
-
-    if question == SHRINK:
-        return shrink(out_dir)
+def run_cases(question, out_dir, prefix=""):
+    """QUESTION[+QUESTION...][@CASE,...]'s cases on the library in the
+    working directory, each value named prefix + the case's name."""
     from assignment_cases import CASES, QUESTIONS
 
     question, _, only = question.partition(ONLY)
@@ -185,11 +209,49 @@ def main():
     if only:  # in the order given: the grader reads the first without a value as the one a stop cut short
         named = {c.name: c for c in cases}
         cases = [named[name] for name in only.split(",") if name in named]
-    modules = imported(out_dir, list(dict.fromkeys(name for q in chosen for name in q.imports)))
+    modules = imported(out_dir, list(dict.fromkeys(name for q in chosen for name in q.imports)), prefix)
     if modules is None:
         return
     args = (modules + [None, None])[: max(2, len(modules))]  # fn(ndl, simple_ml): None for what is not imported
-    run_each(out_dir, [(c.name, c.description, lambda c=c: c.fn(*args)) for c in cases])
+    run_each(out_dir, [(prefix + c.name, c.description, lambda c=c: c.fn(*args)) for c in cases])
+
+
+def variants(out_dir):
+    """The spec's variants, one after the other, each as the submission in a folder of its own."""
+    with open(os.path.join(RUNNER, VARIANTS_SPEC)) as f:
+        spec = json.load(f)
+    home, path = os.getcwd(), list(sys.path)
+    for number, (name, files) in enumerate(spec["variants"]):
+        root = os.path.join(home, f".variant{number}")
+        tops = list(dict.fromkeys(rel.split("/")[0] for rel in files))
+        for top in tops:
+            shutil.copytree(os.path.join(home, top), os.path.join(root, top))
+        for entry in os.listdir(home):  # data/ and the rest, as they are
+            if entry not in tops and not entry.startswith(".variant"):
+                os.symlink(os.path.join(home, entry), os.path.join(root, entry))
+        for rel, text in files.items():
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        os.chdir(root)
+        run_cases(spec["question"], out_dir, name + OF)
+        write(out_dir, name, {"status": "ok", "value": 0})  # every case of it ran
+        forget(home)
+        sys.path[:] = path
+        os.chdir(home)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    question, out_dir = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, RUNNER)
+    import numpy  # noqa: F401  (ours, before any student code runs)
+    import where  # noqa: F401  (likewise)
+
+    if question == SHRINK:
+        return shrink(out_dir)
+    if question == VARIANTS:
+        return variants(out_dir)
+    run_cases(question, out_dir)
     record_draws(out_dir)
 
 
