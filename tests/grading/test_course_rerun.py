@@ -5,6 +5,7 @@ explain, in the grading's own slots; the report is the one a run made when
 the diagnosis first asks for it gives. Not for a correct submission, and
 not with --jobs 1 (one worker at a time)."""
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -87,9 +88,9 @@ def test_a_grading_that_stops_on_an_error_leaves_no_course_run_behind(buggy, mon
         jobs.append(real_background(compute, name))
         return jobs[-1]
 
-    def slow_again(files, own):  # still running when the grading breaks
+    def slow_again(files, own, runs):  # still running when the grading breaks
         time.sleep(2)
-        return real_again(files, own)
+        return real_again(files, own, runs)
 
     def broken(*args, **kwargs):
         raise RuntimeError("the grader broke")
@@ -123,8 +124,19 @@ def test_the_course_run_is_one_worker_giving_what_a_worker_per_question_gives(bu
         return real_run(script, args, **kwargs)
 
     monkeypatch.setattr(sandbox, "run", counted)
-    answers, together = rerun.again(files, own)
+    answers, together = rerun.again(files, own, {})
     assert started == ["+".join(questions)], started
+    # the cases the grading's workers were stopped in are left out, with no outcome; the rest as before
+    hung = {"forward": ("forward_negate",), "backward": ("backward_negate", "backward_log")}
+    grading = {q: dataclasses.replace(together[q], hung=hung.get(q, ())) for q in questions}
+    _, without = rerun.again(files, own, grading)
+    assert len(started) == 2 and started[1].startswith("+".join(questions) + "@"), started
+    left_out = set(started[1].partition("@")[2].split(","))
+    assert left_out.isdisjoint({n for names in hung.values() for n in names}) and len(left_out) > 50
+    for q in questions:
+        assert set(without[q].outcomes) == set(together[q].outcomes) - set(hung.get(q, ())), q
+        for name, outcome in without[q].outcomes.items():
+            assert outcome.ok == together[q].outcomes[name].ok, name
     monkeypatch.undo()
     apart = expected.run_graded(files, expected.course(own), questions=questions)
     assert set(together) == set(questions) == set(apart)
@@ -145,3 +157,32 @@ def test_the_course_run_is_one_worker_giving_what_a_worker_per_question_gives(bu
         if outcome is not None and outcome.ok and not checks.check(c, answers[name].value, outcome.value).passed
     }
     assert wrong, "the planted bug changed no value of the rerun questions"
+
+
+def test_the_early_course_run_waits_for_the_questions_of_its_worker(buggy, monkeypatch):
+    """Q1 to Q4 share a worker and run_all reports them one after the other:
+    the early run starts at the last of them, whichever showed the need, and
+    is given all four runs (their stopped cases are left out of it)."""
+    from grader.grading.report import orchestrate
+    from grader.grading.run import expected, slots
+    from grader.grading.run.workers import QuestionRun
+
+    config = expected.settled(RunConfig(jobs=2))
+    files, _, _, digest = orchestrate._student_files(buggy, buggy, config.assignment)
+    own = dataclasses.replace(expected.for_submission(config, digest), slots=slots.local(2))
+    unit = next(u for u in config.assignment.registry().workers() if "forward" in u)
+    assert len(unit) > 1 and set(unit) <= set(own.inputs.own), unit
+    given = []
+
+    class Now:  # runs the job at once
+        def __init__(self, compute, name):
+            given.append(compute())
+
+    monkeypatch.setattr(rerun, "Background", Now)
+    monkeypatch.setattr(rerun, "again", lambda files, own, runs: sorted(runs))
+    monkeypatch.setattr(rerun.Early, "_explainable", lambda self, question, run: question == unit[0])
+    early = rerun.Early(files, own, {})
+    for question in unit:
+        assert given == [], question
+        early(question, QuestionRun(question, {}, "", "", "none"))
+    assert given == [sorted(unit)]

@@ -169,6 +169,7 @@ def run_all(
     on_done=None,
     isolate_hangs: bool = False,
     together: bool = False,
+    skip: frozenset = frozenset(),
 ) -> dict:
     """question -> QuestionRun for the library made of `base` + `files`,
     each question in a worker of its own (config.jobs at a time) under its
@@ -184,11 +185,15 @@ def run_all(
     questions' cases one after the other in one worker, under the longest
     of their limits (time_limits.together), its hangs isolated as one
     question's, the result split by question: one sandbox start, not one
-    per question."""
+    per question. skip (with together): cases not to run, which then have
+    no outcome (a diagnosis's run leaves out the cases that stopped the
+    grading's workers: they would stop it again, and explain nothing)."""
     if isolate_hangs and keep_outputs is not None:
         raise ValueError("run_all: keep_outputs keeps one run per question; hang isolation may make several")
     if together and not isolate_hangs:
         raise ValueError("run_all: together is for a submission's run, its hangs isolated")
+    if skip and not together:
+        raise ValueError("run_all: skip is for a run only a diagnosis reads (together)")
     registry = config.assignment.registry()
     questions = list(questions or registry.run_order)
     if together and len(questions) > 1:
@@ -200,8 +205,11 @@ def run_all(
             base,
             [joined],
             isolate_hangs=True,
+            together=True,
+            skip=skip,
         )
-        split = split_run(runs[joined], {q: case_names(registry, q) for q in questions})
+        names = {q: [n for n in case_names(registry, q) if n not in skip] for q in questions}
+        split = split_run(runs[joined], names)
         for q, result in split.items():
             if on_done is not None:
                 on_done(q, result)
@@ -234,11 +242,13 @@ def run_all(
                 )
 
             def alone(q):
-                if isolate_hangs:
-                    return hangs.isolate(
-                        case_names(registry, q), times[q], lambda *a, q=q: worker(q, *a), registry.by_name
-                    )
-                return worker(q, None, times[q])
+                if not isolate_hangs:
+                    return worker(q, None, times[q])
+                names = [n for n in case_names(registry, q) if n not in skip]
+                first = None if len(names) == len(case_names(registry, q)) else names  # the first run's cases
+                return hangs.isolate(
+                    names, times[q], lambda c, *a, q=q: worker(q, first if c is None else c, *a), registry.by_name
+                )
 
             def run(unit):
                 results = shared(unit, times, registry, worker) if len(unit) > 1 else {unit[0]: alone(unit[0])}

@@ -22,14 +22,19 @@ from grader.grading.run import expected
 from grader.shipped import checks
 
 
-def again(files, own) -> tuple:
+def again(files, own, runs) -> tuple:
     """(the course's answers, question -> the student's run on the course's
     inputs) for the questions that took their own inputs in `own`: in one
     worker under the longest of their limits, their hangs isolated, never
     split (only the diagnosis reads these values): a failing submission's
-    grading starts one sandbox (and Python and numpy in it) for them."""
+    grading starts one sandbox (and Python and numpy in it) for them.
+    The cases the grading's workers were stopped in (`runs`' hung cases: a
+    hang, a crash, memory) are left out, with no outcome: they would stop
+    this run again, and a case without a value explains nothing."""
     course = expected.course(own)
-    return expected.load(course), expected.run_graded(files, course, questions=list(own.inputs.own), together=True)
+    questions = list(own.inputs.own)
+    stopped = frozenset(n for q in questions if q in runs for n in runs[q].hung)
+    return expected.load(course), expected.run_graded(files, course, questions=questions, together=True, skip=stopped)
 
 
 def runs_again(own) -> bool:
@@ -45,14 +50,21 @@ class Early:
     def __init__(self, files, own, answers):
         self._files, self._own, self._answers = files, own, answers
         self._on = runs_again(own) and own.slots is not None and catalogue.covers(own.assignment)
-        self._lock, self._job = threading.Lock(), None
+        self._lock, self._job, self._seen, self._wanted = threading.Lock(), None, {}, False
 
     def __call__(self, question, run) -> None:
+        """Called as each question's run ends; starts once one shows the need
+        and the other questions of its worker have ended too (run_all reports
+        them one after the other), so their stopped cases are known."""
         if not self._on:
             return
         with self._lock:
-            if self._job is None and self._explainable(question, run):
-                self._job = Background(lambda: again(self._files, self._own), name="course-rerun")
+            self._seen[question] = run
+            self._wanted = self._wanted or self._explainable(question, run)
+            unit = next((u for u in self._own.assignment.registry().workers() if question in u), (question,))
+            if self._job is None and self._wanted and all(q in self._seen for q in unit):
+                seen = dict(self._seen)
+                self._job = Background(lambda: again(self._files, self._own, seen), name="course-rerun")
 
     def _explainable(self, question, run) -> bool:
         """`run` (of `question`) failed a case a known bug may explain."""
@@ -86,7 +98,7 @@ class Early:
         def result():
             with self._lock:
                 job = self._job
-            answers, runs_there = job.value() if job is not None else again(self._files, self._own)
+            answers, runs_there = job.value() if job is not None else again(self._files, self._own, runs)
             return answers, {**runs, **runs_there}
 
         return result
