@@ -28,7 +28,7 @@ def under_way():
 
 @pytest.fixture
 def seen_limits():
-    """The TimeLimit of each faked run, in the order they started."""
+    """The TimeLimit of each faked run, in the order they started (as `calls`)."""
     return []
 
 
@@ -50,7 +50,9 @@ def fake_runs(monkeypatch, under_way, seen_limits, exits_on):
     registry = RunConfig().assignment.registry()
 
     def run_question(key, copy_dir, runner, out_parent, config, time, keep=None, group=None, *args, **kwargs):
-        calls.append(key)
+        with lock:  # both lists in one order
+            calls.append(key)
+            seen_limits.append(time)
         with lock:
             under_way["now"] += 1
             under_way["most"] = max(under_way["most"], under_way["now"])
@@ -64,7 +66,6 @@ def fake_runs(monkeypatch, under_way, seen_limits, exits_on):
         outcomes, problem, exited = {}, "", False
         several = SEVERAL in question
         if several and "import" in exits_on:
-            seen_limits.append(time)
             return QuestionRun(key, {n: NO_VALUE for n in names}, "", "", "bwrap", "ImportError: x", 1.0, time)
         for name in names:
             exited = exited or (several and name in exits_on)
@@ -72,7 +73,6 @@ def fake_runs(monkeypatch, under_way, seen_limits, exits_on):
                 problem, outcomes[name] = "timeout after 20 s", NO_VALUE
             else:
                 outcomes[name] = NO_VALUE if exited else Outcome(True, value=key)
-        seen_limits.append(time)
         return QuestionRun(key, outcomes, problem, "", "bwrap", seconds=1.0, limit=time)
 
     monkeypatch.setattr(workers, "run_question", run_question)
