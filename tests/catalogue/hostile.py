@@ -78,6 +78,7 @@ class Hostile:
     mode: str = ""
     extra_files: tuple = ()      # (handout-relative path, snippet file) shipped beside the three files
     short_limits: bool = True    # the target runs with short limits (test_verdicts.HOSTILE_LIMIT)
+    spins: bool = False          # every case of the target burns CPU until stopped: shorter still (SPIN_LIMIT)
     hidden_never: str = ""       # regex no hidden case's output may match
 
     @property
@@ -121,12 +122,12 @@ SHIPPED = tuple((rel, "shipped_numpy.py") for rel in (
 
 HOSTILE = [
     hostile("infinite_loop", "while True: pass in every case", "infinite_loop.py", T, "case",
-            r"timeout after|CPU time limit"),
+            r"timeout after|CPU time limit", spins=True),
     hostile("sleep", "time.sleep(3600) in every case", "sleep.py", C, "case", r"timeout after"),
     hostile("memory_hog", "grows a list of 16 MB blocks until memory runs out", "memory_hog.py", F, "case",
             r"MemoryError|memory limit|timeout after"),
     hostile("fork_bomb", "forks in a loop in every process", "fork_bomb.py", N, "case",
-            r"timeout after|CPU time limit|killed"),
+            r"timeout after|CPU time limit|killed", spins=True),
     hostile("sys_exit_at_import", "sys.exit(0) when the library is imported", "sys_exit.py", S, "import",
             r"importing the submission failed: SystemExit"),
     hostile("sys_exit_in_case", "sys.exit(0) inside a case", "sys_exit.py", F, "case", r"SystemExit"),

@@ -420,16 +420,23 @@ def test_alternative_scores_100(graded_static, alt):
 # ---------------------------------------------------------------- hostile
 
 HOSTILE_LIMIT = 30  # x the sandbox's start-up now (about 9 s here): the attacked question's time limit
+SPIN_LIMIT = 10  # the same, for a question none of whose cases is honest (each burns CPU until stopped)
 
 
 def _hostile_config(group):
     """Short limits on the attacked questions, so that a hang costs seconds,
     not the grader's own limit; measured now, as a multiple of the sandbox's
     start-up, so that a busy machine gets longer ones instead of failing the
-    honest part of a worker's cases (every other question: the grader's own)."""
-    seconds = round(HOSTILE_LIMIT * baseline.measure(), 1)
-    limit = TimeLimit(seconds, f"limit: {HOSTILE_LIMIT} x the sandbox's start-up now, set by this test")
-    return RunConfig(overrides={h.target: limit for h in group if h.target and h.short_limits})
+    honest part of a worker's cases (every other question: the grader's own).
+    Shorter still where every case of the question spins or forks: nothing
+    there must finish in time, and the spinning slows the tests beside it."""
+    start_up = baseline.measure()
+
+    def limit(h):
+        times = SPIN_LIMIT if h.spins else HOSTILE_LIMIT
+        return TimeLimit(round(times * start_up, 1), f"limit: {times} x the sandbox's start-up now, set by this test")
+
+    return RunConfig(overrides={h.target: limit(h) for h in group if h.target and h.short_limits})
 
 
 def _grade_hostile(group, dest, substitutions):
