@@ -16,6 +16,7 @@ from grader.grading.explain.causes.edits import OPS, Body, apply_edits
 from grader.grading.run import expected, seeds, time_limits
 from grader.grading.run.config import RunConfig
 from grader.grading.run.workers import only, run_all
+from grader.shipped import likely_cause
 
 MESSAGE = {m.name: m.message for m in catalogue.MUTANTS}
 
@@ -141,3 +142,36 @@ def test_a_bug_of_a_family_is_named_and_one_of_none_is_not(name, tmp_path, setti
 def test_a_correct_rewrite_is_never_diagnosed(name, tmp_path, setting):
     diagnosed = _diagnoses(tmp_path, setting, CORRECT[name])
     assert {case: cause for case, cause in diagnosed.items() if cause} == {}
+
+
+def test_the_reach_table_gives_the_rules_answer_and_asks_it_once(setting, monkeypatch):
+    """Which known bugs reach a case (their result there is not the
+    reference's) depends on neither student nor submission: diagnose's
+    table gives likely_cause.reaches's answer for every bug on every case,
+    asks the rule once per case, and serves later gradings of the process."""
+    config, answers, values = setting
+    cases = [c for c in config.assignment.registry().cases if c.value_key in answers and c.question in diagnose.COVERED]
+
+    def reached(case):
+        agree, want = diagnose.agreeing(case), diagnose.result(answers[case.value_key])
+        return frozenset(k.name for k in diagnose.known(case, values) if likely_cause.reaches(agree, want, k.result))
+
+    direct = {c.name: reached(c) for c in cases}
+    assert sum(map(bool, direct.values())) > 20
+    calls, real = [], likely_cause.reaches
+    monkeypatch.setattr(likely_cause, "reaches", lambda *args: calls.append(1) or real(*args))
+    table = {}
+    for _ in range(2):
+        for case in cases:
+            assert diagnose.reaching(case, answers[case.value_key], values, table) == direct[case.name], case.name
+    assert len(calls) == len(cases) * len(catalogue.MUTANTS)  # the second round asked nothing
+    folder = store.causes_dir(config)
+    assert diagnose.reach_table(folder) is diagnose.reach_table(folder)
+    assert diagnose.reach_table(folder.with_name(folder.name + "-another-seed")) is not diagnose.reach_table(folder)
+    passed = {c.value_key: answers[c.value_key] for c in cases}  # a student who passed every case
+    rule = likely_cause.ruled_out(
+        (diagnose.agreeing(c), diagnose.result(answers[c.value_key]), diagnose.known(c, values))
+        for c in cases
+        if c.check in diagnose.VALUE_CHECKS
+    )
+    assert rule and diagnose.refuted(cases, passed, answers, values, table) == rule
