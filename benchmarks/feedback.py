@@ -45,9 +45,9 @@ def _seconds(submission, config, off: bool):
 
 def _mutant(folder: Path, config) -> Path:
     mutant = next(m for m in catalogue.MUTANTS if m.name == MUTANT)
-    for rel, path in causes_store.mutant_files(config.assignment, mutant, folder / "src").items():
+    for rel, text in causes_store.mutant_files(config.assignment, mutant).items():
         (folder / "sub" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / "sub" / rel).write_text(Path(path).read_text())
+        (folder / "sub" / rel).write_text(text)
     return folder / "sub"
 
 
