@@ -2,12 +2,11 @@
 the worker's `variants` mode): each bug gets the values it gets in a
 worker of its own, and a bug whose worker stopped runs again alone."""
 
-import ast
-
 import numpy as np
 import pytest
+import worker_script
+from same_values import assert_same_outcomes
 
-from grader import ROOT
 from grader.grading.explain.causes import catalogue, store
 from grader.grading.explain.causes.edits import OPS, Append
 from grader.grading.run import expected, seeds
@@ -40,26 +39,6 @@ def built(config, folder, mutants, per_worker, monkeypatch):
     return store._read_files(folder, store._names(config.assignment.registry()), mutants), runs
 
 
-def same(a, b):
-    if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
-def assert_same_values(got, want):
-    assert got.keys() == want.keys()
-    for mutant, cases in want.items():
-        assert got[mutant].keys() == cases.keys(), mutant
-        for name, one in cases.items():
-            other = got[mutant][name]
-            assert (other.ok, other.problem, other.error_type) == (one.ok, one.problem, one.error_type), (mutant, name)
-            assert same(other.value, one.value), (mutant, name)
-
-
 def test_bugs_sharing_a_worker_get_the_values_each_gets_alone(config, tmp_path, monkeypatch):
     """The ReLU bugs' case imports simple_ml, which puts the relative
     "python/" on sys.path: a variant that did not run in a folder of its
@@ -70,7 +49,7 @@ def test_bugs_sharing_a_worker_get_the_values_each_gets_alone(config, tmp_path, 
     assert sorted(runs) == [2, 3]
     alone, runs = built(config, tmp_path / "alone", mutants, 1, monkeypatch)
     assert runs == [1] * 5
-    assert_same_values(together, alone)
+    assert_same_outcomes(together, alone)
     ok = [name for cases in together.values() for name, one in cases.items() if one.ok]
     assert len(ok) > 40  # values, not the same failure everywhere
     relu = [together[m.name][RELU[0]].value["analytic"][0] for m in mutants[:3]]
@@ -93,7 +72,7 @@ def test_a_bug_whose_worker_stopped_runs_again_alone(config, tmp_path, monkeypat
     assert values["stops_its_worker"].keys() == set(RELU) and not values["stops_its_worker"][RELU[0]].ok
     alone, _ = built(config, tmp_path / "alone", mutants[1:], 1, monkeypatch)
     assert values["relu_sign"][RELU[0]].ok
-    assert_same_values({"relu_sign": values["relu_sign"]}, alone)
+    assert_same_outcomes({"relu_sign": values["relu_sign"]}, alone)
 
 
 def test_each_run_holds_one_questions_bugs_a_few_at_a_time(config, tmp_path, monkeypatch):
@@ -114,12 +93,5 @@ def test_each_run_holds_one_questions_bugs_a_few_at_a_time(config, tmp_path, mon
 
 def test_the_worker_runs_the_variants_the_store_writes():
     """The worker is a script (nothing imports it): its mode, file and separator are the store's."""
-    tree = ast.parse((ROOT / "grader" / "shipped" / "worker.py").read_text())
-    consts = {
-        t.id: n.value.value
-        for n in tree.body
-        if isinstance(n, ast.Assign)
-        for t in n.targets
-        if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
-    }
+    consts = worker_script.constants()
     assert (consts["VARIANTS"], consts["VARIANTS_SPEC"], consts["OF"]) == (store.MODE, store.SPEC, store.OF)

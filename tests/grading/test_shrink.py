@@ -4,13 +4,12 @@ validation, the rule that picks the smallest, and the line's secrecy. The
 reference needle runs in-process here (trusted); a planted bug is a
 monkeypatched method of it."""
 
-import ast
 import json
 
 import numpy as np
 import pytest
+import worker_script
 
-from grader import ROOT
 from grader.core.assignment import Assignment
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import line, reference, run, spec
@@ -192,14 +191,7 @@ def test_spec_validation_names_the_bad_field(change, field):
 
 def test_worker_reads_the_spec_the_grader_writes():
     """The worker is a script (nothing imports it): its mode and file names are the spec's."""
-    tree = ast.parse((ROOT / "grader" / "shipped" / "worker.py").read_text())
-    consts = {
-        t.id: n.value.value
-        for n in tree.body
-        if isinstance(n, ast.Assign)
-        for t in n.targets
-        if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
-    }
+    consts = worker_script.constants()
     assert (consts["SHRINK"], consts["SPEC"]) == (spec.MODE, spec.FILE)
 
 

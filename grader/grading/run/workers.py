@@ -244,8 +244,9 @@ def run_all(
             def alone(q):
                 if not isolate_hangs:
                     return worker(q, None, times[q])
-                names = [n for n in case_names(registry, q) if n not in skip]
-                first = None if len(names) == len(case_names(registry, q)) else names  # the first run's cases
+                every = case_names(registry, q)
+                names = [n for n in every if n not in skip]
+                first = None if len(names) == len(every) else names  # the first run's cases
                 return hangs.isolate(
                     names, times[q], lambda c, *a, q=q: worker(q, first if c is None else c, *a), registry.by_name
                 )

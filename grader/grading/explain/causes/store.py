@@ -32,7 +32,7 @@ from grader.grading.explain.causes import catalogue
 from grader.grading.explain.causes.edits import apply_edits
 from grader.grading.run import answer_pack, cache, expected, time_limits
 from grader.grading.run.outcomes import Budget, read_outcome
-from grader.grading.run.workers import only, run_mode
+from grader.grading.run.workers import ONLY, only, run_mode
 
 MODE = "variants"  # the worker's mode that runs several variants of the library (its VARIANTS)
 SPEC = "variants.json"  # what it reads beside it (its VARIANTS_SPEC)
@@ -113,14 +113,13 @@ def build(config, dest: Path, mutants) -> None:
 def _run_variants(config, folder: Path, question: str, chunk: tuple) -> list:
     """One worker running `question` for each mutant of `chunk` in turn (as
     variants v0, v1, ...); its output kept in `folder`. The mutants it did not finish."""
-    assignment, guard = config.assignment, time_limits.building()
-    ids = [f"v{i}" for i in range(len(chunk))]
+    assignment, guard, key = config.assignment, time_limits.building(), question.partition(ONLY)[0]
+    ids = [_variant(i) for i in range(len(chunk))]
     spec = {"question": question, "variants": [[v, mutant_files(assignment, m)] for v, m in zip(ids, chunk)]}
-    base = config.limits_for(question.partition("@")[0], guard)
+    base = config.limits_for(key, guard)
     limits = dataclasses.replace(base, out_dir_files=base.out_dir_files * len(chunk))
     folder.mkdir()
-    run = {"question": question.partition("@")[0], "mutants": [m.name for m in chunk]}
-    (folder / RUN).write_text(json.dumps(run), encoding="utf-8")
+    (folder / RUN).write_text(json.dumps({"question": key, "mutants": [m.name for m in chunk]}), encoding="utf-8")
     run_mode(
         {rel: assignment.reference / rel for rel in assignment.student_files},
         config,
@@ -132,7 +131,16 @@ def _run_variants(config, folder: Path, question: str, chunk: tuple) -> list:
         base=assignment.reference,
         keep_outputs=folder,
     )
-    return [m for v, m in zip(ids, chunk) if not (folder / MODE / f"{v}.json").is_file()]
+    return [m for i, m in enumerate(chunk) if not _finished(folder, i)]
+
+
+def _variant(number: int) -> str:
+    return f"v{number}"
+
+
+def _finished(folder: Path, number: int) -> bool:
+    """Did the run kept in `folder` run every case of its variant `number`?"""
+    return (folder / MODE / f"{_variant(number)}.json").is_file()
 
 
 def _worker_question(registry, question, mutant) -> str:
@@ -172,8 +180,8 @@ def _read_files(folder: Path, names: tuple, mutants) -> dict:
     for run in sorted(folder.glob(f"run*/{RUN}")):
         doc = json.loads(run.read_text(encoding="utf-8"))
         for number, mutant in enumerate(doc["mutants"]):
-            if (run.parent / MODE / f"v{number}.json").is_file():
-                finished[(mutant, doc["question"])] = (run.parent / MODE, f"v{number}{OF}")
+            if _finished(run.parent, number):
+                finished[(mutant, doc["question"])] = (run.parent / MODE, _variant(number) + OF)
     values = {}
     for mutant in mutants:
         values[mutant.name] = {}
