@@ -13,7 +13,7 @@ from pathlib import Path
 from benchmarks import batch as bench_batch
 from benchmarks import similarity as bench_similarity
 from benchmarks import similarity_levels as bench_similarity_levels
-from grader import REFERENCE
+from grader import REFERENCE, Assignment
 from grader.core.blas import one_thread_env
 
 EPOCH_TARGET = 1.5  # reference nn_epoch (a model answer, not tuned) at most 1.5x a plain-numpy epoch (CPU seconds)
@@ -50,12 +50,12 @@ def epoch_ratio(rounds):
 OVERHEAD_TARGET = 1.3  # grading (sandbox included) vs the same cases in-process
 
 
-def _in_process_cases():
-    """Wall seconds of one plain process running every case on the reference."""
+def _in_process_cases(library=REFERENCE):
+    """Wall seconds of one plain process running every case on `library` (the reference)."""
     script = Path(__file__).with_name("bench_cases.py")
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, str(script), str(REFERENCE)],
+        [sys.executable, str(script), str(library), str(Assignment.hw1().cases_dir)],
         cwd=REFERENCE.parent,
         env=bench_env(),
         capture_output=True,
@@ -65,7 +65,7 @@ def _in_process_cases():
     seconds = time.perf_counter() - start
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     if figures["failed"]:
-        raise RuntimeError(f"bench_cases.py: {figures['failed']} reference case(s) raised; run grader grade reference")
+        raise RuntimeError(f"bench_cases.py: {figures['failed']} case(s) raised on {library}; run grader grade on it")
     return seconds
 
 
