@@ -25,9 +25,11 @@ MUTANT = "broadcast_identity"
 
 @contextmanager
 def steps_off():
-    """Grading as before the steps: no diagnosis, no smallest-input run."""
+    """Grading as before the steps: no diagnosis, no run on the course's
+    inputs for it, no smallest-input run."""
     with (
         mock.patch.object(grade.causes, "diagnoser", lambda *a: None),
+        mock.patch.object(grade.rerun, "runs_again", lambda own: False),
         mock.patch.object(grade.shrink, "lines", lambda *a, **k: {}),
     ):
         yield

@@ -5,6 +5,7 @@ reference needle runs in-process here (trusted); a planted bug is a
 monkeypatched method of it."""
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -266,12 +267,40 @@ def test_early_starts_once_when_the_shrinkable_questions_are_done(monkeypatch):
     wanted = sorted({c.question for c in SHRINKABLE})
     longest, others = "nn_epoch_ndl", [q for q in REGISTRY.run_order if q != "nn_epoch_ndl"]
     assert longest not in wanted
-    for question in others:
-        early(question, object())
     ready = next(others[: k + 1] for k in range(len(others)) if set(wanted) <= set(others[: k + 1]))
+    for question in ready:
+        early(question, object())
+    early.wait()
     assert calls_made == [sorted(ready)]  # started with the last of them, before the longest finished
+    for question in others[len(ready) :]:
+        early(question, object())
     early(longest, object())
     assert early.result({}) == {"case": "line"} and len(calls_made) == 1
+
+
+def test_early_runs_beside_the_reporting_so_later_questions_are_reported_meanwhile(monkeypatch):
+    """The hook returns while the smallest inputs' run goes on: run_all
+    reports the questions after it (the likely-cause step's run on the
+    course's inputs starts on them) instead of waiting for it; result()
+    waits for it, and gives what it raised."""
+    going, release = threading.Event(), threading.Event()
+
+    def slow(config, answers, runs, files, drawn=True):
+        going.set()
+        assert release.wait(30)
+        raise ValueError("the run broke")
+
+    monkeypatch.setattr(run, "lines", slow)
+    config = type("Config", (), {"assignment": Assignment.hw1()})()
+    early = run.Early(config, {}, {}, drawn=True)
+    reporting = threading.Thread(target=lambda: [early(q, object()) for q in REGISTRY.run_order])
+    reporting.start()
+    reporting.join(10)
+    assert not reporting.is_alive() and going.wait(10)  # every question reported while the run still goes on
+    release.set()
+    early.wait()  # over, its error kept for result()
+    with pytest.raises(ValueError, match="the run broke"):
+        early.result({})
 
 
 def test_early_falls_back_when_a_question_never_ran(monkeypatch):

@@ -140,7 +140,8 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
             side.submit(case_results.prefetch_test_set, assignment)
             early = shrink.Early(own, reading.result, files, drawn=config.seed != seeds.PUBLIC)
             course_runs = rerun.Early(files, own, reading.result)  # the likely-cause step's
-            pending.callback(course_runs.wait)  # it reads the student's files in scratch: over before they go
+            for step in (course_runs, early):  # they read the student's files in scratch: over before they go
+                pending.callback(step.wait)
             runs = expected.run_graded(files, own, on_done=_each(course_runs, early), on_limits=limits_known.set)
             answers = reading.result()
         sources = _sources(files)
@@ -177,8 +178,8 @@ def grade_submission(submission, config: RunConfig | None = None) -> report.Repo
 
 
 def _each(*hooks):
-    """run_all's on_done calling each hook in turn (the course's runs first:
-    they go on in a thread of their own; the smallest inputs' in this one)."""
+    """run_all's on_done calling each hook in turn (each starts its run in a
+    thread of its own)."""
 
     def on_done(question, run):
         for hook in hooks:

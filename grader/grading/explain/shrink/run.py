@@ -13,6 +13,7 @@ the case's shapes gives wrong values on smaller ones: the same bug).
 
 import threading
 
+from grader.core.background import Background
 from grader.grading.explain.shrink import candidates as cands
 from grader.grading.explain.shrink import line, reference
 from grader.shipped import checks, compare, likely_cause
@@ -70,9 +71,11 @@ def lines(config, answers, runs, files, drawn=True) -> dict:
 
 class Early:
     """lines(), started as soon as it can be: passed to run_all as on_done,
-    it runs the failing cases' candidates once every question holding a
-    shrinkable case has finished, in the questions' pool, while the longer
-    questions (the MNIST epoch) still run, so a submission with failures
+    it runs the failing cases' candidates, in a thread of its own, once every
+    question holding a shrinkable case has finished, in the questions'
+    slots, while the longer questions (the MNIST epoch) still run and
+    run_all goes on reporting the others (the likely-cause step's run on
+    the course's inputs starts on them), so a submission with failures
     waits for the extra run only when it is the last to finish. result()
     gives the lines (computed then if they could not start early)."""
 
@@ -83,22 +86,34 @@ class Early:
         # the questions that may hold a shrinkable case (waiting for one that
         # turns out to hold none only starts the step later)
         self._wanted = {c.question for c in config.assignment.registry().cases if reference.of_shrinkable_kind(c)}
-        self._runs, self._lock, self._found = {}, threading.Lock(), None
+        self._runs, self._lock, self._job = {}, threading.Lock(), None
+
+    def _lines(self, runs) -> dict:
+        config, answers, files, drawn = self._args
+        return lines(config, answers() if callable(answers) else answers, runs, files, drawn=drawn)
 
     def __call__(self, question, run):
         with self._lock:
             self._runs[question] = run
-            if self._found is not None or not self._wanted <= self._runs.keys():
-                return
-            self._found, ready = {}, dict(self._runs)  # claimed: started once
-        config, answers, files, drawn = self._args
-        self._found = lines(config, answers() if callable(answers) else answers, ready, files, drawn=drawn)
+            if self._job is None and self._wanted <= self._runs.keys():
+                ready = dict(self._runs)
+                self._job = Background(lambda: self._lines(ready), name="smallest-inputs")
+
+    def wait(self) -> None:
+        """Until the early run (if one started) is over, whatever it gave:
+        a grading that stopped on an error leaves no run behind."""
+        with self._lock:
+            job = self._job
+        if job is not None:
+            try:
+                job.value()
+            except Exception:  # noqa: S110  (the grading's own error is the one raised)
+                pass
 
     def result(self, runs) -> dict:
-        if self._found is None:
-            config, answers, files, drawn = self._args
-            return lines(config, answers() if callable(answers) else answers, runs, files, drawn=drawn)
-        return self._found
+        with self._lock:
+            job = self._job
+        return self._lines(runs) if job is None else job.value()
 
 
 def with_smallest(diagnose, found: dict):
