@@ -21,8 +21,13 @@ class Background:
         finally:
             self._done.set()
 
-    def value(self):
+    def wait(self) -> None:
+        """Until compute() is over, whatever it gave: nothing is raised here
+        (value() gives it, or raises what it raised)."""
         self._done.wait()
+
+    def value(self):
+        self.wait()
         if self._error is not None:
             raise self._error
         return self._value
